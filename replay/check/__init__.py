@@ -1,0 +1,1 @@
+"""The rule engine: findings per log, every rule owned by its domain."""

@@ -1,0 +1,477 @@
+"""Session-core rules: message shapes and known types (B5, B6), event envelope,
+request header and surface (C2–C5), and the core dev invariant (D1–D17).
+
+C1 (the header) is judged while the header is read (``replay.log.header``); B7 (an
+interrupted trailing turn the loader would close) is reported by the engine, which
+owns the repair tracker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from replay.check.rules import Found, RuleInfo
+from replay.findings import Finding, Severity
+from replay.log.event import ENVELOPE_KEYS, SURFACE_TYPES, ChunkRun, Event
+from replay.log.values import MAX_SAFE_INTEGER, is_nonempty_str, is_nonneg_safe_int, is_safe_int, show
+
+RULES = (
+    RuleInfo("B5", "format", "session", "message shape of user/message, assistant/message, tool/result"),
+    RuleInfo("B6", "format", "session", "every event type is known to the harness or marked ignorable"),
+    RuleInfo("B7", "format", "session", "an interrupted trailing turn is closed by repair on load"),
+    RuleInfo("C1", "format", "session", "header: absolute cwd, parentSession string, seedLength safe integer"),
+    RuleInfo("C2", "format", "session", "event envelope keys and types"),
+    RuleInfo("C3", "format", "session", "request/header config: provider, model, reasoningEffort, adapterDefaults"),
+    RuleInfo("C4", "format", "session", "seq equals the event's index (for sources without a line scanner)"),
+    RuleInfo("C5", "format", "session", "surface: surfaceOp markers, provenance, replace ranges, tool/result rewrites"),
+    *(RuleInfo(f"D{n}", "invariant", "session", s) for n, s in (
+        (1, "seq strictly increases"),
+        (2, "turn/start only when no turn is open"),
+        (3, "turns are numbered 1, 2, 3, … with no gaps"),
+        (4, "turn/end names the open turn"),
+        (5, "turn/end only when no step is open"),
+        (6, "step/start names the open turn"),
+        (7, "step/start only when no step is open"),
+        (8, "steps are numbered 1, 2, 3, … within a turn"),
+        (9, "step/end, chunks, assistant/message, tool/call and append tool/result name the open step"),
+        (10, "step/end clears pending calls and closes the step"),
+        (11, "tool/call adds its callId to the pending calls"),
+        (12, "an append tool/result answers a pending tool/call of the same step"),
+        (13, "a replacement tool/result needs an open turn"),
+        (14, "todo/write, request/header and request/context sit inside an open turn"),
+        (15, "user/message is unconstrained"),
+        (16, "session/end-seed is unconstrained"),
+        (17, "plugin event types are unconstrained by the core"),
+    )),
+)
+
+KNOWN_TYPES = frozenset({
+    "turn/start", "turn/end", "step/start", "step/end",
+    "user/message", "assistant/chunk", "assistant/message", "tool/call", "tool/result",
+    "request/header", "request/context", "session/end-seed", "todo/write", "agent/inbox/spliced",
+    "session/title", "session/title-llm-request",
+    "compaction/start", "compaction/summary", "compaction/prune", "compaction/end",
+    "tool/code-dispatch-start", "tool/code-dispatch",
+    "tool-workflow/run-start", "tool-workflow/agent-start", "tool-workflow/agent-end",
+    "tool-workflow/run-end", "subagent/descriptor",
+    "approval/asked", "approval/decided", "approval/policy", "sandbox/mode", "permission/preset",
+    "plan/mode", "agent-preset/selected", "hook/invoked", "hook/result", "command/run",
+    "command/done", "llm/retry", "llm/retry-started", "goal/change", "schedule/change",
+    "team/member", "team/task", "team/message/queued", "team/message/delivered",
+    "feedback/record", "web/deepseek-search-llm-request",
+})
+"""``KNOWN_SESSION_EVENT_TYPES`` of the harness (48 entries, spec §2.1)."""
+
+_ADAPTER_KEYS = frozenset({"reasoningEffort", "maxTokens"})
+_M = MAX_SAFE_INTEGER
+
+
+def _turn_step(data: Any) -> tuple[Any, Any]:
+    if isinstance(data, dict):
+        return data.get("turn"), data.get("step")
+    return None, None
+
+
+def _fingerprint(data: dict[str, Any]) -> bytes:
+    """Everything of a tool/result but its inner content (spec §3 rewrite rule)."""
+    message = data.get("message")
+    stripped: Any = data
+    if isinstance(message, dict) and isinstance(message.get("content"), list) and message["content"]:
+        block = message["content"][0]
+        if isinstance(block, dict):
+            stripped = {**data, "message": {**message, "content": [{**block, "content": None}]}}
+    try:
+        blob = orjson.dumps(stripped, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        blob = repr(stripped).encode()
+    return hashlib.blake2b(blob, digest_size=16).digest()
+
+
+class CoreChecker:
+    """One log's session-core state. ``scanned`` is true when a line scanner already
+    checked seq contiguity (A7); C4 and D1 then have nothing to add."""
+
+    interest: frozenset[str] | None = None
+
+    def __init__(self, scanned: bool = True) -> None:
+        self.scanned = scanned
+        self.index = 0
+        self.last_seq = -1
+        self.open_turn: Any = None
+        self.open_step: Any = None
+        self.next_turn: Any = 1
+        self.next_step: Any = 1
+        self.pending: set[Any] = set()
+        self.nodes: list[int] = []
+        self.node_types: dict[int, str] = {}
+        self.tool_prints: dict[int, bytes] = {}
+        self._d: dict[str, Callable[[Event, list[Finding]], None]] = {
+            "turn/start": self._turn_start,
+            "turn/end": self._turn_end,
+            "step/start": self._step_start,
+            "step/end": self._step_end,
+            "assistant/message": self._assistant_message,
+            "tool/call": self._tool_call,
+            "tool/result": self._tool_result,
+            "user/message": self._user_message,
+            "request/header": self._request_header,
+            "assistant/chunk": self._names_open_step,
+            "todo/write": self._enclosed,
+            "request/context": self._enclosed,
+        }
+
+    # -- hooks ---------------------------------------------------------------------
+
+    def event(self, ev: Event) -> Found:
+        rec = ev.record
+        t = ev.type
+        out: list[Finding] = []
+        if t == "assistant/chunk" and len(rec) == 4:
+            # The hot path: most events of a log are plain chunks.
+            time = ev.time
+            if not rec.keys() <= ENVELOPE_KEYS or not (
+                (type(time) is int and -_M <= time <= _M) or is_safe_int(time)
+            ):
+                self._envelope(ev, out)
+            self._sequence(ev.seq, 1, ev, out)
+            data = ev.data
+            if type(data) is not dict or data.get("turn") != self.open_turn \
+                    or data.get("step") != self.open_step or self.open_step is None:
+                self._not_open_step(ev, out)
+            return out or None
+        self._envelope(ev, out)
+        self._sequence(ev.seq, 1, ev, out)
+        if t not in KNOWN_TYPES and rec.get("ignorable") is not True:
+            out.append(self._f("B6", ev, f'contains event type "{t}" (seq {ev.seq}) unknown to this '
+                               "harness and not marked ignorable; today's harness refuses the log"))
+        if t in SURFACE_TYPES:
+            self._surface(ev, out)
+        elif ("surfaceOp" in rec or "sourceEventSeqs" in rec) and t in KNOWN_TYPES:
+            key = "surfaceOp" if "surfaceOp" in rec else "sourceEventSeqs"
+            out.append(self._f("C5", ev, f"invalid seed event at index {ev.seq}: {t} is not "
+                               f"surface-eligible and cannot carry {key}"))
+        handler = self._d.get(t)
+        if handler is not None:
+            handler(ev, out)
+        return out or None
+
+    def run(self, run: ChunkRun) -> Found:
+        out: list[Finding] = []
+        self._sequence(run.seq0, run.count, None, out, run)
+        if run.turn != self.open_turn or run.step != self.open_step or self.open_step is None:
+            out.append(Finding(
+                "D9", Severity.ERROR,
+                f"assistant/chunk names turn {show(run.turn)}/step {show(run.step)} but open is "
+                f"{self._open_desc()} ({run.tag} row of {run.count} chunks, seq {run.seq0}–{run.last_seq})",
+                run.line, run.seq0, "assistant/chunk"))
+        return out or None
+
+    def finish(self) -> Found:
+        return None
+
+    # -- helpers -------------------------------------------------------------------
+
+    @staticmethod
+    def _f(rule: str, ev: Event, message: str) -> Finding:
+        return Finding(rule, Severity.ERROR, message, ev.line, ev.seq, ev.type)
+
+    def _open_desc(self) -> str:
+        if self.open_turn is None:
+            return "no turn"
+        if self.open_step is None:
+            return f"turn {show(self.open_turn)} with no step"
+        return f"turn {show(self.open_turn)}/step {show(self.open_step)}"
+
+    def _not_open_step(self, ev: Event, out: list[Finding]) -> None:
+        turn, step = _turn_step(ev.data)
+        out.append(self._f("D9", ev, f"{ev.type} names turn {show(turn)}/step {show(step)} but open is "
+                           f"{self._open_desc()}"))
+
+    def _sequence(self, seq: int, count: int, ev: Event | None, out: list[Finding],
+                  run: ChunkRun | None = None) -> None:
+        index = self.index
+        self.index = index + count
+        if self.scanned:
+            self.last_seq = seq + count - 1
+            return
+        line = ev.line if ev else run.line if run else None
+        type_ = ev.type if ev else "assistant/chunk"
+        if seq != index:
+            out.append(Finding("C4", Severity.ERROR, f"seed event at index {index} has seq {seq} "
+                               f"(expected {index}); seed must be contiguous from 0", line, seq, type_))
+            self.index = seq + count
+        if seq <= self.last_seq:
+            out.append(Finding("D1", Severity.ERROR, f"seq must strictly increase: saw {seq} after "
+                               f"{self.last_seq}", line, seq, type_))
+        self.last_seq = max(self.last_seq, seq + count - 1)
+
+    def _envelope(self, ev: Event, out: list[Finding]) -> None:
+        rec = ev.record
+        problems = []
+        extra = [k for k in rec if k not in ENVELOPE_KEYS]
+        if extra:
+            problems.append(f"unknown envelope key(s) {', '.join(extra)}")
+        if not isinstance(rec.get("type"), str):
+            problems.append(f"type must be a string, got {show(rec.get('type'))}")
+        if not is_nonneg_safe_int(rec.get("seq")):
+            problems.append(f"seq must be a non-negative safe integer, got {show(rec.get('seq'))}")
+        if not is_safe_int(rec.get("time")):
+            problems.append(f"time must be a safe integer, got {show(rec.get('time'))}")
+        if "data" not in rec:
+            problems.append("data is missing")
+        if "ignorable" in rec and rec["ignorable"] is not True:
+            problems.append(f"ignorable must be exactly true when present, got {show(rec['ignorable'])}")
+        for problem in problems:
+            out.append(self._f("C2", ev, f"seed event at index {ev.seq} has an invalid event envelope: "
+                               f"{problem}"))
+
+    # -- message shape (B5) and surface (C5) -----------------------------------------
+
+    def _message_shape(self, ev: Event, message: Any, role: str, out: list[Finding]) -> None:
+        t = ev.type
+        if not isinstance(message, dict) or not is_nonempty_str(message.get("id")):
+            out.append(self._f("B5", ev, f"{t} at seq {ev.seq} lacks an identified message (a message "
+                               "object with a non-empty string id)"))
+            if not isinstance(message, dict):
+                return
+        if message.get("role") != role:
+            out.append(self._f("B5", ev, f'{t} at seq {ev.seq} message must have role "{role}", got '
+                               f"{show(message.get('role'))}"))
+        source = message.get("source")
+        if not isinstance(source, dict) or not is_nonempty_str(source.get("kind")):
+            out.append(self._f("B5", ev, f"{t} at seq {ev.seq} has an invalid source {show(source)} "
+                               "(an object with a non-empty string kind)"))
+            source = None
+        content = message.get("content")
+        if not isinstance(content, list):
+            out.append(self._f("B5", ev, f"{t} at seq {ev.seq} has invalid content (not an array)"))
+        if t == "assistant/message" and source is not None and not (
+            source.get("kind") == "model" and is_nonempty_str(source.get("provider"))
+            and is_nonempty_str(source.get("model"))
+        ):
+            out.append(self._f("B5", ev, f"assistant/message at seq {ev.seq} must have model source with "
+                               f"non-empty provider and model, got {show(source)}"))
+        if t == "tool/result":
+            if source is not None and not (source.get("kind") == "tool" and is_nonempty_str(source.get("callId"))):
+                out.append(self._f("B5", ev, f"tool/result at seq {ev.seq} must have tool source with a "
+                                   f"non-empty callId, got {show(source)}"))
+            if isinstance(content, list):
+                blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool-result"]
+                if len(content) != 1 or len(blocks) != 1 or not isinstance(blocks[0].get("content"), list):
+                    out.append(self._f("B5", ev, f"tool/result at seq {ev.seq} must contain one tool-result "
+                                       "block whose content is an array"))
+                elif source is not None and blocks[0].get("toolCallId") != source.get("callId"):
+                    out.append(self._f("B5", ev, f"tool/result at seq {ev.seq} has mismatched tool call ids "
+                                       f"({show(blocks[0].get('toolCallId'))} vs source "
+                                       f"{show(source.get('callId'))})"))
+
+    def _surface(self, ev: Event, out: list[Finding]) -> None:
+        rec = ev.record
+        seq = ev.seq
+        t = ev.type
+        prefix = f"invalid seed event at index {seq}: "
+        sources = rec.get("sourceEventSeqs")
+        if "sourceEventSeqs" in rec:
+            ok = isinstance(sources, list) and all(is_nonneg_safe_int(s) for s in sources)
+            if not ok:
+                out.append(self._f("C5", ev, prefix + "sourceEventSeqs must be an array of non-negative "
+                                   "safe integers"))
+                sources = None
+            else:
+                assert isinstance(sources, list)
+                if len(set(sources)) != len(sources):
+                    out.append(self._f("C5", ev, prefix + "sourceEventSeqs must be distinct"))
+                if any(s >= seq for s in sources):
+                    out.append(self._f("C5", ev, prefix + "sourceEventSeqs must reference earlier events"))
+                if not sources and t != "assistant/message":
+                    out.append(self._f("C5", ev, prefix + f"sourceEventSeqs may be empty only on "
+                                       f"assistant/message, not {t}"))
+        if "surfaceOp" not in rec:
+            out.append(self._f("C5", ev, prefix + f"{t} requires a surfaceOp marker"))
+            return
+        op = rec["surfaceOp"]
+        if op == "append":
+            self.nodes.append(seq)
+            self.node_types[seq] = t
+            if t == "tool/result" and isinstance(ev.data, dict):
+                self.tool_prints[seq] = _fingerprint(ev.data)
+            return
+        if not (isinstance(op, dict) and op.keys() == {"op", "start", "end"} and op["op"] == "replace"
+                and is_nonneg_safe_int(op["start"]) and is_nonneg_safe_int(op["end"])):
+            out.append(self._f("C5", ev, prefix + f'surfaceOp must be "append" or '
+                               f'{{"op":"replace","start":S,"end":E}}, got {show(op)}'))
+            return
+        start, end = op["start"], op["end"]
+        nodes = self.nodes
+        try:
+            i = nodes.index(start)
+        except ValueError:
+            out.append(self._f("C5", ev, prefix + f"surface replace: start seq {start} not found in surface"))
+            return
+        try:
+            j = nodes.index(end)
+        except ValueError:
+            out.append(self._f("C5", ev, prefix + f"surface replace: end seq {end} not found in surface"))
+            return
+        if i > j:
+            out.append(self._f("C5", ev, prefix + f"surface replace: start seq {start} comes after end "
+                               f"seq {end}"))
+            return
+        shadowed = nodes[i : j + 1]
+        if sources is None or not set(shadowed) <= set(sources):
+            missing = [s for s in shadowed if sources is None or s not in sources]
+            out.append(self._f("C5", ev, prefix + "surface replace: sourceEventSeqs must include every "
+                               f"shadowed seq (missing {show(missing)})"))
+        if t == "tool/result":
+            if len(shadowed) != 1 or self.node_types.get(shadowed[0]) != "tool/result":
+                out.append(self._f("C5", ev, prefix + "tool/result surface replacement must replace "
+                                   "exactly one tool/result"))
+            elif isinstance(ev.data, dict) and self.tool_prints.get(shadowed[0]) != _fingerprint(ev.data):
+                out.append(self._f("C5", ev, prefix + "tool/result surface replacement may change only "
+                                   f"content (it differs from seq {shadowed[0]} elsewhere)"))
+        for s in shadowed:
+            self.node_types.pop(s, None)
+            self.tool_prints.pop(s, None)
+        nodes[i : j + 1] = [seq]
+        self.node_types[seq] = t
+        if t == "tool/result" and isinstance(ev.data, dict):
+            self.tool_prints[seq] = _fingerprint(ev.data)
+
+    # -- per-type handlers (B5, C3, D2–D14) ----------------------------------------
+
+    def _turn_start(self, ev: Event, out: list[Finding]) -> None:
+        turn, _ = _turn_step(ev.data)
+        if self.open_turn is not None:
+            out.append(self._f("D2", ev, f"turn/start {show(turn)} while turn {show(self.open_turn)} is "
+                               "still open"))
+        if turn != self.next_turn:
+            out.append(self._f("D3", ev, f"turn/start expected turn {show(self.next_turn)}, got {show(turn)}"))
+        self.open_turn = turn
+        self.open_step = None
+        self.next_step = 1
+        self.pending = set()
+        if is_safe_int(turn):
+            self.next_turn = turn
+
+    def _turn_end(self, ev: Event, out: list[Finding]) -> None:
+        turn, _ = _turn_step(ev.data)
+        if turn != self.open_turn or self.open_turn is None:
+            out.append(self._f("D4", ev, f"turn/end {show(turn)} does not match open turn "
+                               f"{show(self.open_turn)}"))
+        if self.open_step is not None:
+            out.append(self._f("D5", ev, f"turn/end {show(turn)} while step {show(self.open_step)} is "
+                               "still open"))
+        self.open_turn = None
+        self.open_step = None
+        self.pending = set()
+        self.next_turn = (turn + 1) if is_safe_int(turn) else self.next_turn
+
+    def _step_start(self, ev: Event, out: list[Finding]) -> None:
+        turn, step = _turn_step(ev.data)
+        if turn != self.open_turn or self.open_turn is None:
+            out.append(self._f("D6", ev, f"step/start in turn {show(turn)} but open turn is "
+                               f"{show(self.open_turn)}"))
+        if self.open_step is not None:
+            out.append(self._f("D7", ev, f"step/start {show(step)} while step {show(self.open_step)} is "
+                               "still open"))
+        if step != self.next_step:
+            out.append(self._f("D8", ev, f"step/start expected step {show(self.next_step)} in turn "
+                               f"{show(turn)}, got {show(step)}"))
+        self.open_step = step
+        if is_safe_int(step):
+            self.next_step = step
+
+    def _names_open_step(self, ev: Event, out: list[Finding]) -> None:
+        turn, step = _turn_step(ev.data)
+        if self.open_step is None or turn != self.open_turn or step != self.open_step:
+            self._not_open_step(ev, out)
+
+    def _step_end(self, ev: Event, out: list[Finding]) -> None:
+        self._names_open_step(ev, out)
+        _, step = _turn_step(ev.data)
+        self.pending = set()
+        self.open_step = None
+        self.next_step = (step + 1) if is_safe_int(step) else self.next_step + 1
+
+    def _assistant_message(self, ev: Event, out: list[Finding]) -> None:
+        data = ev.data
+        self._message_shape(ev, data.get("message") if isinstance(data, dict) else None, "assistant", out)
+        self._names_open_step(ev, out)
+
+    def _user_message(self, ev: Event, out: list[Finding]) -> None:
+        self._message_shape(ev, ev.data, "user", out)
+
+    def _tool_call(self, ev: Event, out: list[Finding]) -> None:
+        self._names_open_step(ev, out)
+        if isinstance(ev.data, dict):
+            self.pending.add(_hashable(ev.data.get("callId")))
+
+    def _tool_result(self, ev: Event, out: list[Finding]) -> None:
+        data = ev.data
+        message = data.get("message") if isinstance(data, dict) else None
+        self._message_shape(ev, message, "user", out)
+        if ev.record.get("surfaceOp") != "append":
+            if self.open_turn is None:
+                out.append(self._f("D13", ev, "tool/result surface replacement appended outside any "
+                                   "open turn"))
+            return
+        self._names_open_step(ev, out)
+        source = message.get("source") if isinstance(message, dict) else None
+        call_id = _hashable(source.get("callId")) if isinstance(source, dict) else None
+        if call_id in self.pending:
+            self.pending.discard(call_id)
+            return
+        if _is_not_started_repair(data, message):
+            return
+        out.append(self._f("D12", ev, f"tool/result for {show(call_id)} with no prior tool/call in this "
+                           "step"))
+
+    def _request_header(self, ev: Event, out: list[Finding]) -> None:
+        self._enclosed(ev, out)
+        data = ev.data
+        header = data.get("header") if isinstance(data, dict) else None
+        config = header.get("config") if isinstance(header, dict) else None
+        prefix = f"seed request/header at index {ev.seq} "
+        if not isinstance(config, dict) or not is_nonempty_str(config.get("provider")) \
+                or not is_nonempty_str(config.get("model")):
+            out.append(self._f("C3", ev, prefix + "lacks provider/model (config.provider and config.model "
+                               "must be non-empty strings)"))
+            return
+        if "reasoningEffort" in config and not is_nonempty_str(config["reasoningEffort"]):
+            out.append(self._f("C3", ev, prefix + f"has an invalid reasoningEffort "
+                               f"{show(config['reasoningEffort'])}"))
+        if isinstance(header, dict) and "adapterDefaults" in header:
+            defaults = header["adapterDefaults"]
+            ok = isinstance(defaults, dict) and defaults.keys() <= _ADAPTER_KEYS and all(
+                v is True and k in config for k, v in defaults.items())
+            if not ok:
+                out.append(self._f("C3", ev, prefix + f"has invalid adapterDefaults {show(defaults)} (only "
+                                   "reasoningEffort/maxTokens, each true, each with its config field)"))
+
+    def _enclosed(self, ev: Event, out: list[Finding]) -> None:
+        if self.open_turn is None:
+            out.append(self._f("D14", ev, f"{ev.type} appended outside any open turn (core execution "
+                               "events must be turn-enclosed)"))
+
+
+def _hashable(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        return show(value)
+    return value
+
+
+def _is_not_started_repair(data: Any, message: Any) -> bool:
+    if not isinstance(data, dict) or not isinstance(message, dict):
+        return False
+    error = data.get("error")
+    content = message.get("content")
+    return (isinstance(error, dict) and error.get("code") == "TOOL_NOT_STARTED"
+            and isinstance(content, list) and bool(content) and isinstance(content[0], dict)
+            and content[0].get("isError") is True)
+

@@ -1,0 +1,235 @@
+"""Run every checker over one log and decide what storage damage means (rule A8).
+
+``audit_log`` streams: events are looked at once and dropped. What it keeps is
+bounded by the findings, not by the events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from replay.check.registry import Policy, checkers
+from replay.check.rules import Checker, Found
+from replay.check.storage import storage_identity
+from replay.findings import Finding, Severity
+from replay.log.event import ChunkRun, Event
+from replay.log.header import Header
+from replay.log.reader import Item, Limits, LogRead, Source, read_log
+from replay.log.repair import RepairTracker
+
+Status = Literal["ok", "findings", "unreadable"]
+
+
+@dataclass(slots=True)
+class LogReport:
+    """Everything an audit found in one log."""
+
+    path: str
+    status: Status
+    events: int
+    findings: list[Finding] = field(default_factory=list)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is severity)
+
+
+class _Groups:
+    """Fold repeated notes of one kind into one finding with a count."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, Finding] = {}
+        self.count: dict[str, int] = {}
+
+    def add(self, f: Finding) -> bool:
+        key = f.group
+        assert key is not None
+        if key in self.first:
+            self.count[key] += 1
+            return False
+        self.first[key] = f
+        self.count[key] = 1
+        return True
+
+    def finish(self, findings: list[Finding]) -> list[Finding]:
+        out = []
+        for f in findings:
+            n = self.count.get(f.group or "", 1) if f.group else 1
+            if n > 1:
+                f = f.with_severity(f.severity, f"{f.message} ({n} events, first at line {f.line})")
+            out.append(f)
+        return out
+
+
+def audit_items(
+    items: Iterable[Item],
+    header: Header | None = None,
+    policy: Policy = Policy.PARALLEL,
+    scanned: bool = True,
+) -> tuple[int, list[Finding]]:
+    """Judge a stream of items; return the number of events and the findings."""
+    judges = checkers(policy, scanned)
+    wants_all = [c.event for c in judges if c.interest is None]
+    by_type: dict[str, list[Checker]] = {}
+    for c in judges:
+        for t in c.interest or ():
+            by_type.setdefault(t, []).append(c)
+    runs = [c.run for c in judges]
+
+    findings: list[Finding] = []
+    after_damage: list[Finding] = []
+    damage: list[Finding] = []
+    groups = _Groups()
+    repair = RepairTracker()
+    first_damage: int | None = None
+    last_turn_end = 0
+    last_line = 1
+    events = 0
+
+    def keep(found: Found, line: int) -> None:
+        assert found is not None
+        if first_damage is not None and line > first_damage:
+            after_damage.extend(found)
+        else:
+            findings.extend(found)
+
+    for item in items:
+        kind = type(item)
+        if kind is Event:
+            ev: Event = item  # type: ignore[assignment]
+            events += 1
+            last_line = ev.line
+            for judge in wants_all:
+                found = judge(ev)
+                if found:
+                    keep(found, ev.line)
+            extra = by_type.get(ev.type)
+            if extra:
+                for c in extra:
+                    found = c.event(ev)
+                    if found:
+                        keep(found, ev.line)
+            if ev.type == "turn/end":
+                last_turn_end = ev.line
+            if first_damage is None:
+                repair.feed(ev)
+        elif kind is ChunkRun:
+            run: ChunkRun = item  # type: ignore[assignment]
+            events += run.count
+            last_line = run.line
+            for judge_run in runs:
+                found = judge_run(run)
+                if found:
+                    keep(found, run.line)
+            if first_damage is None:
+                repair.feed_run(run.last_seq, run.time0 + sum(run.dt))
+        else:
+            f: Finding = item  # type: ignore[assignment]
+            if f.line is not None:
+                last_line = max(last_line, f.line)
+            if f.tail:
+                damage.append(f)
+                if first_damage is None and f.line is not None:
+                    first_damage = f.line
+            elif f.group is not None:
+                if groups.add(f):
+                    findings.append(f)
+            else:
+                findings.append(f)
+    for c in judges:
+        found = c.finish()
+        if found:
+            findings.extend(found)
+
+    findings.extend(_judge_damage(damage, last_turn_end, repair))
+    # Findings on events the harness would truncate away are not reported.
+    findings.extend(f for f in after_damage if f.line is None or f.line <= last_turn_end)
+    if not damage and repair.interrupted and header is not None:
+        findings.append(Finding(
+            "B7", Severity.WARNING,
+            f"the log ends inside turn {repair.open_turn} (an interrupted session); loading would "
+            f"{repair.describe()}", last_line, repair.last_seq, None))
+    findings = groups.finish(findings)
+    findings.sort(key=lambda f: (f.line if f.line is not None else 0))
+    return events, findings
+
+
+def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTracker) -> Iterator[Finding]:
+    if not damage:
+        return
+    first = damage[0].line or 0
+    for f in damage:
+        line = f.line or 0
+        if line < last_turn_end:
+            yield f.with_severity(Severity.ERROR, f"{f.message}; damage before the last complete turn/end "
+                                  f"(line {last_turn_end}) is fatal: today's harness refuses this log")
+        else:
+            repaired = ""
+            if repair.interrupted:
+                repaired = f", then {repair.describe()}"
+            yield f.with_severity(Severity.WARNING, f"{f.message}; this is a torn tail after the last "
+                                  f"complete turn/end: loading would truncate the log before line {first}"
+                                  f"{repaired}")
+
+
+def audit_sources(
+    sources: Iterable[Source], policy: Policy = Policy.PARALLEL, limits: Limits | None = None
+) -> Iterator[LogReport]:
+    """Audit logs one after another; each report is yielded as soon as it is done."""
+    for source in sources:
+        try:
+            yield audit_log(read_log(source, limits), policy)
+        except Exception as exc:  # a bug of ours must not hide the other files' results
+            yield LogReport(source.path, "unreadable", 0, [Finding(
+                "INTERNAL", Severity.ERROR,
+                f"replay failed on this file ({type(exc).__name__}: {exc}); please report it with the "
+                "file attached")])
+
+
+def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL) -> LogReport:
+    """Audit one log that is being read."""
+    events, findings = audit_items(log.items(), log.header, policy)
+    if log.source.is_file:
+        findings = sorted(storage_identity(Path(log.path), log.header) + findings,
+                          key=lambda f: f.line if f.line is not None else 0)
+    if log.unreadable:
+        status: Status = "unreadable"
+    elif findings:
+        status = "findings"
+    else:
+        status = "ok"
+    return LogReport(log.path, status, events, findings)
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    files: int
+    ok: int
+    failed: int
+    events: int
+    errors: int
+    warnings: int
+    policy: int
+
+
+def summarize(reports: Iterable[LogReport]) -> Summary:
+    files = ok = failed = events = errors = warnings = policy = 0
+    for r in reports:
+        files += 1
+        events += r.events
+        e = r.count(Severity.ERROR)
+        errors += e
+        warnings += r.count(Severity.WARNING)
+        policy += r.count(Severity.POLICY)
+        ok += r.status == "ok"
+        failed += bool(e) or r.status == "unreadable"
+    return Summary(files, ok, failed, events, errors, warnings, policy)
+
+
+def audit_events(
+    events: Iterable[Event], policy: Policy = Policy.PARALLEL
+) -> list[Finding]:
+    """Audit events given directly (no line scanner ran: C4 and D1 apply)."""
+    return audit_items(iter(events), None, policy, scanned=False)[1]

@@ -1,0 +1,148 @@
+"""The ``replay`` command line: parse options, call a stage, hand its result to a
+reporter. Nothing here decides anything a library caller could not."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+import click
+import orjson
+
+from replay.check.engine import LogReport, audit_sources, summarize
+from replay.check.registry import Policy
+from replay.findings import Severity
+from replay.log.reader import Limits, Source, iter_events, read_log
+from replay.log.source import discover, file_source, stdin_source
+from replay.report import audit as audit_report
+from replay.todo.plan import standing_plan
+
+_DEFAULT_LIMITS = Limits()
+_PROGRESS_MIN_FILES = 4
+
+
+def use_color(stream: TextIO, disabled: bool) -> bool:
+    """Colour only on a terminal, never with ``NO_COLOR`` set (to anything)."""
+    return not disabled and "NO_COLOR" not in os.environ and stream.isatty()
+
+
+def _check_paths(paths: Iterable[str]) -> None:
+    for raw in paths:
+        if raw != "-" and not os.path.exists(raw):
+            raise click.BadParameter(f"{raw}: no such file or directory", param_hint="PATH")
+
+
+def _limits(max_record_bytes: int, max_decompressed_bytes: int) -> Limits:
+    return Limits(max_record_bytes=max_record_bytes, max_decompressed_bytes=max_decompressed_bytes)
+
+
+_limit_options = [
+    click.option("--max-record-bytes", type=click.IntRange(min=1), default=_DEFAULT_LIMITS.max_record_bytes,
+                 show_default=True, help="Largest single record read; a longer one is a finding."),
+    click.option("--max-decompressed-bytes", type=click.IntRange(min=1),
+                 default=_DEFAULT_LIMITS.max_decompressed_bytes, show_default=True,
+                 help="Cap on a zstd log's plaintext (decompression-bomb guard)."),
+]
+
+
+def limit_options(f: click.decorators.FC) -> click.decorators.FC:
+    for option in reversed(_limit_options):
+        f = option(f)
+    return f
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="replay")
+def main() -> None:
+    """Load, audit and replay deepseek-harness session logs."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text",
+              show_default=True, help="Report format.")
+@click.option("--policy", type=click.Choice([p.value for p in Policy]), default=Policy.PARALLEL.value,
+              show_default=True,
+              help="todo_write policy for the what-if (P1); 'single' reports parallel in_progress items.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "policy"]), multiple=True,
+              help="Severities that make the exit code 1 (errors always do). Repeatable.")
+@click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+@limit_options
+def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...], no_color: bool,
+          max_record_bytes: int, max_decompressed_bytes: int) -> None:
+    """Re-validate session logs against the harness's load rules and durable invariants.
+
+    PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
+    logs whose first line is a session header) or - for standard input.
+    Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
+    """
+    _check_paths(paths)
+    sources: Iterable[Source] = discover(paths)
+    out = click.get_text_stream("stdout")
+    err = click.get_text_stream("stderr")
+    color = use_color(out, no_color)
+    limits = _limits(max_record_bytes, max_decompressed_bytes)
+    progress = err.isatty() and fmt == "text"
+    if progress:
+        sources = list(sources)
+        progress = len(sources) >= _PROGRESS_MIN_FILES
+    reports: list[LogReport] = []
+    pending_text: list[str] = []
+
+    def emit(report: LogReport) -> None:
+        reports.append(report)
+        if fmt == "text":
+            text = audit_report.text_report(report, color)
+            if text:
+                if progress:
+                    pending_text.append(text)
+                else:
+                    out.write(text)
+        elif fmt == "github":
+            for line in audit_report.github_lines(report):
+                out.write(line + "\n")
+
+    results = audit_sources(sources, Policy(policy), limits)
+    if progress:
+        assert isinstance(sources, list)
+        with click.progressbar(results, length=len(sources), label="auditing", file=err,
+                               item_show_func=lambda r: r.path[-40:] if r else "") as bar:
+            for report in bar:
+                emit(report)
+    else:
+        for report in results:
+            emit(report)
+    if not reports:
+        raise click.UsageError("no session logs found in the given paths")
+    summary = summarize(reports)
+    if fmt == "text":
+        out.write("".join(pending_text))
+        out.write(audit_report.text_summary(reports, summary, color))
+    elif fmt == "json":
+        out.write(audit_report.json_report(reports, summary).decode())
+    out.flush()
+    failing = {Severity.ERROR} | {Severity(s) for s in fail_on}
+    bad = any(f.severity in failing for r in reports for f in r.findings) or summary.failed > 0
+    sys.exit(1 if bad else 0)
+
+
+@main.command()
+@click.argument("path", metavar="PATH")
+@click.option("--at", "at", type=int, default=None, metavar="SEQ",
+              help="The plan in force right after the event with this seq.")
+@limit_options
+def plan(path: str, at: int | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
+    """Print the standing plan (the todos projection) of one log as JSON; null when none."""
+    _check_paths([path])
+    if path != "-" and Path(path).is_dir():
+        raise click.BadParameter(f"{path}: is a folder; give one session log", param_hint="PATH")
+    source = stdin_source() if path == "-" else file_source(Path(path), path)
+    log = read_log(source, _limits(max_record_bytes, max_decompressed_bytes))
+    if log.header is None:
+        click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)
+        sys.exit(1)
+    todos = standing_plan(iter_events(log.items()), at)
+    click.echo(orjson.dumps(todos).decode())

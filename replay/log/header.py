@@ -1,0 +1,119 @@
+"""The header record (spec §1.2) and the rules that judge it: A1–A5 (the JSONL
+header guard) and C1 (``Session`` construction)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from replay.findings import Finding, Severity
+from replay.log.lines import Unparsable, decode_json
+from replay.log.values import is_nonneg_safe_int, is_number, is_placeholder, show
+
+_NEG_ZERO = {
+    key: re.compile(rb'"' + key.encode() + rb'"\s*:\s*-0(?![0-9.eE])')
+    for key in ("createdAt", "delegationDepth")
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The session header as read. ``record`` keeps every key, in file order."""
+
+    record: dict[str, Any]
+
+    @property
+    def id(self) -> str | None:
+        v = self.record.get("id")
+        return v if isinstance(v, str) else None
+
+    @property
+    def cwd(self) -> str | None:
+        v = self.record.get("cwd")
+        return v if isinstance(v, str) else None
+
+    @property
+    def parent_session(self) -> str | None:
+        v = self.record.get("parentSession")
+        return v if isinstance(v, str) else None
+
+    @property
+    def delegation_depth(self) -> int | None:
+        v = self.record.get("delegationDepth")
+        return int(v) if v is not None and is_nonneg_safe_int(v) else None
+
+
+def _err(rule: str, message: str) -> Finding:
+    return Finding(rule, Severity.ERROR, message, line=1, type="session")
+
+
+def _is_absolute_cwd(cwd: str) -> bool:
+    # Fixtures write "{{cwd}}" (or "{{cwd}}/workspace") where the harness's fixture
+    # loader substitutes the absolute temporary workspace.
+    return cwd.startswith("/") or (is_placeholder(cwd) and cwd.startswith("{{cwd}}"))
+
+
+def parse_header(payload: bytes | None, terminated: bool) -> tuple[Header | None, list[Finding]]:
+    """Decode and judge the first record. A ``Header`` is returned whenever the record
+    is a JSON object, even a non-conforming one, so the events can still be audited."""
+    if payload is None or not terminated or not payload.strip():
+        what = "an unterminated first line" if payload and not terminated else "no header line"
+        return None, [
+            _err("A1", f"empty or header-less session log ({what}); the first line must be "
+                       "one newline-terminated session header")
+        ]
+    try:
+        record = decode_json(payload)
+    except Unparsable as exc:
+        return None, [_err("A2", f"header line is not valid JSON: {exc}")]
+    if not isinstance(record, dict):
+        return None, [_err("A4", f"first line is not a session header (a JSON {type(record).__name__}, "
+                                 "not an object)")]
+    version = record.get("version")
+    if is_number(version) and version != 0:
+        direction = (
+            "written by a newer harness; upgrade the harness to read it"
+            if version is not None and version > 0
+            else "older than the supported v0; there is no upgrade path"
+        )
+        return Header(record), [_err("A3", f"unsupported session format version {show(version)}: "
+                                           f"{direction}")]
+    findings: list[Finding] = []
+
+    def guard(reason: str) -> None:
+        findings.append(_err("A4", f"first line is not a session header: {reason}"))
+
+    if record.get("type") != "session":
+        guard(f'"type" must be "session", got {show(record.get("type"))}')
+    if not is_number(version):
+        guard(f'"version" must be the number 0, got {show(version)}'
+              if "version" in record else '"version" is missing (format before v0 headers)')
+    if not isinstance(record.get("id"), str):
+        guard(f'"id" must be a string, got {show(record.get("id"))}')
+    for key in ("createdAt", "delegationDepth"):
+        if key not in record:
+            guard(f'"{key}" is missing; today\'s JSONL reader requires it'
+                  + (" (logs written before delegation depth was recorded lack it)"
+                     if key == "delegationDepth" else ""))
+        elif not is_nonneg_safe_int(record[key]) or _NEG_ZERO[key].search(payload):
+            guard(f'"{key}" must be a non-negative safe integer, got {show(record[key])}'
+                  + (" (-0)" if _NEG_ZERO[key].search(payload) else ""))
+    if "origin" in record and record["origin"] != "subagent":
+        guard(f'"origin" must be "subagent" when present, got {show(record["origin"])}')
+    if "agentPreset" in record and not isinstance(record["agentPreset"], str):
+        guard(f'"agentPreset" must be a string, got {show(record["agentPreset"])}')
+    retired = [k for k in ("sandboxMode", "approvalPolicy") if k in record]
+    if retired:
+        findings.append(_err("A5", "session header uses retired policy baseline fields "
+                                   f"({', '.join(retired)}); remove them"))
+    cwd = record.get("cwd")
+    if "cwd" in record and (not isinstance(cwd, str) or not _is_absolute_cwd(cwd)):
+        findings.append(_err("C1", f"session header cwd must be an absolute path, got {show(cwd)}"))
+    if "parentSession" in record and not isinstance(record["parentSession"], str):
+        findings.append(_err("C1", "session header parentSession must be a string, got "
+                                   f"{show(record['parentSession'])}"))
+    if "seedLength" in record and not is_nonneg_safe_int(record["seedLength"]):
+        findings.append(_err("C1", "session header seedLength must be a non-negative safe integer, "
+                                   f"got {show(record['seedLength'])}"))
+    return Header(record), findings

@@ -1,0 +1,174 @@
+"""Legacy shapes (spec §2.6), migrated to the current shape before anything else
+reads the event, so no later stage ever branches on the format generation.
+
+Each migration is reported (rule B4, ``warning``: today's loader migrates it); a
+shape the loader refuses is rule B3 or B4 with severity ``error``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replay.findings import Finding, Severity
+from replay.log.event import Event
+from replay.log.values import is_nonempty_str, is_safe_int, show
+
+REJECTED_TYPES = {
+    "request/header-delta": "unsupported legacy request/header-delta",
+    "mode/set": "unsupported legacy mode/set",
+}
+_BARE_KINDS = frozenset({"completed", "blocked", "max-tokens", "interrupted"})
+
+
+class Migrator:
+    """Migrates one log's events in order. It remembers the message id of every
+    ``tool/result`` (a legacy replacement inherits the id of the result it replaces)."""
+
+    def __init__(self, session_id: str | None) -> None:
+        self._session_id = session_id if session_id is not None else ""
+        self._tool_result_ids: dict[int, Any] = {}
+
+    def _legacy_id(self, seq: int) -> str:
+        return f"legacy-message:{self._session_id}:{seq}"
+
+    def _note(self, ev: Event, key: str, message: str) -> Finding:
+        return Finding("B4", Severity.WARNING, message, ev.line, ev.seq, ev.type, group=f"B4:{key}")
+
+    def _malformed(self, ev: Event, what: str, why: str) -> Finding:
+        return Finding("B4", Severity.ERROR,
+                       f"malformed pre-react-loop {what} at seq {ev.seq}: {why}",
+                       ev.line, ev.seq, ev.type)
+
+    def migrate(self, ev: Event) -> tuple[Event | None, list[Finding]]:
+        """Return the event in the current shape (``None`` when the loader refuses
+        the type outright) and what was noted on the way."""
+        t = ev.type
+        data = ev.data
+        if t in REJECTED_TYPES:
+            return None, [Finding("B3", Severity.ERROR,
+                                  f"contains {REJECTED_TYPES[t]} at seq {ev.seq}; today's harness "
+                                  "refuses this log", ev.line, ev.seq, t)]
+        if not isinstance(data, dict):
+            return ev, []
+        if t == "turn/start":
+            return self._turn_start(ev, data)
+        if t == "turn/end":
+            return self._turn_end(ev, data)
+        if t == "request/header" and data.get("reason") == "fallback":
+            return ev, [Finding("B3", Severity.ERROR,
+                                f"contains unsupported legacy request/header reason \"fallback\" at "
+                                f"seq {ev.seq}", ev.line, ev.seq, t)]
+        if t == "steering/message":
+            return self._steering(ev, data)
+        if t == "user/message" and "content" in data and "source" in data and not (
+            data.keys() & {"id", "role", "message"}
+        ):
+            new = {"id": self._legacy_id(ev.seq), "role": "user", **data}
+            return self._replaced(ev, "user/message", new), [self._note(
+                ev, "user/message", "legacy user/message without id/role: today's loader adds "
+                "a legacy id and role \"user\"")]
+        if t == "assistant/message" and "message" not in data and "content" in data:
+            return self._assistant(ev, data)
+        if t == "tool/result":
+            if "message" not in data and "callId" in data:
+                return self._tool_result(ev, data)
+            self._remember_tool_result(ev.seq, data.get("message"))
+        return ev, []
+
+    def _replaced(self, ev: Event, type: str, data: Any) -> Event:
+        return Event(type, ev.seq, ev.time, data, ev.line, ev.record)
+
+    def _turn_start(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
+        if "trigger" not in data:
+            return ev, []
+        turn = data.get("turn")
+        trigger = data["trigger"]
+        if not (is_safe_int(turn) and turn is not None and turn >= 1):
+            return ev, [self._malformed(ev, "turn/start", f"turn must be a safe integer ≥ 1, got {show(turn)}")]
+        if data.keys() != {"turn", "trigger"}:
+            return ev, [self._malformed(ev, "turn/start", "only turn and trigger may be present")]
+        if not isinstance(trigger, dict) or not is_nonempty_str(trigger.get("kind")):
+            return ev, [self._malformed(ev, "turn/start", "trigger.kind must be a non-empty string")]
+        return self._replaced(ev, "turn/start", {"turn": turn}), [self._note(
+            ev, "turn/start", "legacy turn/start with a trigger: today's loader strips the trigger")]
+
+    def _turn_end(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
+        turn = data.get("turn")
+        reason = data.get("reason")
+        if data.keys() != {"turn", "reason"}:
+            return ev, [self._malformed(ev, "turn/end", "data must hold exactly turn and reason, got "
+                                        + (", ".join(data) or "nothing"))]
+        if not (is_safe_int(turn) and turn is not None and turn >= 1):
+            return ev, [self._malformed(ev, "turn/end", f"turn must be a safe integer ≥ 1, got {show(turn)}")]
+        if not isinstance(reason, dict) or not isinstance(reason.get("kind"), str):
+            return ev, [self._malformed(ev, "turn/end", "reason must be an object with a string kind")]
+        kind = reason["kind"]
+        if kind in _BARE_KINDS:
+            if len(reason) != 1:
+                return ev, [self._malformed(ev, "turn/end", f'a "{kind}" reason takes no other keys')]
+            return ev, []
+        new_reason: dict[str, Any] | None = None
+        if kind == "aborted" and "reason" not in reason:
+            new_reason = {"kind": "aborted", "reason": {"kind": "legacy"}}
+        elif kind == "disposed":
+            new_reason = {"kind": "aborted", "reason": {"kind": "disposed"}}
+        elif kind == "error" and "error" not in reason and "step" in reason:
+            if "failure" in reason:
+                new_reason = {"kind": "error", "error": reason["failure"]}
+            elif "message" in reason:
+                new_reason = {"kind": "error", "error": {"message": reason["message"],
+                                                         "code": reason.get("code", "UNKNOWN")}}
+        if new_reason is None:
+            return ev, []
+        return self._replaced(ev, "turn/end", {"turn": turn, "reason": new_reason}), [self._note(
+            ev, f"turn/end:{kind}", f'legacy turn/end reason "{kind}": today\'s loader rewrites it '
+            f"to {show(new_reason)}")]
+
+    def _steering(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
+        if isinstance(data.get("message"), dict):
+            message = data["message"]
+        elif "content" in data and "source" in data:
+            message = {"id": self._legacy_id(ev.seq), "role": "user",
+                       "content": data["content"], "source": data["source"]}
+        else:
+            return ev, [self._malformed(ev, "steering/message", "needs message, or content and source")]
+        return self._replaced(ev, "user/message", message), [self._note(
+            ev, "steering/message", "legacy steering/message: today's loader turns it into a user/message")]
+
+    def _assistant(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
+        provenance = data.get("provenance")
+        source = {**provenance, "kind": "model"} if isinstance(provenance, dict) else {"kind": "model"}
+        message = {"id": self._legacy_id(ev.seq), "role": "assistant",
+                   "content": data["content"], "source": source}
+        new: dict[str, Any] = {}
+        for key, value in data.items():
+            if key == "content":
+                new["message"] = message
+            elif key != "provenance":
+                new[key] = value
+        return self._replaced(ev, "assistant/message", new), [self._note(
+            ev, "assistant/message", "legacy assistant/message (content and provenance at top level): "
+            "today's loader wraps them into a message")]
+
+    def _tool_result(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
+        call_id = data["callId"]
+        op = ev.record.get("surfaceOp")
+        message_id: Any = self._legacy_id(ev.seq)
+        if isinstance(op, dict) and op.get("op") == "replace":
+            message_id = self._tool_result_ids.get(op.get("start"), message_id)  # type: ignore[arg-type]
+        block = {"type": "tool-result", "toolCallId": call_id, "content": data.get("content"),
+                 "isError": data.get("isError")}
+        message = {"id": message_id, "role": "user", "content": [block],
+                   "source": {"kind": "tool", "callId": call_id}}
+        new: dict[str, Any] = {"turn": data.get("turn"), "step": data.get("step"), "message": message}
+        for key, value in data.items():
+            if key not in ("turn", "step", "callId", "content", "isError"):
+                new[key] = value
+        self._remember_tool_result(ev.seq, message)
+        return self._replaced(ev, "tool/result", new), [self._note(
+            ev, "tool/result", "legacy tool/result (callId/content/isError at top level): today's "
+            "loader wraps them into a tool-result message")]
+
+    def _remember_tool_result(self, seq: int, message: Any) -> None:
+        if isinstance(message, dict) and isinstance(seq, int):
+            self._tool_result_ids[seq] = message.get("id")

@@ -1,0 +1,214 @@
+"""Open a session log (plain or zstd, file or stdin) and stream what it holds.
+
+``read_log`` returns a ``LogRead``: the header (read eagerly, it is one line) and a
+one-shot iterator over normalized items: ``Event`` (legacy shapes already migrated),
+``ChunkRun`` (packed rows, still packed) and ``Finding`` (what the reading stages
+noticed), in file order. Nothing is collected: memory stays flat in the number of
+events.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from replay.findings import Finding, Severity
+from replay.log.event import ChunkRun, Event
+from replay.log.header import Header, parse_header
+from replay.log.legacy import Migrator
+from replay.log.lines import Line, iter_lines
+from replay.log.scan import Item, scan_records
+from replay.log.zstd import MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
+
+_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Hard caps that turn hostile input into findings instead of memory exhaustion."""
+
+    max_record_bytes: int = 128 << 20
+    max_decompressed_bytes: int = 1 << 30
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Something a log can be read from: ``path`` names it in reports."""
+
+    path: str
+    open: Callable[[], BinaryIO]
+    is_file: bool = False
+    """True for a file on disk (its location can be judged, rule A10)."""
+
+
+class LogRead:
+    """One log being read. Iterate ``items()`` once."""
+
+    def __init__(self, source: Source, limits: Limits) -> None:
+        self.source = source
+        self.limits = limits
+        self.header: Header | None = None
+        self.compressed = False
+        self._findings: list[Finding] = []
+        self._lines: Iterator[Line] = iter(())
+        self._stream: BinaryIO | None = None
+        self.unreadable = False
+        self._open()
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    def _fail(self, rule: str, message: str) -> None:
+        self.unreadable = True
+        self._findings.append(Finding(rule, Severity.ERROR, message))
+
+    def _open(self) -> None:
+        try:
+            stream = self.source.open()
+            self._stream = stream
+            first = stream.read(4)
+        except OSError as exc:
+            self._fail("IO", f"cannot read the file: {exc.strerror or exc}")
+            return
+        if first == MAGIC:
+            self.compressed = True
+            segments = self._zstd_segments(first)
+        else:
+            segments = self._plain_segments(first)
+        self._lines = iter_lines(segments, self.limits.max_record_bytes)
+        try:
+            head = next(self._lines, None)
+        except _ReadFailed:
+            return
+        if head is None:
+            self._findings.append(Finding("A1", Severity.ERROR, "empty or header-less session log "
+                                          "(the file is empty); a log starts with a session header line",
+                                          line=1))
+            self.unreadable = True
+            return
+        if head.strict is False and self.compressed:
+            self._findings.append(Finding("A9", Severity.ERROR, "corrupt Zstandard session log: the "
+                                          "header frame is torn", line=1))
+        self.header, found = parse_header(head.payload, head.terminated)
+        self._findings.extend(found)
+        if self.header is None:
+            self.unreadable = True
+
+    def _plain_segments(self, first: bytes) -> Iterator[tuple[bytes, bool]]:
+        yield first, False
+        assert self._stream is not None
+        while True:
+            try:
+                block = self._stream.read(_BLOCK)
+            except OSError as exc:
+                self._fail("IO", f"read failed: {exc.strerror or exc}")
+                raise _ReadFailed from None
+            if not block:
+                return
+            yield block, False
+
+    def _zstd_segments(self, first: bytes) -> Iterator[tuple[bytes, bool]]:
+        assert self._stream is not None
+        cap = self.limits.max_decompressed_bytes
+        try:
+            rest = self._stream.read(cap + 1)
+        except OSError as exc:
+            self._fail("IO", f"read failed: {exc.strerror or exc}")
+            raise _ReadFailed from None
+        buf = first + rest
+        if len(buf) > cap:
+            self._fail("A9", f"compressed file exceeds the limit of {cap} bytes (raise "
+                       "--max-decompressed-bytes if this is a real log)")
+            raise _ReadFailed
+        first_frame = True
+        header_plain = b""
+        try:
+            for piece, complete, start in frame_plaintexts(buf, cap):
+                if first_frame:
+                    # Frame 1 holds exactly the header line (spec §1.7).
+                    if start == 0:
+                        header_plain += piece
+                        continue
+                    first_frame = False
+                    self._check_header_frame(header_plain)
+                    yield header_plain, True
+                yield piece, complete
+            if first_frame:
+                self._check_header_frame(header_plain)
+                yield header_plain, True
+        except ZstdCorruption as exc:
+            self._findings.append(Finding("A9", Severity.ERROR, f"corrupt Zstandard session log: {exc}"))
+            self.unreadable = self.header is None
+        except DecompressedTooLarge as exc:
+            self._findings.append(Finding("A9", Severity.ERROR, f"{exc}; treated as a decompression "
+                                          "bomb (raise --max-decompressed-bytes if this is a real log)"))
+            self.unreadable = self.header is None
+
+    def _check_header_frame(self, plain: bytes) -> None:
+        if not plain or plain.count(b"\n") != 1 or not plain.endswith(b"\n"):
+            self._findings.append(Finding("A9", Severity.ERROR, "corrupt Zstandard session log: the "
+                                          "first frame must hold exactly the header line", line=1))
+
+    def items(self) -> Iterator[Item]:
+        """Header findings first, then the events in order, with findings inline."""
+        found = self._findings
+        yield from found
+        found.clear()
+        if self.header is None:
+            self._close()
+            return
+        migrator = Migrator(self.header.id)
+        migrate = migrator.migrate
+        legacy_candidates = _LEGACY_CANDIDATES
+        try:
+            for item in scan_records(self._lines):
+                if found:
+                    yield from found
+                    found.clear()
+                if type(item) is Event and item.type in legacy_candidates:
+                    new, notes = migrate(item)
+                    yield from notes
+                    if new is not None:
+                        yield new
+                else:
+                    yield item
+        except _ReadFailed:
+            pass
+        yield from found
+        found.clear()
+        self._close()
+
+    def _close(self) -> None:
+        if self._stream is not None:
+            with contextlib.suppress(OSError):
+                self._stream.close()
+            self._stream = None
+
+
+_LEGACY_CANDIDATES = frozenset({
+    "turn/start", "turn/end", "user/message", "assistant/message", "tool/result",
+    "steering/message", "request/header", "request/header-delta", "mode/set",
+})
+
+
+class _ReadFailed(Exception):
+    pass
+
+
+def read_log(source: Source, limits: Limits | None = None) -> LogRead:
+    return LogRead(source, limits or Limits())
+
+
+def iter_events(items: Iterator[Item]) -> Iterator[Event]:
+    """Only the events, with packed rows expanded: what renderers and folds read."""
+    for item in items:
+        if type(item) is Event:
+            yield item
+        elif type(item) is ChunkRun:
+            yield from item.events()
+
+
+__all__ = ["Item", "Limits", "LogRead", "Source", "iter_events", "read_log"]

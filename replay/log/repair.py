@@ -1,0 +1,125 @@
+"""What the harness's crash repair would append to close an interrupted turn (spec §6.5).
+
+``RepairTracker`` is fed the events of the preserved prefix in order; ``closers()``
+then gives the synthetic events ``load()`` would append, and ``describe()`` says it
+in words for a finding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replay.log.event import Event
+
+STARTED_TEXT = (
+    "The tool call was interrupted after it was recorded, but no result was durably "
+    "recorded. Its outcome is unknown. Inspect the current state before deciding what "
+    "to do next. Do not retry blindly."
+)
+NOT_STARTED_TEXT = (
+    "The tool call was interrupted before the Harness recorded it as started. Retry it "
+    "if it is still needed."
+)
+
+
+class RepairTracker:
+    __slots__ = ("last_seq", "last_time", "open_step", "open_turn", "pending")
+
+    def __init__(self) -> None:
+        self.open_turn: Any = None
+        self.open_step: Any = None
+        self.pending: dict[Any, list[Any]] = {}
+        self.last_seq: int = -1
+        self.last_time: Any = 0
+
+    def feed(self, ev: Event) -> None:
+        self.last_seq = ev.seq
+        self.last_time = ev.time
+        t = ev.type
+        if t == "assistant/chunk":
+            return
+        data = ev.data if isinstance(ev.data, dict) else {}
+        if t == "turn/start":
+            self.open_turn = data.get("turn")
+            self.open_step = None
+            self.pending = {}
+        elif t == "turn/end":
+            self.open_turn = None
+            self.open_step = None
+            self.pending = {}
+        elif t == "step/start":
+            self.open_step = data.get("step")
+        elif t == "step/end":
+            self.pending = {}
+            self.open_step = None
+        elif t == "assistant/message":
+            message = data.get("message")
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list):
+                for block in content:
+                    if isinstance(block, dict) and block.get("type") == "tool-call":
+                        self.pending[block.get("id")] = [data.get("step"), None]
+        elif t == "tool/call":
+            entry = self.pending.get(data.get("callId"))
+            if entry is not None:
+                entry[1] = ev.seq
+        elif t == "tool/result":
+            message = data.get("message")
+            source = message.get("source") if isinstance(message, dict) else None
+            if isinstance(source, dict):
+                self.pending.pop(source.get("callId"), None)
+
+    def feed_run(self, last_seq: int, last_time: Any) -> None:
+        self.last_seq = last_seq
+        self.last_time = last_time
+
+    @property
+    def interrupted(self) -> bool:
+        return self.open_turn is not None and self.last_seq >= 0
+
+    def closers(self) -> list[dict[str, Any]]:
+        """The records ``load()`` would append, in order (empty when no turn is open)."""
+        if not self.interrupted:
+            return []
+        out: list[dict[str, Any]] = []
+        seq = self.last_seq + 1
+        for call_id, (step, call_seq) in self.pending.items():
+            started = call_seq is not None
+            data = {
+                "turn": self.open_turn,
+                "step": step,
+                "message": {
+                    "id": f"interrupted-tool-result-{call_id}-{seq}",
+                    "role": "user",
+                    "source": {"kind": "tool", "callId": call_id},
+                    "content": [{
+                        "type": "tool-result", "toolCallId": call_id, "isError": True,
+                        "content": [{"type": "text", "text": STARTED_TEXT if started else NOT_STARTED_TEXT}],
+                    }],
+                },
+                "error": {"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}
+                if started else {"name": "ToolNotStartedError", "code": "TOOL_NOT_STARTED"},
+            }
+            record: dict[str, Any] = {"type": "tool/result", "seq": seq, "time": self.last_time,
+                                      "data": data, "surfaceOp": "append"}
+            if started:
+                record["sourceEventSeqs"] = [call_seq]
+            out.append(record)
+            seq += 1
+        if self.open_step is not None:
+            out.append({"type": "step/end", "seq": seq, "time": self.last_time,
+                        "data": {"turn": self.open_turn, "step": self.open_step}})
+            seq += 1
+        out.append({"type": "turn/end", "seq": seq, "time": self.last_time,
+                    "data": {"turn": self.open_turn, "reason": {"kind": "interrupted"}}})
+        return out
+
+    def describe(self) -> str:
+        parts = []
+        for call_id, (_step, call_seq) in self.pending.items():
+            code = "TOOL_OUTCOME_UNKNOWN" if call_seq is not None else "TOOL_NOT_STARTED"
+            parts.append(f"an error tool/result for {call_id} ({code})")
+        if self.open_step is not None:
+            parts.append(f"step/end for step {self.open_step}")
+        parts.append(f'turn/end {{"kind":"interrupted"}} for turn {self.open_turn}')
+        return "append " + ", ".join(parts)

@@ -1,0 +1,48 @@
+"""Value tests that mirror JavaScript's semantics where the harness relies on them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def is_safe_int(value: Any) -> bool:
+    """``Number.isSafeInteger``: integral and within ±(2^53 − 1); booleans are not numbers."""
+    if type(value) is int:
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    if type(value) is float:
+        return value.is_integer() and abs(value) <= MAX_SAFE_INTEGER
+    return False
+
+
+def is_nonneg_safe_int(value: Any) -> bool:
+    return is_safe_int(value) and value >= 0
+
+
+def is_number(value: Any) -> bool:
+    """``typeof value === "number"`` for parsed JSON (booleans excluded)."""
+    return type(value) is int or type(value) is float
+
+
+def is_nonempty_str(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short JSON-ish rendering of a value for a finding's message."""
+    import orjson
+
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+PLACEHOLDER_PREFIX = "{{"
+
+
+def is_placeholder(value: Any) -> bool:
+    """A fixture token such as ``{{cwd}}`` or ``{{sessionId}}`` (spec §1.5)."""
+    return isinstance(value, str) and value.startswith(PLACEHOLDER_PREFIX) and "}}" in value

@@ -1,0 +1,1 @@
+"""Formatters: the same findings as text, JSON, GitHub annotations (and JUnit)."""
