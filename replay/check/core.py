@@ -348,8 +348,11 @@ class CoreChecker:
         if self.open_turn is not None:
             out.append(self._f("D2", ev, f"turn/start {show(turn)} while turn {show(self.open_turn)} is "
                                "still open"))
-        if turn != self.next_turn:
-            out.append(self._f("D3", ev, f"turn/start expected turn {show(self.next_turn)}, got {show(turn)}"))
+        expected = self.next_turn
+        if self.open_turn is not None and is_safe_int(self.open_turn):
+            expected = self.open_turn + 1  # already reported by D2; don't report it twice
+        if turn != expected:
+            out.append(self._f("D3", ev, f"turn/start expected turn {show(expected)}, got {show(turn)}"))
         self.open_turn = turn
         self.open_step = None
         self.next_step = 1
@@ -378,8 +381,11 @@ class CoreChecker:
         if self.open_step is not None:
             out.append(self._f("D7", ev, f"step/start {show(step)} while step {show(self.open_step)} is "
                                "still open"))
-        if step != self.next_step:
-            out.append(self._f("D8", ev, f"step/start expected step {show(self.next_step)} in turn "
+        expected = self.next_step
+        if self.open_step is not None and is_safe_int(self.open_step):
+            expected = self.open_step + 1  # already reported by D7
+        if step != expected:
+            out.append(self._f("D8", ev, f"step/start expected step {show(expected)} in turn "
                                f"{show(turn)}, got {show(step)}"))
         self.open_step = step
         if is_safe_int(step):

@@ -63,6 +63,45 @@ class _Groups:
         return out
 
 
+MAX_PER_RULE = 100
+"""Findings kept per rule and log; the rest are counted into one closing finding, so a
+file of ten million broken lines gives a readable report in bounded memory."""
+
+
+class _Capped:
+    """A list of findings that keeps at most ``MAX_PER_RULE`` per rule."""
+
+    def __init__(self) -> None:
+        self.kept: list[Finding] = []
+        self.per_rule: dict[str, int] = {}
+        self.dropped: dict[tuple[str, Severity], list[int]] = {}  # [count, first line, last line]
+
+    def add(self, f: Finding) -> None:
+        n = self.per_rule.get(f.rule, 0)
+        self.per_rule[f.rule] = n + 1
+        if n < MAX_PER_RULE:
+            self.kept.append(f)
+            return
+        line = f.line or 0
+        acc = self.dropped.get((f.rule, f.severity))
+        if acc is None:
+            self.dropped[(f.rule, f.severity)] = [1, line, line]
+        else:
+            acc[0] += 1
+            acc[2] = line
+
+    def extend(self, found: Iterable[Finding]) -> None:
+        for f in found:
+            self.add(f)
+
+    def overflow(self) -> list[Finding]:
+        return [
+            Finding(rule, severity, f"{n} more {rule} findings of this kind between lines {first} and "
+                    f"{last} are not listed (the first {MAX_PER_RULE} are)", first)
+            for (rule, severity), (n, first, last) in self.dropped.items()
+        ]
+
+
 def audit_items(
     items: Iterable[Item],
     header: Header | None = None,
@@ -78,9 +117,9 @@ def audit_items(
             by_type.setdefault(t, []).append(c)
     runs = [c.run for c in judges]
 
-    findings: list[Finding] = []
-    after_damage: list[Finding] = []
-    damage: list[Finding] = []
+    findings = _Capped()
+    after_damage = _Capped()
+    damage = _Capped()
     groups = _Groups()
     repair = RepairTracker()
     first_damage: int | None = None
@@ -130,33 +169,40 @@ def audit_items(
             if f.line is not None:
                 last_line = max(last_line, f.line)
             if f.tail:
-                damage.append(f)
+                damage.add(f)
                 if first_damage is None and f.line is not None:
                     first_damage = f.line
             elif f.group is not None:
                 if groups.add(f):
-                    findings.append(f)
+                    findings.add(f)
             else:
-                findings.append(f)
+                findings.add(f)
     for c in judges:
         found = c.finish()
         if found:
             findings.extend(found)
 
-    findings.extend(_judge_damage(damage, last_turn_end, repair))
+    out = findings.kept + findings.overflow()
+    out.extend(_judge_damage(damage.kept, last_turn_end, repair))
+    for (rule, _), (n, first, last) in damage.dropped.items():
+        severity = Severity.ERROR if first < last_turn_end else Severity.WARNING
+        out.append(Finding(rule, severity, f"{n} more {rule} findings between lines {first} and {last} are "
+                           f"not listed (the first {MAX_PER_RULE} are)", first))
     # Findings on events the harness would truncate away are not reported.
-    findings.extend(f for f in after_damage if f.line is None or f.line <= last_turn_end)
-    if not damage and repair.interrupted and header is not None:
-        findings.append(Finding(
+    out.extend(f for f in after_damage.kept if f.line is None or f.line <= last_turn_end)
+    out.extend(f for f in after_damage.overflow() if f.line is not None and f.line <= last_turn_end)
+    if not damage.kept and repair.interrupted and header is not None:
+        out.append(Finding(
             "B7", Severity.WARNING,
             f"the log ends inside turn {repair.open_turn} (an interrupted session); loading would "
             f"{repair.describe()}", last_line, repair.last_seq, None))
-    findings = groups.finish(findings)
-    findings.sort(key=lambda f: (f.line if f.line is not None else 0))
-    return events, findings
+    out = groups.finish(out)
+    out.sort(key=lambda f: (f.line if f.line is not None else 0))
+    return events, out
 
 
 def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTracker) -> Iterator[Finding]:
+    """A8: damage before the last decodable turn/end is fatal, after it a torn tail."""
     if not damage:
         return
     first = damage[0].line or 0
@@ -166,9 +212,7 @@ def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTrack
             yield f.with_severity(Severity.ERROR, f"{f.message}; damage before the last complete turn/end "
                                   f"(line {last_turn_end}) is fatal: today's harness refuses this log")
         else:
-            repaired = ""
-            if repair.interrupted:
-                repaired = f", then {repair.describe()}"
+            repaired = f", then {repair.describe()}" if repair.interrupted else ""
             yield f.with_severity(Severity.WARNING, f"{f.message}; this is a torn tail after the last "
                                   f"complete turn/end: loading would truncate the log before line {first}"
                                   f"{repaired}")

@@ -123,29 +123,46 @@ class LogRead:
             self._fail("A9", f"compressed file exceeds the limit of {cap} bytes (raise "
                        "--max-decompressed-bytes if this is a real log)")
             raise _ReadFailed
-        first_frame = True
         header_plain = b""
+        frame = -1  # start offset of the frame being read
+        last = b"\n"  # last plaintext byte of the previous frame
+        last_complete = True
         try:
             for piece, complete, start in frame_plaintexts(buf, cap):
-                if first_frame:
+                if start == 0:
                     # Frame 1 holds exactly the header line (spec §1.7).
-                    if start == 0:
-                        header_plain += piece
-                        continue
-                    first_frame = False
-                    self._check_header_frame(header_plain)
-                    yield header_plain, True
+                    header_plain += piece
+                    frame = 0
+                    continue
+                if start != frame:
+                    if frame == 0:
+                        self._check_header_frame(header_plain)
+                        yield header_plain, True
+                    elif last != b"\n":
+                        self._torn_complete_frame(frame)
+                    frame = start
+                last = piece[-1:]
+                last_complete = complete
                 yield piece, complete
-            if first_frame:
+            if frame == 0:
                 self._check_header_frame(header_plain)
                 yield header_plain, True
+            elif frame > 0 and last != b"\n" and last_complete:
+                self._torn_complete_frame(frame)
         except ZstdCorruption as exc:
             self._findings.append(Finding("A9", Severity.ERROR, f"corrupt Zstandard session log: {exc}"))
             self.unreadable = self.header is None
+            raise _ReadFailed from None
         except DecompressedTooLarge as exc:
             self._findings.append(Finding("A9", Severity.ERROR, f"{exc}; treated as a decompression "
                                           "bomb (raise --max-decompressed-bytes if this is a real log)"))
             self.unreadable = self.header is None
+            raise _ReadFailed from None
+
+    def _torn_complete_frame(self, start: int) -> None:
+        self._findings.append(Finding("A9", Severity.ERROR, "corrupt Zstandard session log: complete frame "
+                                      f"at byte {start} contains a torn JSONL record (it does not end on a "
+                                      "record boundary)"))
 
     def _check_header_frame(self, plain: bytes) -> None:
         if not plain or plain.count(b"\n") != 1 or not plain.endswith(b"\n"):

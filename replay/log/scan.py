@@ -29,8 +29,12 @@ def _damage(line: Line, rule: str, message: str, seq: int | None = None, type: s
 
 
 def scan_records(lines: Iterable[Line]) -> Iterator[Item]:
-    """Yield what each record after the header holds, in file order."""
-    expected = 0
+    """Yield what each record after the header holds, in file order.
+
+    After an unparsable record the number of events it held is unknown, so the next
+    record's seq is taken as it comes (one damaged line is one finding, not two).
+    """
+    expected: int | None = 0
     for line in lines:
         if not line.terminated:
             yield Finding(
@@ -43,16 +47,19 @@ def scan_records(lines: Iterable[Line]) -> Iterator[Item]:
         if line.payload is None:
             yield _damage(line, "A6", f"unparsable committed event: record of "
                           f"{line.size} bytes exceeds the reader's limit (raise --max-record-bytes)")
+            expected = None
             continue
         try:
             record = decode_json(line.payload)
         except Unparsable as exc:
             yield _damage(line, "A6", f"unparsable committed event: {exc}")
+            expected = None
             continue
         if not isinstance(record, dict):
             if record is None:
                 yield _damage(line, "A6", "unparsable committed event: "
                               "the record is JSON null")
+                expected = None
             else:
                 yield _damage(line, "A7", f"seq gap in committed region "
                               f"(expected {expected}, got a JSON {type(record).__name__}, not an event)")
@@ -65,8 +72,9 @@ def scan_records(lines: Iterable[Line]) -> Iterator[Item]:
             except RowError as exc:
                 yield _damage(line, "A6", f"unparsable committed event: "
                               f"malformed {tag} storage row: {exc}", type=tag)
+                expected = None
                 continue
-            if run.seq0 != expected:
+            if expected is not None and run.seq0 != expected:
                 yield _damage(line, "A7", f"seq gap in committed region "
                               f"(expected {expected}, got {run.seq0})", run.seq0, tag)
             expected = run.seq0 + run.count
@@ -74,6 +82,8 @@ def scan_records(lines: Iterable[Line]) -> Iterator[Item]:
             continue
         seq = record.get("seq")
         t = tag if isinstance(tag, str) else ""
+        if expected is None and type(seq) is int and seq >= 0:
+            expected = seq
         if seq != expected or type(seq) is bool:
             yield _damage(line, "A7", f"seq gap in committed region "
                           f"(expected {expected}, got {seq!r})", seq if type(seq) is int else None, t or None)

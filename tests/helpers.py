@@ -1,0 +1,96 @@
+"""Shared test helpers: the corpus location, and building bad logs from real ones."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from replay.check.engine import LogReport, audit_log
+from replay.check.registry import Policy
+from replay.log.reader import Limits, Source, read_log
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def corpus_root() -> Path:
+    """The shared corpus, from ``REPLAY_CORPUS`` (default ``../shared/corpus``)."""
+    return Path(os.environ.get("REPLAY_CORPUS", REPO.parent / "shared" / "corpus"))
+
+
+def corpus_file(relative: str) -> Path:
+    path = corpus_root() / relative
+    if not path.exists():
+        pytest.skip(f"corpus file {path} is absent (set REPLAY_CORPUS to the shared corpus folder)")
+    return path
+
+
+ACP = "sessions-2026-08-20/examples_acp-agent_tests_snapshots"
+TODO_WRITE = f"{ACP}/todo-write/session.jsonl"
+MULTI_TURN = f"{ACP}/multi-turn/session.jsonl"
+PARALLEL_CALLS = f"{ACP}/parallel-tool-calls/session.jsonl"
+SURFACE_REPLACE = f"{ACP}/agent-instructions/session.jsonl"
+
+
+def records(relative: str) -> list[dict[str, Any]]:
+    """A corpus log as parsed records; index 0 is the header (line 1)."""
+    return [orjson.loads(line) for line in corpus_file(relative).read_bytes().split(b"\n") if line]
+
+
+def dump(recs: Iterable[Any]) -> bytes:
+    """Serialize records the way the harness writes them."""
+    return b"".join(
+        json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for r in recs
+    )
+
+
+def bytes_source(data: bytes, path: str = "mem/session.jsonl") -> Source:
+    return Source(path, lambda: io.BytesIO(data))
+
+
+def audit_bytes(data: bytes, policy: Policy = Policy.PARALLEL, limits: Limits | None = None) -> LogReport:
+    return audit_log(read_log(bytes_source(data), limits), policy)
+
+
+def summary(report: LogReport) -> list[tuple[str, str, int | None]]:
+    """(rule, severity, line) of every finding: what the tests compare exactly."""
+    return [(f.rule, f.severity.value, f.line) for f in report.findings]
+
+
+def index_of(recs: list[dict[str, Any]], type_: str, nth: int = 0, **data: Any) -> int:
+    """Index of the nth record of a type (optionally matching data fields)."""
+    seen = 0
+    for i, r in enumerate(recs):
+        if r.get("type") == type_ and all(
+            isinstance(r.get("data"), dict) and r["data"].get(k) == v for k, v in data.items()
+        ):
+            if seen == nth:
+                return i
+            seen += 1
+    raise LookupError(f"no {type_} #{nth} with {data}")
+
+
+def last_index(recs: list[dict[str, Any]], type_: str) -> int:
+    return max(i for i, r in enumerate(recs) if r.get("type") == type_)
+
+
+FILLER_TYPE = "plan/mode"
+"""A known plugin event the core leaves unconstrained (D17): replacing an event by it
+keeps seqs contiguous while removing what the event meant."""
+
+
+def filler(rec: dict[str, Any]) -> dict[str, Any]:
+    return {"type": FILLER_TYPE, "seq": rec["seq"], "time": rec["time"], "data": {"active": False}}
+
+
+def next_seq(recs: list[dict[str, Any]]) -> int:
+    last = recs[-1]
+    if "seq0" in last:
+        return int(last["seq0"]) + len(last["data"].get("texts") or last["data"].get("args"))
+    return int(last["seq"]) + 1
