@@ -80,16 +80,19 @@ def scan_records(lines: Iterable[Line]) -> Iterator[Item]:
             expected = run.seq0 + run.count
             yield run
             continue
-        seq = record.get("seq")
+        raw_seq = record.get("seq")
         t = tag if isinstance(tag, str) else ""
-        if expected is None and type(seq) is int and seq >= 0:
+        if type(raw_seq) is float and raw_seq.is_integer():
+            raw_seq = int(raw_seq)  # JSON 5.0 is the number 5 to JavaScript
+        if type(raw_seq) is not int:
+            yield _damage(line, "A7", f"seq gap in committed region (expected {expected}, got "
+                          f"{raw_seq!r}, not an integer)", None, t or None)
+            continue
+        seq: int = raw_seq
+        if expected is None and seq >= 0:
             expected = seq
-        if seq != expected or type(seq) is bool:
-            yield _damage(line, "A7", f"seq gap in committed region "
-                          f"(expected {expected}, got {seq!r})", seq if type(seq) is int else None, t or None)
-            if type(seq) is int:
-                expected = seq
-            else:
-                continue
-        expected += 1
+        if seq != expected:
+            yield _damage(line, "A7", f"seq gap in committed region (expected {expected}, got {seq})",
+                          seq, t or None)
+        expected = seq + 1
         yield Event(t, seq, record.get("time"), record.get("data"), line.number, record)
