@@ -17,7 +17,7 @@ import orjson
 from replay.check.rules import Found, RuleInfo
 from replay.findings import Finding, Severity
 from replay.log.event import ENVELOPE_KEYS, SURFACE_TYPES, ChunkRun, Event
-from replay.log.values import MAX_SAFE_INTEGER, is_nonempty_str, is_nonneg_safe_int, is_safe_int, show
+from replay.log.values import MAX_SAFE_INTEGER, hashable, is_nonempty_str, is_nonneg_safe_int, is_safe_int, show
 
 RULES = (
     RuleInfo("B5", "format", "session", "message shape of user/message, assistant/message, tool/result"),
@@ -414,7 +414,7 @@ class CoreChecker:
     def _tool_call(self, ev: Event, out: list[Finding]) -> None:
         self._names_open_step(ev, out)
         if isinstance(ev.data, dict):
-            self.pending.add(_hashable(ev.data.get("callId")))
+            self.pending.add(hashable(ev.data.get("callId")))
 
     def _tool_result(self, ev: Event, out: list[Finding]) -> None:
         data = ev.data
@@ -427,7 +427,7 @@ class CoreChecker:
             return
         self._names_open_step(ev, out)
         source = message.get("source") if isinstance(message, dict) else None
-        call_id = _hashable(source.get("callId")) if isinstance(source, dict) else None
+        call_id = hashable(source.get("callId")) if isinstance(source, dict) else None
         if call_id in self.pending:
             self.pending.discard(call_id)
             return
@@ -462,14 +462,6 @@ class CoreChecker:
         if self.open_turn is None:
             out.append(self._f("D14", ev, f"{ev.type} appended outside any open turn (core execution "
                                "events must be turn-enclosed)"))
-
-
-def _hashable(value: Any) -> Any:
-    try:
-        hash(value)
-    except TypeError:
-        return show(value)
-    return value
 
 
 def _is_not_started_repair(data: Any, message: Any) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 from replay.findings import Finding, Severity
 from replay.log.event import Event
-from replay.log.values import is_nonempty_str, is_safe_int, show
+from replay.log.values import hashable, is_nonempty_str, is_safe_int, show
 
 REJECTED_TYPES = {
     "request/header-delta": "unsupported legacy request/header-delta",
@@ -155,7 +155,7 @@ class Migrator:
         op = ev.record.get("surfaceOp")
         message_id: Any = self._legacy_id(ev.seq)
         if isinstance(op, dict) and op.get("op") == "replace":
-            message_id = self._tool_result_ids.get(op.get("start"), message_id)  # type: ignore[arg-type]
+            message_id = self._tool_result_ids.get(hashable(op.get("start")), message_id)
         block = {"type": "tool-result", "toolCallId": call_id, "content": data.get("content"),
                  "isError": data.get("isError")}
         message = {"id": message_id, "role": "user", "content": [block],

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay.log.event import Event
+from replay.log.values import hashable
 
 STARTED_TEXT = (
     "The tool call was interrupted after it was recorded, but no result was durably "
@@ -58,16 +59,16 @@ class RepairTracker:
             if isinstance(content, list):
                 for block in content:
                     if isinstance(block, dict) and block.get("type") == "tool-call":
-                        self.pending[block.get("id")] = [data.get("step"), None]
+                        self.pending[hashable(block.get("id"))] = [data.get("step"), None]
         elif t == "tool/call":
-            entry = self.pending.get(data.get("callId"))
+            entry = self.pending.get(hashable(data.get("callId")))
             if entry is not None:
                 entry[1] = ev.seq
         elif t == "tool/result":
             message = data.get("message")
             source = message.get("source") if isinstance(message, dict) else None
             if isinstance(source, dict):
-                self.pending.pop(source.get("callId"), None)
+                self.pending.pop(hashable(source.get("callId")), None)
 
     def feed_run(self, last_seq: int, last_time: Any) -> None:
         self.last_seq = last_seq

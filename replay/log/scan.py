@@ -65,8 +65,7 @@ def scan_records(lines: Iterable[Line]) -> Iterator[Item]:
                               f"(expected {expected}, got a JSON {type(record).__name__}, not an event)")
             continue
         tag = record.get("type")
-        if tag in PACKED_TAGS:
-            assert isinstance(tag, str)
+        if type(tag) is str and tag in PACKED_TAGS:
             try:
                 run = decode_row(tag, record, line.number)
             except RowError as exc:

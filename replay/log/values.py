@@ -40,6 +40,16 @@ def show(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def hashable(value: Any) -> Any:
+    """``value`` itself when it can key a dict or set, else a stable text stand-in
+    (a log may put a list where an id belongs)."""
+    try:
+        hash(value)
+    except TypeError:
+        return show(value, limit=10_000)
+    return value
+
+
 PLACEHOLDER_PREFIX = "{{"
 
 

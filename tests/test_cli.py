@@ -1,0 +1,244 @@
+"""The command line: formats, exit codes, colour, and no traceback on any input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+from tests.helpers import ACP, REPO, TODO_WRITE, corpus_file, corpus_root, dump, index_of, records
+
+
+def run(*args: str, input: bytes | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), input=input)
+    return result.exit_code, result.output
+
+
+def _log(tmp_path: Path, recs: list, name: str = "session.jsonl") -> str:  # type: ignore[type-arg]
+    path = tmp_path / name
+    path.write_bytes(dump(recs))
+    return str(path)
+
+
+def test_clean_log_exits_zero_with_a_summary() -> None:
+    code, out = run("audit", str(corpus_file(TODO_WRITE)))
+    assert code == 0
+    assert out.splitlines()[-8:] == [
+        "summary",
+        "  files             1",
+        "  ok                1",
+        "  failed            0",
+        "  events          115",
+        "  errors            0",
+        "  warnings          0",
+        "  policy            0",
+    ]
+
+
+def test_text_findings_are_grouped_and_one_per_line(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    del recs[0]["delegationDepth"]
+    i = index_of(recs, "todo/write")
+    recs[i]["data"]["todos"][2]["status"] = "done"
+    path = _log(tmp_path, recs)
+    code, out = run("audit", "--no-color", path)
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == f"{path} (115 events, findings)"
+    assert lines[1].startswith("  format — ")
+    assert lines[2] == (f"    {path}:1: A4 error: first line is not a session header: \"delegationDepth\" is "
+                        "missing; today's JSONL reader requires it (logs written before delegation depth was "
+                        "recorded lack it)")
+    assert lines[3].startswith("  durable invariants")
+    assert lines[4] == f'    {path}:21: T5 error: todo/write carries unknown status "done" (entry 2)'
+    assert "\x1b[" not in out
+
+
+def test_json_format_has_the_documented_schema(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    path = _log(tmp_path, recs)
+    code, out = run("audit", "--format", "json", "--policy", "single", path)
+    assert code == 0  # policy findings do not fail by default
+    doc = json.loads(out)
+    assert doc == {
+        "files": [{
+            "path": path, "status": "findings", "events": 115,
+            "findings": [{
+                "rule": "P1", "severity": "policy", "line": 21, "seq": 98, "type": "todo/write",
+                "message": '2 todos in_progress ("read the code", "watch the background build"): a deployment '
+                           "with allowParallelInProgress=false would have rejected this call",
+            }],
+        }],
+        "summary": {"files": 1, "ok": 0, "failed": 0, "events": 115, "errors": 0, "warnings": 0, "policy": 1},
+    }
+    code, _ = run("audit", "--format", "json", "--policy", "single", "--fail-on", "policy", path)
+    assert code == 1
+
+
+def test_github_annotations(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    i = index_of(recs, "todo/write")
+    recs[i]["data"]["todos"][0]["content"] = " read the code"
+    path = _log(tmp_path, recs)
+    code, out = run("audit", "--format", "github", path)
+    assert code == 1
+    assert out.splitlines() == [
+        f"::error file={path},line=21,title=T3 error::todo/write content must be non-empty and already trimmed "
+        '(entry 0 content " read the code")'
+    ]
+
+
+def test_usage_errors_exit_two(tmp_path: Path) -> None:
+    assert run("audit", str(tmp_path / "missing.jsonl"))[0] == 2
+    assert run("audit", "--bogus", str(corpus_file(TODO_WRITE)))[0] == 2
+    assert run("audit")[0] == 2
+    assert run("audit", "--format", "xml", str(corpus_file(TODO_WRITE)))[0] == 2
+    (tmp_path / "empty").mkdir()
+    code, out = run("audit", str(tmp_path / "empty"))
+    assert code == 2 and "no session logs found" in out
+
+
+def test_stdin_is_read_with_dash() -> None:
+    data = corpus_file(TODO_WRITE).read_bytes()
+    code, out = run("audit", "--format", "json", "-", input=data)
+    assert code == 0
+    assert json.loads(out)["files"][0]["path"] == "<stdin>"
+    code, out = run("plan", "-", input=data)
+    assert code == 0 and json.loads(out)[0]["content"] == "read the code"
+
+
+def test_plan_command(tmp_path: Path) -> None:
+    code, out = run("plan", str(corpus_file(TODO_WRITE)))
+    assert (code, out) == (0, '[{"content":"read the code","status":"in_progress"},{"content":"watch the '
+                              'background build","status":"in_progress"},{"content":"write the fix",'
+                              '"status":"pending"}]\n')
+    recs = records(TODO_WRITE)
+    recs.append({"type": "turn/start", "seq": 115, "time": 0, "data": {"turn": 2}})
+    path = _log(tmp_path, recs)
+    assert run("plan", path) == (0, "null\n")
+    assert run("plan", "--at", "97", path) == (0, "null\n")
+    assert run("plan", "--at", "98", path)[1].startswith('[{"content":"read the code"')
+    assert run("plan", str(tmp_path))[0] == 2
+
+
+def _subprocess(args: list[str], env: dict[str, str] | None = None, input: bytes | None = None
+                ) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "replay", *args], capture_output=True, input=input,
+                          env={**os.environ, **(env or {})}, cwd=REPO, timeout=120)
+
+
+def test_no_color_env_and_non_tty_never_colour(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    del recs[0]["delegationDepth"]
+    path = _log(tmp_path, recs)
+    proc = _subprocess(["audit", path], env={"NO_COLOR": "1"})
+    assert proc.returncode == 1 and b"\x1b[" not in proc.stdout
+
+
+def test_colour_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
+    pty = pytest.importorskip("pty")
+    recs = records(TODO_WRITE)
+    del recs[0]["delegationDepth"]
+    path = _log(tmp_path, recs)
+
+    def on_tty(env: dict[str, str]) -> bytes:
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "replay", "audit", path], stdout=slave, stderr=slave,
+                                env={**{k: v for k, v in os.environ.items() if k != "NO_COLOR"}, **env}, cwd=REPO)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        proc.wait(timeout=60)
+        os.close(master)
+        return b"".join(chunks)
+
+    assert b"\x1b[31merror\x1b[0m" in on_tty({})
+    assert b"\x1b[" not in on_tty({"NO_COLOR": ""})
+
+
+def test_progress_bar_on_a_terminal_for_many_files() -> None:
+    pty = pytest.importorskip("pty")
+    root = corpus_root() / ACP
+    if not root.exists():
+        pytest.skip(f"corpus folder {root} is absent (set REPLAY_CORPUS)")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "replay", "audit", str(root)], stdout=subprocess.DEVNULL,
+                            stderr=slave, cwd=REPO)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    assert proc.wait(timeout=60) == 0
+    os.close(master)
+    assert b"auditing" in b"".join(chunks)
+
+
+_HEAD = b'{"type":"session","version":0,"id":"x","createdAt":0,"delegationDepth":0}\n'
+HOSTILE: dict[str, tuple[bytes, int, list[tuple[str, str]]]] = {
+    # name: (bytes, exit code, [(rule, severity)])
+    "binary garbage": (bytes(range(256)) * 64, 1, [("A2", "error")]),
+    "invalid utf-8 header": (b'{"type":"session","id":"\xff\xfe"}\n', 1,
+                             [("A4", "error"), ("A4", "error"), ("A4", "error")]),
+    "empty": (b"", 1, [("A1", "error")]),
+    "only newlines": (b"\n\n\n", 1, [("A1", "error")]),
+    # Damage with no turn/end after it is a torn tail the harness repairs: a warning.
+    "deeply nested": (_HEAD + b'{"type":"x","seq":0,"data":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n", 0,
+                      [("A6", "warning")]),
+    "deeply nested, then a turn": (_HEAD + b"[" * 100_000 + b"\n"
+                                   + b'{"type":"turn/end","seq":1,"time":0,"data":{"turn":1,"reason":'
+                                   + b'{"kind":"completed"}}}\n', 1, [("A6", "error"), ("D4", "error")]),
+    "json scalar header": (b"5\n", 1, [("A4", "error")]),
+    "null event": (_HEAD + b"null\n", 0, [("A6", "warning")]),
+    "huge numbers": (b'{"type":"session","version":0,"id":"x","createdAt":1e999,"delegationDepth":'
+                     + b"9" * 400 + b"}\n", 1, [("A4", "error"), ("A4", "error")]),
+    "zstd magic then junk": (b"\x28\xb5\x2f\xfd" + b"\xff" * 100, 1, [("A9", "error")]),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_input_never_produces_a_traceback(tmp_path: Path, name: str) -> None:
+    data, exit_code, expected = HOSTILE[name]
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(data)
+    for fmt in ("text", "json", "github"):
+        proc = _subprocess(["audit", "--format", fmt, str(path)])
+        assert proc.returncode == exit_code, (fmt, proc.stdout, proc.stderr)
+        assert b"Traceback" not in proc.stderr + proc.stdout
+        if fmt == "json":
+            found = json.loads(proc.stdout)["files"][0]["findings"]
+            assert [(f["rule"], f["severity"]) for f in found] == expected
+    proc = _subprocess(["plan", str(path)])
+    assert b"Traceback" not in proc.stderr + proc.stdout and proc.returncode in (0, 1)
+
+
+def test_a_100mb_line_is_read_without_a_traceback(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    path = tmp_path / "session.jsonl"
+    with open(path, "wb") as fh:
+        fh.write(dump(recs[:1]))
+        fh.write(b'{"type":"session/title","seq":0,"time":0,"data":{"title":"' + b"x" * (100 << 20) + b'"}}\n')
+    proc = _subprocess(["audit", "--format", "json", str(path)])
+    assert b"Traceback" not in proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["summary"]["events"] == 1 and doc["summary"]["errors"] == 0
+    proc = _subprocess(["audit", "--format", "json", "--max-record-bytes", "1000000", str(path)])
+    assert [f["rule"] for f in json.loads(proc.stdout)["files"][0]["findings"]] == ["A6"]

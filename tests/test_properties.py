@@ -1,0 +1,87 @@
+"""Property: random damage to real logs never makes the auditor raise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replay.check.registry import RULES
+from tests.helpers import ACP, audit_bytes, corpus_file
+
+BASES = [f"{ACP}/todo-write/session.jsonl", f"{ACP}/agent-instructions/session.jsonl",
+         f"{ACP}/subagent-fork-in-process/session.1.jsonl", "acp-2026-06-29/todo-plan/session.jsonl"]
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _check(data: bytes, base_lines: int) -> None:
+    report = audit_bytes(data)
+    for f in report.findings:
+        assert f.rule in RULES and f.rule != "INTERNAL", f
+        assert f.line is None or 1 <= f.line <= data.count(b"\n") + 1
+    assert report.status in ("ok", "findings", "unreadable")
+
+
+@given(base=st.sampled_from(BASES), ops=st.lists(
+    st.tuples(st.sampled_from(["flip", "cut", "insert", "dup", "drop", "swap"]),
+              st.integers(0, 10**9), st.binary(max_size=12)), min_size=1, max_size=5))
+def test_byte_level_damage_never_raises(base: str, ops: list[tuple[str, int, bytes]]) -> None:
+    data = bytearray(corpus_file(base).read_bytes())
+    lines = bytes(data).split(b"\n")
+    for op, at, blob in ops:
+        if op == "flip" and data:
+            data[at % len(data)] ^= (at % 255) + 1
+        elif op == "cut":
+            del data[at % (len(data) + 1):]
+        elif op == "insert":
+            data[at % (len(data) + 1):at % (len(data) + 1)] = blob
+        else:
+            lines = bytes(data).split(b"\n")
+            if len(lines) > 2:
+                i = at % (len(lines) - 1)
+                j = (at // 7) % (len(lines) - 1)
+                if op == "dup":
+                    lines.insert(i, lines[i])
+                elif op == "drop":
+                    del lines[i]
+                else:
+                    lines[i], lines[j] = lines[j], lines[i]
+            data = bytearray(b"\n".join(lines))
+    _check(bytes(data), len(lines))
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+@given(base=st.sampled_from(BASES), picks=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6),
+                                                              json_values), min_size=1, max_size=4))
+def test_value_level_damage_never_raises(base: str, picks: list[tuple[int, int, Any]]) -> None:
+    recs = [orjson.loads(line) for line in corpus_file(base).read_bytes().split(b"\n") if line]
+    for which, where, value in picks:
+        rec_index = which % len(recs)
+        paths = _paths(recs[rec_index])
+        path = paths[where % len(paths)]
+        if not path:
+            recs[rec_index] = value
+            continue
+        node = recs[rec_index]
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    data = b"".join(orjson.dumps(r) + b"\n" for r in recs)
+    _check(data, len(recs))
