@@ -13,7 +13,7 @@ import click
 import orjson
 
 from replay.check.engine import LogReport, audit_sources, summarize
-from replay.check.registry import Policy
+from replay.check.registry import RULES, Policy
 from replay.findings import Severity
 from replay.log.reader import Limits, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source
@@ -127,6 +127,18 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
     failing = {Severity.ERROR} | {Severity(s) for s in fail_on}
     bad = any(f.severity in failing for r in reports for f in r.findings) or summary.failed > 0
     sys.exit(1 if bad else 0)
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules(fmt: str) -> None:
+    """List every rule the audit applies: id, kind, owning domain, what it checks."""
+    if fmt == "json":
+        rows = [{"rule": r.id, "kind": r.kind, "domain": r.domain, "summary": r.summary} for r in RULES.values()]
+        click.echo(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
+        return
+    for r in RULES.values():
+        click.echo(f"{r.id:<9}{r.kind:<10}{r.domain:<8}{r.summary}")
 
 
 @main.command()

@@ -242,3 +242,13 @@ def test_a_100mb_line_is_read_without_a_traceback(tmp_path: Path) -> None:
     assert doc["summary"]["events"] == 1 and doc["summary"]["errors"] == 0
     proc = _subprocess(["audit", "--format", "json", "--max-record-bytes", "1000000", str(path)])
     assert [f["rule"] for f in json.loads(proc.stdout)["files"][0]["findings"]] == ["A6"]
+
+
+def test_rules_lists_the_registry() -> None:
+    code, out = run("rules")
+    assert code == 0
+    lines = out.splitlines()
+    assert "T3       invariant todo    todo/write content is a non-empty string, already trimmed (JavaScript trim)" in lines
+    assert [line.split()[0] for line in lines][:3] == ["INTERNAL", "IO", "A1"]
+    code, out = run("rules", "--format", "json")
+    assert {r["rule"] for r in json.loads(out)} >= {"A1", "D17", "T5", "P1"}
