@@ -3,9 +3,11 @@ reporter. Nothing here decides anything a library caller could not."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -22,6 +24,19 @@ from replay.todo.plan import standing_plan
 
 _DEFAULT_LIMITS = Limits()
 _PROGRESS_MIN_FILES = 4
+
+
+@contextmanager
+def fewer_gc_passes() -> Iterator[None]:
+    """An audit allocates millions of short-lived, acyclic objects; the cyclic
+    collector's frequent young-generation passes find nothing in them but cost ~15%
+    of the run. Collect less often for the duration of the command."""
+    before = gc.get_threshold()
+    gc.set_threshold(50_000, before[1], before[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def use_color(stream: TextIO, disabled: bool) -> bool:
@@ -106,15 +121,16 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
                 out.write(line + "\n")
 
     results = audit_sources(sources, Policy(policy), limits)
-    if progress:
-        assert isinstance(sources, list)
-        with click.progressbar(results, length=len(sources), label="auditing", file=err,
-                               item_show_func=lambda r: r.path[-40:] if r else "") as bar:
-            for report in bar:
+    with fewer_gc_passes():
+        if progress:
+            assert isinstance(sources, list)
+            with click.progressbar(results, length=len(sources), label="auditing", file=err,
+                                   item_show_func=lambda r: r.path[-40:] if r else "") as bar:
+                for report in bar:
+                    emit(report)
+        else:
+            for report in results:
                 emit(report)
-    else:
-        for report in results:
-            emit(report)
     if not reports:
         raise click.UsageError("no session logs found in the given paths")
     summary = summarize(reports)

@@ -248,7 +248,8 @@ def test_rules_lists_the_registry() -> None:
     code, out = run("rules")
     assert code == 0
     lines = out.splitlines()
-    assert "T3       invariant todo    todo/write content is a non-empty string, already trimmed (JavaScript trim)" in lines
+    t3 = "T3       invariant todo    todo/write content is a non-empty string, already trimmed (JavaScript trim)"
+    assert t3 in lines
     assert [line.split()[0] for line in lines][:3] == ["INTERNAL", "IO", "A1"]
     code, out = run("rules", "--format", "json")
     assert {r["rule"] for r in json.loads(out)} >= {"A1", "D17", "T5", "P1"}

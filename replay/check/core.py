@@ -76,9 +76,9 @@ def _turn_step(data: Any) -> tuple[Any, Any]:
     return None, None
 
 
-def _fingerprint(data: dict[str, Any]) -> bytes:
+def _fingerprint(data: Any) -> bytes:
     """Everything of a tool/result but its inner content (spec §3 rewrite rule)."""
-    message = data.get("message")
+    message = data.get("message") if isinstance(data, dict) else None
     stripped: Any = data
     if isinstance(message, dict) and isinstance(message.get("content"), list) and message["content"]:
         block = message["content"][0]
@@ -107,8 +107,8 @@ class CoreChecker:
         self.next_step: Any = 1
         self.pending: set[Any] = set()
         self.nodes: list[int] = []
-        self.node_types: dict[int, str] = {}
         self.tool_prints: dict[int, bytes] = {}
+        """Surface nodes that are tool/results, with what a content-only rewrite must keep."""
         self._d: dict[str, Callable[[Event, list[Finding]], None]] = {
             "turn/start": self._turn_start,
             "turn/end": self._turn_end,
@@ -129,22 +129,27 @@ class CoreChecker:
     def event(self, ev: Event) -> Found:
         rec = ev.record
         t = ev.type
-        out: list[Finding] = []
-        if t == "assistant/chunk" and len(rec) == 4:
-            # The hot path: most events of a log are plain chunks.
+        if t == "assistant/chunk" and len(rec) == 4 and self.scanned:
+            # The hot path: most events of a log are plain chunks. With four keys that
+            # include type and seq (the scanner read them), time and data complete it.
             time = ev.time
-            if not rec.keys() <= ENVELOPE_KEYS or not (
-                (type(time) is int and -_M <= time <= _M) or is_safe_int(time)
-            ):
-                self._envelope(ev, out)
-            self._sequence(ev.seq, 1, ev, out)
             data = ev.data
-            if type(data) is not dict or data.get("turn") != self.open_turn \
-                    or data.get("step") != self.open_step or self.open_step is None:
-                self._not_open_step(ev, out)
+            if type(time) is int and -_M <= time <= _M and "data" in rec and type(data) is dict \
+                    and self.open_step is not None and data.get("step") == self.open_step \
+                    and data.get("turn") == self.open_turn:
+                return None
+            out: list[Finding] = []
+            if not ("time" in rec and "data" in rec and is_safe_int(time)):
+                self._envelope(ev, out)
+            self._names_open_step(ev, out)
             return out or None
-        self._envelope(ev, out)
-        self._sequence(ev.seq, 1, ev, out)
+        out = []
+        time = ev.time
+        if not (rec.keys() <= ENVELOPE_KEYS and type(time) is int and -_M <= time <= _M and "data" in rec
+                and rec.get("ignorable", True) is True):
+            self._envelope(ev, out)
+        if not self.scanned:
+            self._sequence(ev.seq, 1, ev, out)
         if t not in KNOWN_TYPES and rec.get("ignorable") is not True:
             out.append(self._f("B6", ev, f'contains event type "{t}" (seq {ev.seq}) unknown to this '
                                "harness and not marked ignorable; today's harness refuses the log"))
@@ -161,7 +166,8 @@ class CoreChecker:
 
     def run(self, run: ChunkRun) -> Found:
         out: list[Finding] = []
-        self._sequence(run.seq0, run.count, None, out, run)
+        if not self.scanned:
+            self._sequence(run.seq0, run.count, None, out, run)
         if run.turn != self.open_turn or run.step != self.open_step or self.open_step is None:
             out.append(Finding(
                 "D9", Severity.ERROR,
@@ -193,11 +199,9 @@ class CoreChecker:
 
     def _sequence(self, seq: int, count: int, ev: Event | None, out: list[Finding],
                   run: ChunkRun | None = None) -> None:
+        """C4 and D1, for event sources no line scanner has checked."""
         index = self.index
         self.index = index + count
-        if self.scanned:
-            self.last_seq = seq + count - 1
-            return
         line = ev.line if ev else run.line if run else None
         type_ = ev.type if ev else "assistant/chunk"
         if seq != index:
@@ -233,6 +237,27 @@ class CoreChecker:
 
     def _message_shape(self, ev: Event, message: Any, role: str, out: list[Finding]) -> None:
         t = ev.type
+        if type(message) is dict and message.get("role") == role and type(message.get("content")) is list:
+            # Fast path: a well-formed message needs no further look.
+            mid = message.get("id")
+            source = message.get("source")
+            if type(mid) is str and mid and type(source) is dict:
+                kind = source.get("kind")
+                if t == "user/message":
+                    if type(kind) is str and kind:
+                        return
+                elif t == "assistant/message":
+                    if kind == "model" and is_nonempty_str(source.get("provider")) \
+                            and is_nonempty_str(source.get("model")):
+                        return
+                elif kind == "tool":
+                    content = message["content"]
+                    call_id = source.get("callId")
+                    if len(content) == 1 and type(call_id) is str and call_id:
+                        block = content[0]
+                        if type(block) is dict and block.get("type") == "tool-result" \
+                                and type(block.get("content")) is list and block.get("toolCallId") == call_id:
+                            return
         if not isinstance(message, dict) or not is_nonempty_str(message.get("id")):
             out.append(self._f("B5", ev, f"{t} at seq {ev.seq} lacks an identified message (a message "
                                "object with a non-empty string id)"))
@@ -276,7 +301,11 @@ class CoreChecker:
         prefix = f"invalid seed event at index {seq}: "
         sources = rec.get("sourceEventSeqs")
         if "sourceEventSeqs" in rec:
-            ok = isinstance(sources, list) and all(is_nonneg_safe_int(s) for s in sources)
+            ok = type(sources) is list and (
+                not sources
+                or (set(map(type, sources)) == {int} and min(sources) >= 0 and max(sources) <= _M)
+                or all(is_nonneg_safe_int(s) for s in sources)
+            )
             if not ok:
                 out.append(self._f("C5", ev, prefix + "sourceEventSeqs must be an array of non-negative "
                                    "safe integers"))
@@ -285,7 +314,7 @@ class CoreChecker:
                 assert isinstance(sources, list)
                 if len(set(sources)) != len(sources):
                     out.append(self._f("C5", ev, prefix + "sourceEventSeqs must be distinct"))
-                if any(s >= seq for s in sources):
+                if sources and max(sources) >= seq:
                     out.append(self._f("C5", ev, prefix + "sourceEventSeqs must reference earlier events"))
                 if not sources and t != "assistant/message":
                     out.append(self._f("C5", ev, prefix + f"sourceEventSeqs may be empty only on "
@@ -296,8 +325,7 @@ class CoreChecker:
         op = rec["surfaceOp"]
         if op == "append":
             self.nodes.append(seq)
-            self.node_types[seq] = t
-            if t == "tool/result" and isinstance(ev.data, dict):
+            if t == "tool/result":
                 self.tool_prints[seq] = _fingerprint(ev.data)
             return
         if not (isinstance(op, dict) and op.keys() == {"op", "start", "end"} and op["op"] == "replace"
@@ -327,18 +355,16 @@ class CoreChecker:
             out.append(self._f("C5", ev, prefix + "surface replace: sourceEventSeqs must include every "
                                f"shadowed seq (missing {show(missing)})"))
         if t == "tool/result":
-            if len(shadowed) != 1 or self.node_types.get(shadowed[0]) != "tool/result":
+            if len(shadowed) != 1 or shadowed[0] not in self.tool_prints:
                 out.append(self._f("C5", ev, prefix + "tool/result surface replacement must replace "
                                    "exactly one tool/result"))
             elif isinstance(ev.data, dict) and self.tool_prints.get(shadowed[0]) != _fingerprint(ev.data):
                 out.append(self._f("C5", ev, prefix + "tool/result surface replacement may change only "
                                    f"content (it differs from seq {shadowed[0]} elsewhere)"))
         for s in shadowed:
-            self.node_types.pop(s, None)
             self.tool_prints.pop(s, None)
         nodes[i : j + 1] = [seq]
-        self.node_types[seq] = t
-        if t == "tool/result" and isinstance(ev.data, dict):
+        if t == "tool/result":
             self.tool_prints[seq] = _fingerprint(ev.data)
 
     # -- per-type handlers (B5, C3, D2–D14) ----------------------------------------

@@ -6,9 +6,8 @@ bounded by the findings, not by the events.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from replay.check.registry import Policy, checkers
@@ -18,7 +17,7 @@ from replay.findings import Finding, Severity
 from replay.log.event import ChunkRun, Event
 from replay.log.header import Header
 from replay.log.reader import Item, Limits, LogRead, Source, read_log
-from replay.log.repair import RepairTracker
+from replay.log.repair import REPAIR_TYPES, RepairTracker
 
 Status = Literal["ok", "findings", "unreadable"]
 
@@ -102,13 +101,23 @@ class _Capped:
         ]
 
 
+Reread = Callable[[], Iterable[Sequence[Item]]]
+
+
 def audit_items(
-    items: Iterable[Item],
+    batches: Iterable[Sequence[Item]],
     header: Header | None = None,
     policy: Policy = Policy.PARALLEL,
     scanned: bool = True,
+    reread: Reread | None = None,
 ) -> tuple[int, list[Finding]]:
-    """Judge a stream of items; return the number of events and the findings."""
+    """Judge a stream of item batches (as ``LogRead.batches`` gives them); return the
+    number of events and the findings.
+
+    What crash repair would do (rules A8, B7) matters only for a damaged log or one
+    that ends inside a turn; only then is the log read a second time, through
+    ``reread``, to work it out.
+    """
     judges = checkers(policy, scanned)
     wants_all = [c.event for c in judges if c.interest is None]
     by_type: dict[str, list[Checker]] = {}
@@ -121,11 +130,11 @@ def audit_items(
     after_damage = _Capped()
     damage = _Capped()
     groups = _Groups()
-    repair = RepairTracker()
     first_damage: int | None = None
     last_turn_end = 0
-    last_line = 1
+    last_turn_start = 0
     events = 0
+    last_item: Item | None = None
 
     def keep(found: Found, line: int) -> None:
         assert found is not None
@@ -134,49 +143,60 @@ def audit_items(
         else:
             findings.extend(found)
 
-    for item in items:
-        kind = type(item)
-        if kind is Event:
-            ev: Event = item  # type: ignore[assignment]
-            events += 1
-            last_line = ev.line
-            for judge in wants_all:
-                found = judge(ev)
-                if found:
-                    keep(found, ev.line)
-            extra = by_type.get(ev.type)
-            if extra:
-                for c in extra:
-                    found = c.event(ev)
+    single = wants_all[0] if len(wants_all) == 1 else None
+    chunks_typed = "assistant/chunk" in by_type
+    for batch in batches:
+        for item in batch:
+            last_item = item
+            kind = type(item)
+            if kind is Event:
+                ev: Event = item  # type: ignore[assignment]
+                events += 1
+                line = ev.line
+                if single is not None:
+                    found = single(ev)
                     if found:
-                        keep(found, ev.line)
-            if ev.type == "turn/end":
-                last_turn_end = ev.line
-            if first_damage is None:
-                repair.feed(ev)
-        elif kind is ChunkRun:
-            run: ChunkRun = item  # type: ignore[assignment]
-            events += run.count
-            last_line = run.line
-            for judge_run in runs:
-                found = judge_run(run)
-                if found:
-                    keep(found, run.line)
-            if first_damage is None:
-                repair.feed_run(run.last_seq, run.time0 + sum(run.dt))
-        else:
-            f: Finding = item  # type: ignore[assignment]
-            if f.line is not None:
-                last_line = max(last_line, f.line)
-            if f.tail:
-                damage.add(f)
-                if first_damage is None and f.line is not None:
-                    first_damage = f.line
-            elif f.group is not None:
-                if groups.add(f):
-                    findings.add(f)
+                        keep(found, line)
+                else:
+                    for judge in wants_all:
+                        found = judge(ev)
+                        if found:
+                            keep(found, line)
+                t = ev.type
+                if t == "assistant/chunk" and not chunks_typed:
+                    continue
+                extra = by_type.get(t)
+                if extra:
+                    for c in extra:
+                        found = c.event(ev)
+                        if found:
+                            keep(found, line)
+                if t == "turn/end":
+                    last_turn_end = line
+                elif t == "turn/start":
+                    last_turn_start = line
+            elif kind is ChunkRun:
+                run: ChunkRun = item  # type: ignore[assignment]
+                events += run.count
+                for judge_run in runs:
+                    found = judge_run(run)
+                    if found:
+                        keep(found, run.line)
             else:
-                findings.add(f)
+                f: Finding = item  # type: ignore[assignment]
+                if f.tail:
+                    damage.add(f)
+                    if first_damage is None and f.line is not None:
+                        first_damage = f.line
+                elif f.group is not None:
+                    if groups.add(f):
+                        findings.add(f)
+                else:
+                    findings.add(f)
+    repair = RepairTracker()
+    if (damage.kept or last_turn_start > last_turn_end) and reread is not None:
+        repair = _repair_of(reread(), first_damage)
+    last_line = _line_of(last_item) if events or last_item is not None else 1
     for c in judges:
         found = c.finish()
         if found:
@@ -191,7 +211,7 @@ def audit_items(
     # Findings on events the harness would truncate away are not reported.
     out.extend(f for f in after_damage.kept if f.line is None or f.line <= last_turn_end)
     out.extend(f for f in after_damage.overflow() if f.line is not None and f.line <= last_turn_end)
-    if not damage.kept and repair.interrupted and header is not None:
+    if not damage.kept and last_turn_start > last_turn_end and repair.interrupted and header is not None:
         out.append(Finding(
             "B7", Severity.WARNING,
             f"the log ends inside turn {repair.open_turn} (an interrupted session); loading would "
@@ -199,6 +219,34 @@ def audit_items(
     out = groups.finish(out)
     out.sort(key=lambda f: (f.line if f.line is not None else 0))
     return events, out
+
+
+def _repair_of(batches: Iterable[Sequence[Item]], stop_line: int | None) -> RepairTracker:
+    """The repair state of the preserved prefix: the events before ``stop_line``."""
+    repair = RepairTracker()
+    feed = repair.feed
+    wanted = REPAIR_TYPES
+    for batch in batches:
+        for item in batch:
+            if stop_line is not None and item.line is not None and item.line >= stop_line:
+                return repair
+            kind = type(item)
+            if kind is Event:
+                ev: Event = item  # type: ignore[assignment]
+                if ev.type in wanted:
+                    feed(ev)
+                else:
+                    repair.end_at(ev.seq, ev.time)
+            elif kind is ChunkRun:
+                run: ChunkRun = item  # type: ignore[assignment]
+                repair.end_at(run.last_seq, run.time0 + sum(run.dt))
+    return repair
+
+
+def _line_of(item: Item | None) -> int:
+    if item is None:
+        return 1
+    return item.line if item.line is not None else 1
 
 
 def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTracker) -> Iterator[Finding]:
@@ -234,10 +282,14 @@ def audit_sources(
 
 def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL) -> LogReport:
     """Audit one log that is being read."""
-    events, findings = audit_items(log.items(), log.header, policy)
+    def reread() -> Iterable[Sequence[Item]]:
+        return read_log(log.source, log.limits).batches()
+
+    events, findings = audit_items(log.batches(), log.header, policy, reread=reread)
     if log.source.is_file:
-        findings = sorted(storage_identity(Path(log.path), log.header) + findings,
-                          key=lambda f: f.line if f.line is not None else 0)
+        identity = storage_identity(log.path, log.header)
+        if identity:
+            findings = sorted(identity + findings, key=lambda f: f.line if f.line is not None else 0)
     if log.unreadable:
         status: Status = "unreadable"
     elif findings:
@@ -276,4 +328,5 @@ def audit_events(
     events: Iterable[Event], policy: Policy = Policy.PARALLEL
 ) -> list[Finding]:
     """Audit events given directly (no line scanner ran: C4 and D1 apply)."""
-    return audit_items(iter(events), None, policy, scanned=False)[1]
+    batch: list[Item] = list(events)
+    return audit_items([batch], None, policy, scanned=False, reread=lambda: [batch])[1]

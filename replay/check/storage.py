@@ -70,13 +70,16 @@ def _utf16_units(text: str) -> list[str]:
 _STORED_NAMES = {"session.jsonl": "session.jsonl.zstd", "session.jsonl.zstd": "session.jsonl"}
 
 
-def storage_identity(path: Path, header: Header | None) -> list[Finding]:
+def storage_identity(location: str, header: Header | None) -> list[Finding]:
     """A10, for logs that sit in a production root (``--<project>--/<id>/session.*``).
 
     Fixture folders (scenario directories, ``session.N.jsonl``) are not a root
     layout and are not judged.
     """
-    if header is None or path.name not in _STORED_NAMES:
+    if header is None or not location.endswith(("session.jsonl", "session.jsonl.zstd")):
+        return []
+    path = Path(location)
+    if path.name not in _STORED_NAMES:
         return []
     project = path.parent.parent.name
     if not ((project.startswith("--") and project.endswith("--") and len(project) >= 4)

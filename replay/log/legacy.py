@@ -7,6 +7,7 @@ shape the loader refuses is rule B3 or B4 with severity ``error``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from replay.findings import Finding, Severity
@@ -17,6 +18,9 @@ REJECTED_TYPES = {
     "request/header-delta": "unsupported legacy request/header-delta",
     "mode/set": "unsupported legacy mode/set",
 }
+Migration = Callable[[Event], tuple[Event | None, Sequence[Finding]]]
+"""An event in, the event in today's shape (or ``None``: refused) and notes out."""
+
 _BARE_KINDS = frozenset({"completed", "blocked", "max-tokens", "interrupted"})
 
 
@@ -39,48 +43,57 @@ class Migrator:
                        f"malformed pre-react-loop {what} at seq {ev.seq}: {why}",
                        ev.line, ev.seq, ev.type)
 
-    def migrate(self, ev: Event) -> tuple[Event | None, list[Finding]]:
+    def by_type(self) -> dict[str, Migration]:
+        """The migration of each type a legacy shape can take; every other type passes
+        as it is."""
+        return {
+            "turn/start": self._turn_start,
+            "turn/end": self._turn_end,
+            "user/message": self._user_message,
+            "assistant/message": self._assistant,
+            "tool/result": self._tool_result,
+            "steering/message": self._steering,
+            "request/header": self._request_header,
+            "request/header-delta": self._rejected,
+            "mode/set": self._rejected,
+        }
+
+    def migrate(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
         """Return the event in the current shape (``None`` when the loader refuses
         the type outright) and what was noted on the way."""
-        t = ev.type
+        migration = self.by_type().get(ev.type)
+        return (ev, ()) if migration is None else migration(ev)
+
+    def _rejected(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
+        return None, [Finding("B3", Severity.ERROR,
+                              f"contains {REJECTED_TYPES[ev.type]} at seq {ev.seq}; today's harness "
+                              "refuses this log", ev.line, ev.seq, ev.type)]
+
+    def _request_header(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
         data = ev.data
-        if t in REJECTED_TYPES:
-            return None, [Finding("B3", Severity.ERROR,
-                                  f"contains {REJECTED_TYPES[t]} at seq {ev.seq}; today's harness "
-                                  "refuses this log", ev.line, ev.seq, t)]
-        if not isinstance(data, dict):
-            return ev, []
-        if t == "turn/start":
-            return self._turn_start(ev, data)
-        if t == "turn/end":
-            return self._turn_end(ev, data)
-        if t == "request/header" and data.get("reason") == "fallback":
+        if type(data) is dict and data.get("reason") == "fallback":
             return ev, [Finding("B3", Severity.ERROR,
                                 f"contains unsupported legacy request/header reason \"fallback\" at "
-                                f"seq {ev.seq}", ev.line, ev.seq, t)]
-        if t == "steering/message":
-            return self._steering(ev, data)
-        if t == "user/message" and "content" in data and "source" in data and not (
-            data.keys() & {"id", "role", "message"}
-        ):
-            new = {"id": self._legacy_id(ev.seq), "role": "user", **data}
-            return self._replaced(ev, "user/message", new), [self._note(
-                ev, "user/message", "legacy user/message without id/role: today's loader adds "
-                "a legacy id and role \"user\"")]
-        if t == "assistant/message" and "message" not in data and "content" in data:
-            return self._assistant(ev, data)
-        if t == "tool/result":
-            if "message" not in data and "callId" in data:
-                return self._tool_result(ev, data)
-            self._remember_tool_result(ev.seq, data.get("message"))
-        return ev, []
+                                f"seq {ev.seq}", ev.line, ev.seq, ev.type)]
+        return ev, ()
+
+    def _user_message(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
+        data = ev.data
+        if type(data) is not dict or "id" in data or "role" in data or "message" in data \
+                or "content" not in data or "source" not in data:
+            return ev, ()
+        new = {"id": self._legacy_id(ev.seq), "role": "user", **data}
+        return self._replaced(ev, "user/message", new), [self._note(
+            ev, "user/message", "legacy user/message without id/role: today's loader adds "
+            "a legacy id and role \"user\"")]
 
     def _replaced(self, ev: Event, type: str, data: Any) -> Event:
         return Event(type, ev.seq, ev.time, data, ev.line, ev.record)
 
-    def _turn_start(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
-        if "trigger" not in data:
-            return ev, []
+    def _turn_start(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
+        data = ev.data
+        if type(data) is not dict or "trigger" not in data:
+            return ev, ()
         turn = data.get("turn")
         trigger = data["trigger"]
         if not (is_safe_int(turn) and turn is not None and turn >= 1):
@@ -92,7 +105,10 @@ class Migrator:
         return self._replaced(ev, "turn/start", {"turn": turn}), [self._note(
             ev, "turn/start", "legacy turn/start with a trigger: today's loader strips the trigger")]
 
-    def _turn_end(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
+    def _turn_end(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
+        data = ev.data
+        if type(data) is not dict:
+            return ev, ()
         turn = data.get("turn")
         reason = data.get("reason")
         if data.keys() != {"turn", "reason"}:
@@ -106,7 +122,7 @@ class Migrator:
         if kind in _BARE_KINDS:
             if len(reason) != 1:
                 return ev, [self._malformed(ev, "turn/end", f'a "{kind}" reason takes no other keys')]
-            return ev, []
+            return ev, ()
         new_reason: dict[str, Any] | None = None
         if kind == "aborted" and "reason" not in reason:
             new_reason = {"kind": "aborted", "reason": {"kind": "legacy"}}
@@ -119,12 +135,15 @@ class Migrator:
                 new_reason = {"kind": "error", "error": {"message": reason["message"],
                                                          "code": reason.get("code", "UNKNOWN")}}
         if new_reason is None:
-            return ev, []
+            return ev, ()
         return self._replaced(ev, "turn/end", {"turn": turn, "reason": new_reason}), [self._note(
             ev, f"turn/end:{kind}", f'legacy turn/end reason "{kind}": today\'s loader rewrites it '
             f"to {show(new_reason)}")]
 
-    def _steering(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
+    def _steering(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
+        data = ev.data
+        if type(data) is not dict:
+            return ev, ()
         if isinstance(data.get("message"), dict):
             message = data["message"]
         elif "content" in data and "source" in data:
@@ -135,7 +154,10 @@ class Migrator:
         return self._replaced(ev, "user/message", message), [self._note(
             ev, "steering/message", "legacy steering/message: today's loader turns it into a user/message")]
 
-    def _assistant(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
+    def _assistant(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
+        data = ev.data
+        if type(data) is not dict or "message" in data or "content" not in data:
+            return ev, ()
         provenance = data.get("provenance")
         source = {**provenance, "kind": "model"} if isinstance(provenance, dict) else {"kind": "model"}
         message = {"id": self._legacy_id(ev.seq), "role": "assistant",
@@ -150,7 +172,13 @@ class Migrator:
             ev, "assistant/message", "legacy assistant/message (content and provenance at top level): "
             "today's loader wraps them into a message")]
 
-    def _tool_result(self, ev: Event, data: dict[str, Any]) -> tuple[Event, list[Finding]]:
+    def _tool_result(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
+        data = ev.data
+        if type(data) is not dict:
+            return ev, ()
+        if "message" in data or "callId" not in data:
+            self._remember_tool_result(ev.seq, data.get("message"))
+            return ev, ()
         call_id = data["callId"]
         op = ev.record.get("surfaceOp")
         message_id: Any = self._legacy_id(ev.seq)

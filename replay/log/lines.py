@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any, NamedTuple
 
 import orjson
@@ -29,45 +30,28 @@ class Line(NamedTuple):
     size: int
 
 
-def iter_lines(segments: Iterable[tuple[bytes, bool]], max_record: int) -> Iterator[Line]:
-    """Yield the records of a stream given as ``(bytes, strict)`` segments."""
-    number = 0
-    offset = 0
-    pending: list[bytes] = []
-    pending_len = 0
-    oversize = False
+def split_header(
+    segments: Iterable[tuple[bytes, bool]], max_record: int
+) -> tuple[Line | None, Iterator[tuple[bytes, bool]]]:
+    """Take the first record off a stream; return it and the rest of the stream."""
+    it = iter(segments)
+    pieces: list[bytes] = []
+    size = 0
     strict = False
-    for data, strict in segments:
-        if not data:
+    for data, strict in it:
+        nl = data.find(b"\n")
+        if nl < 0:
+            size += len(data)
+            if size > max_record:
+                return Line(1, None, size, False, strict, size), iter(())
+            pieces.append(data)
             continue
-        parts = data.split(b"\n")
-        tail = parts.pop()
-        for part in parts:
-            number += 1
-            size = pending_len + len(part)
-            offset += size + 1
-            if oversize or size > max_record:
-                yield Line(number, None, offset, True, strict, size)
-            elif pending:
-                pending.append(part)
-                yield Line(number, b"".join(pending), offset, True, strict, size)
-            else:
-                yield Line(number, part, offset, True, strict, size)
-            pending = []
-            pending_len = 0
-            oversize = False
-        if tail:
-            pending_len += len(tail)
-            if oversize or pending_len > max_record:
-                oversize = True
-                pending = []
-            else:
-                pending.append(tail)
-    if pending_len:
-        number += 1
-        offset += pending_len
-        payload = None if oversize else b"".join(pending)
-        yield Line(number, payload, offset, False, strict, pending_len)
+        payload = b"".join(pieces) + data[:nl] if pieces else data[:nl]
+        rest = chain([(data[nl + 1 :], strict)], it)
+        return Line(1, payload, len(payload) + 1, True, strict, len(payload)), rest
+    if size:
+        return Line(1, b"".join(pieces), size, False, strict, size), iter(())
+    return None, iter(())
 
 
 class Unparsable(Exception):

@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from typing import BinaryIO
 
 from replay.findings import Finding, Severity
 from replay.log.event import ChunkRun, Event
 from replay.log.header import Header, parse_header
 from replay.log.legacy import Migrator
-from replay.log.lines import Line, iter_lines
+from replay.log.lines import split_header
 from replay.log.scan import Item, scan_records
 from replay.log.zstd import MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
 
@@ -52,7 +53,8 @@ class LogRead:
         self.header: Header | None = None
         self.compressed = False
         self._findings: list[Finding] = []
-        self._lines: Iterator[Line] = iter(())
+        self._rest: Iterator[tuple[bytes, bool]] = iter(())
+        self._header_size = 0
         self._stream: BinaryIO | None = None
         self.unreadable = False
         self._open()
@@ -78,9 +80,8 @@ class LogRead:
             segments = self._zstd_segments(first)
         else:
             segments = self._plain_segments(first)
-        self._lines = iter_lines(segments, self.limits.max_record_bytes)
         try:
-            head = next(self._lines, None)
+            head, self._rest = split_header(segments, self.limits.max_record_bytes)
         except _ReadFailed:
             return
         if head is None:
@@ -92,6 +93,7 @@ class LogRead:
         if head.strict is False and self.compressed:
             self._findings.append(Finding("A9", Severity.ERROR, "corrupt Zstandard session log: the "
                                           "header frame is torn", line=1))
+        self._header_size = head.end
         self.header, found = parse_header(head.payload, head.terminated)
         self._findings.extend(found)
         if self.header is None:
@@ -169,46 +171,40 @@ class LogRead:
             self._findings.append(Finding("A9", Severity.ERROR, "corrupt Zstandard session log: the "
                                           "first frame must hold exactly the header line", line=1))
 
-    def items(self) -> Iterator[Item]:
-        """Header findings first, then the events in order, with findings inline."""
+    def batches(self) -> Iterator[list[Item]]:
+        """Header findings first, then the events in order with findings inline, in
+        lists of bounded size (the fast way to consume a log)."""
         found = self._findings
-        yield from found
-        found.clear()
+        if found:
+            yield list(found)
+            found.clear()
         if self.header is None:
             self._close()
             return
         migrator = Migrator(self.header.id)
-        migrate = migrator.migrate
-        legacy_candidates = _LEGACY_CANDIDATES
         try:
-            for item in scan_records(self._lines):
+            for batch in scan_records(self._rest, self.limits.max_record_bytes, 2, self._header_size,
+                                      migrator.by_type()):
                 if found:
-                    yield from found
+                    yield list(found)
                     found.clear()
-                if type(item) is Event and item.type in legacy_candidates:
-                    new, notes = migrate(item)
-                    yield from notes
-                    if new is not None:
-                        yield new
-                else:
-                    yield item
+                yield batch
         except _ReadFailed:
             pass
-        yield from found
-        found.clear()
+        if found:
+            yield list(found)
+            found.clear()
         self._close()
+
+    def items(self) -> Iterator[Item]:
+        """The same as ``batches()``, one item at a time."""
+        return chain.from_iterable(self.batches())
 
     def _close(self) -> None:
         if self._stream is not None:
             with contextlib.suppress(OSError):
                 self._stream.close()
             self._stream = None
-
-
-_LEGACY_CANDIDATES = frozenset({
-    "turn/start", "turn/end", "user/message", "assistant/message", "tool/result",
-    "steering/message", "request/header", "request/header-delta", "mode/set",
-})
 
 
 class _ReadFailed(Exception):

@@ -7,7 +7,8 @@ in words for a finding.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from replay.log.event import Event
 from replay.log.values import hashable
@@ -34,43 +35,61 @@ class RepairTracker:
         self.last_time: Any = 0
 
     def feed(self, ev: Event) -> None:
+        """Track one event (only ``REPAIR_TYPES`` change more than the end position)."""
         self.last_seq = ev.seq
         self.last_time = ev.time
-        t = ev.type
-        if t == "assistant/chunk":
-            return
-        data = ev.data if isinstance(ev.data, dict) else {}
-        if t == "turn/start":
-            self.open_turn = data.get("turn")
-            self.open_step = None
-            self.pending = {}
-        elif t == "turn/end":
-            self.open_turn = None
-            self.open_step = None
-            self.pending = {}
-        elif t == "step/start":
-            self.open_step = data.get("step")
-        elif t == "step/end":
-            self.pending = {}
-            self.open_step = None
-        elif t == "assistant/message":
-            message = data.get("message")
-            content = message.get("content") if isinstance(message, dict) else None
-            if isinstance(content, list):
-                for block in content:
-                    if isinstance(block, dict) and block.get("type") == "tool-call":
-                        self.pending[hashable(block.get("id"))] = [data.get("step"), None]
-        elif t == "tool/call":
-            entry = self.pending.get(hashable(data.get("callId")))
-            if entry is not None:
-                entry[1] = ev.seq
-        elif t == "tool/result":
-            message = data.get("message")
-            source = message.get("source") if isinstance(message, dict) else None
-            if isinstance(source, dict):
-                self.pending.pop(hashable(source.get("callId")), None)
+        handler = self._handlers.get(ev.type)
+        if handler is not None:
+            handler(self, ev.data if isinstance(ev.data, dict) else {}, ev.seq)
 
-    def feed_run(self, last_seq: int, last_time: Any) -> None:
+    def _turn_start(self, data: dict[str, Any], seq: int) -> None:
+        self.open_turn = data.get("turn")
+        self.open_step = None
+        self.pending = {}
+
+    def _turn_end(self, data: dict[str, Any], seq: int) -> None:
+        self.open_turn = None
+        self.open_step = None
+        self.pending = {}
+
+    def _step_start(self, data: dict[str, Any], seq: int) -> None:
+        self.open_step = data.get("step")
+
+    def _step_end(self, data: dict[str, Any], seq: int) -> None:
+        self.pending = {}
+        self.open_step = None
+
+    def _assistant_message(self, data: dict[str, Any], seq: int) -> None:
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool-call":
+                    self.pending[hashable(block.get("id"))] = [data.get("step"), None]
+
+    def _tool_call(self, data: dict[str, Any], seq: int) -> None:
+        entry = self.pending.get(hashable(data.get("callId")))
+        if entry is not None:
+            entry[1] = seq
+
+    def _tool_result(self, data: dict[str, Any], seq: int) -> None:
+        message = data.get("message")
+        source = message.get("source") if isinstance(message, dict) else None
+        if isinstance(source, dict):
+            self.pending.pop(hashable(source.get("callId")), None)
+
+    _handlers: ClassVar[dict[str, Callable[[RepairTracker, dict[str, Any], int], None]]] = {
+        "turn/start": _turn_start,
+        "turn/end": _turn_end,
+        "step/start": _step_start,
+        "step/end": _step_end,
+        "assistant/message": _assistant_message,
+        "tool/call": _tool_call,
+        "tool/result": _tool_result,
+    }
+
+    def end_at(self, last_seq: int, last_time: Any) -> None:
+        """Where the preserved log ends (the closers follow it)."""
         self.last_seq = last_seq
         self.last_time = last_time
 
@@ -124,3 +143,7 @@ class RepairTracker:
             parts.append(f"step/end for step {self.open_step}")
         parts.append(f'turn/end {{"kind":"interrupted"}} for turn {self.open_turn}')
         return "append " + ", ".join(parts)
+
+
+REPAIR_TYPES = frozenset(RepairTracker._handlers)
+"""The event types the closers depend on."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 from replay.log.event import ChunkRun
@@ -44,17 +45,17 @@ def decode_row(tag: str, record: dict[str, Any], line: int) -> ChunkRun:
     for key in ("turn", "step", "index"):
         if not is_number(data[key]):
             raise RowError(f"{key} must be a number")
-    if not isinstance(members, list) or not members or not all(isinstance(m, str) for m in members):
+    if type(members) is not list or not members or set(map(type, members)) != {str}:
         raise RowError(f"{field} must be a non-empty array of strings")
     dt = data["dt"]
-    if not isinstance(dt, list) or len(dt) != len(members) - 1:
+    if type(dt) is not list or len(dt) != len(members) - 1:
         raise RowError(f"dt must be an array of {len(members) - 1} safe integers")
-    time = int(time0)
-    for gap in dt:
-        if not is_safe_int(gap):
+    if dt:
+        if set(map(type, dt)) != {int} and not all(is_safe_int(g) for g in dt):
             raise RowError("dt must hold safe integers")
-        time += int(gap)
-        if abs(time) > MAX_SAFE_INTEGER:
+        running = list(accumulate(dt, initial=int(time0)))
+        if min(running) < -MAX_SAFE_INTEGER or max(running) > MAX_SAFE_INTEGER \
+                or min(dt) < -MAX_SAFE_INTEGER or max(dt) > MAX_SAFE_INTEGER:
             raise RowError("running time leaves the safe-integer range")
     if seq0 + len(members) - 1 > MAX_SAFE_INTEGER:
         raise RowError("seq0 + members leaves the safe-integer range")

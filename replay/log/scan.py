@@ -9,89 +9,153 @@ is decided by the checker at the end of the file (rule A8).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import orjson
 
 from replay.findings import Finding, Severity
 from replay.log.event import PACKED_TAGS, ChunkRun, Event
-from replay.log.lines import Line, Unparsable, decode_json
+from replay.log.legacy import Migration
+from replay.log.lines import Unparsable, decode_json
 from replay.log.rows import RowError, decode_row
 
 Item = Event | ChunkRun | Finding
 
 
-def _damage(line: Line, rule: str, message: str, seq: int | None = None, type: str | None = None) -> Finding:
-    if line.strict:
+def _damage(number: int, strict: bool, rule: str, message: str, seq: int | None = None,
+            type: str | None = None) -> Finding:
+    if strict:
         # Complete zstd frames get no tail tolerance (spec §6.3).
         return Finding("A9", Severity.ERROR,
                        f"corrupt Zstandard session log: complete frame contains a torn JSONL record "
-                       f"({message})", line.number, seq, type)
-    return Finding(rule, Severity.ERROR, message, line.number, seq, type, tail=True)
+                       f"({message})", number, seq, type)
+    return Finding(rule, Severity.ERROR, message, number, seq, type, tail=True)
 
 
-def scan_records(lines: Iterable[Line]) -> Iterator[Item]:
-    """Yield what each record after the header holds, in file order.
+_OVERSIZE = object()
+
+
+def scan_records(
+    segments: Iterable[tuple[bytes, bool]],
+    max_record: int,
+    first_line: int = 2,
+    offset: int = 0,
+    migrations: Mapping[str, Migration] | None = None,
+) -> Iterator[list[Item]]:
+    """Yield what the records after the header hold, in file order.
+
+    ``segments`` is the byte stream after the header line, as ``(bytes, strict)``
+    pieces (``strict`` for plaintext of a complete zstd frame). Records are split on
+    ``\\n`` and decoded here in one loop: this is the hot path of every audit. Items
+    come in batches, one list per segment (bounded by the reader's block size), so
+    the cost of handing items on is paid per block, not per event.
 
     After an unparsable record the number of events it held is unknown, so the next
     record's seq is taken as it comes (one damaged line is one finding, not two).
+    ``migrations`` (the model stage's legacy migrations, by event type) are applied
+    as events are made.
     """
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    packed = PACKED_TAGS
+    no_migrations: dict[str, Migration] = {}
+    migrate = (migrations or no_migrations).get
+    number = first_line - 1
+    total = offset
     expected: int | None = 0
-    for line in lines:
-        if not line.terminated:
-            yield Finding(
-                "A8", Severity.WARNING,
-                f"torn tail: the last record ({line.size} bytes) has no terminating newline; the "
-                f"harness never parses it and would truncate the file to {line.end - line.size} bytes",
-                line.number, tail=False,
-            )
+    pending: list[bytes] = []
+    pending_len = 0
+    strict = False
+    for data, strict in segments:
+        if not data:
             continue
-        if line.payload is None:
-            yield _damage(line, "A6", f"unparsable committed event: record of "
-                          f"{line.size} bytes exceeds the reader's limit (raise --max-record-bytes)")
-            expected = None
-            continue
-        try:
-            record = decode_json(line.payload)
-        except Unparsable as exc:
-            yield _damage(line, "A6", f"unparsable committed event: {exc}")
-            expected = None
-            continue
-        if not isinstance(record, dict):
-            if record is None:
-                yield _damage(line, "A6", "unparsable committed event: "
-                              "the record is JSON null")
-                expected = None
-            else:
-                yield _damage(line, "A7", f"seq gap in committed region "
-                              f"(expected {expected}, got a JSON {type(record).__name__}, not an event)")
-            continue
-        tag = record.get("type")
-        if type(tag) is str and tag in PACKED_TAGS:
-            try:
-                run = decode_row(tag, record, line.number)
-            except RowError as exc:
-                yield _damage(line, "A6", f"unparsable committed event: "
-                              f"malformed {tag} storage row: {exc}", type=tag)
+        total += len(data)
+        out: list[Item] = []
+        add = out.append
+        parts: list[Any] = data.split(b"\n")
+        tail = parts.pop()
+        if pending_len and parts:
+            size = pending_len + len(parts[0])
+            parts[0] = _OVERSIZE if size > max_record else b"".join(pending) + parts[0]
+            pending = []
+            pending_len = 0
+        check_size = len(data) > max_record or parts[:1] == [_OVERSIZE] or (parts and len(parts[0]) > max_record)
+        for payload in parts:
+            number += 1
+            if check_size and (payload is _OVERSIZE or len(payload) > max_record):
+                add(_damage(number, strict, "A6", "unparsable committed event: the record exceeds the "
+                            f"reader's limit of {max_record} bytes (raise --max-record-bytes)"))
                 expected = None
                 continue
-            if expected is not None and run.seq0 != expected:
-                yield _damage(line, "A7", f"seq gap in committed region "
-                              f"(expected {expected}, got {run.seq0})", run.seq0, tag)
-            expected = run.seq0 + run.count
-            yield run
-            continue
-        raw_seq = record.get("seq")
-        t = tag if isinstance(tag, str) else ""
-        if type(raw_seq) is float and raw_seq.is_integer():
-            raw_seq = int(raw_seq)  # JSON 5.0 is the number 5 to JavaScript
-        if type(raw_seq) is not int:
-            yield _damage(line, "A7", f"seq gap in committed region (expected {expected}, got "
-                          f"{raw_seq!r}, not an integer)", None, t or None)
-            continue
-        seq: int = raw_seq
-        if expected is None and seq >= 0:
-            expected = seq
-        if seq != expected:
-            yield _damage(line, "A7", f"seq gap in committed region (expected {expected}, got {seq})",
-                          seq, t or None)
-        expected = seq + 1
-        yield Event(t, seq, record.get("time"), record.get("data"), line.number, record)
+            try:
+                record = loads(payload)
+            except decode_error:
+                try:
+                    record = decode_json(payload)
+                except Unparsable as exc:
+                    add(_damage(number, strict, "A6", f"unparsable committed event: {exc}"))
+                    expected = None
+                    continue
+            if type(record) is not dict:
+                if record is None:
+                    add(_damage(number, strict, "A6", "unparsable committed event: the record is JSON null"))
+                    expected = None
+                else:
+                    add(_damage(number, strict, "A7", f"seq gap in committed region (expected {expected}, "
+                                f"got a JSON {type(record).__name__}, not an event)"))
+                continue
+            tag = record.get("type")
+            seq = record.get("seq")
+            if type(tag) is str and tag in packed:
+                try:
+                    run = decode_row(tag, record, number)
+                except RowError as exc:
+                    add(_damage(number, strict, "A6", "unparsable committed event: "
+                                f"malformed {tag} storage row: {exc}", type=tag))
+                    expected = None
+                    continue
+                if expected is not None and run.seq0 != expected:
+                    add(_damage(number, strict, "A7", f"seq gap in committed region "
+                                f"(expected {expected}, got {run.seq0})", run.seq0, tag))
+                expected = run.seq0 + run.count
+                add(run)
+                continue
+            t = tag if type(tag) is str else ""
+            if type(seq) is not int or seq != expected:  # the rare case: damage or resync
+                if type(seq) is float and seq.is_integer():
+                    seq = int(seq)  # JSON 5.0 is the number 5 to JavaScript
+                if type(seq) is not int:
+                    add(_damage(number, strict, "A7", f"seq gap in committed region (expected {expected}, "
+                                f"got {seq!r}, not an integer)", None, t or None))
+                    continue
+                if expected is None and seq >= 0:
+                    expected = seq
+                if seq != expected:
+                    add(_damage(number, strict, "A7", f"seq gap in committed region (expected {expected}, "
+                                f"got {seq})", seq, t or None))
+            expected = seq + 1
+            ev = Event(t, seq, record.get("time"), record.get("data"), number, record)
+            migration = migrate(t)
+            if migration is None:
+                add(ev)
+            else:
+                new, notes = migration(ev)
+                if notes:
+                    out.extend(notes)
+                if new is not None:
+                    add(new)
+        if tail:
+            pending_len += len(tail)
+            if pending_len <= max_record:
+                pending.append(tail)
+        if out:
+            yield out
+    if pending_len:
+        number += 1
+        yield [Finding(
+            "A8", Severity.WARNING,
+            f"torn tail: the last record ({pending_len} bytes) has no terminating newline; the harness "
+            f"never parses it and would truncate the file to {total - pending_len} bytes",
+            number,
+        )]

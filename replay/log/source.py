@@ -15,7 +15,7 @@ from replay.log.reader import Source
 from replay.log.zstd import MAGIC
 
 _LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
-_SNIFF = 1 << 16
+_SNIFF = 1 << 13
 
 
 def file_source(path: Path, display: str | None = None) -> Source:
@@ -26,9 +26,13 @@ def file_source(path: Path, display: str | None = None) -> Source:
 
 
 def stdin_source(stream: BinaryIO | None = None) -> Source:
+    """Standard input, read once and kept, so the log can be read again."""
+    cache: list[bytes] = []
+
     def opener() -> BinaryIO:
-        data = (stream if stream is not None else sys.stdin.buffer).read()
-        return io.BytesIO(data)
+        if not cache:
+            cache.append((stream if stream is not None else sys.stdin.buffer).read())
+        return io.BytesIO(cache[0])
 
     return Source("<stdin>", opener)
 
