@@ -167,7 +167,7 @@ def plan(path: str, at: int | None, max_record_bytes: int, max_decompressed_byte
     _check_paths([path])
     if path != "-" and Path(path).is_dir():
         raise click.BadParameter(f"{path}: is a folder; give one session log", param_hint="PATH")
-    source = stdin_source() if path == "-" else file_source(Path(path), path)
+    source = stdin_source() if path == "-" else file_source(path)
     log = read_log(source, _limits(max_record_bytes, max_decompressed_bytes))
     if log.header is None:
         click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)

@@ -272,7 +272,11 @@ def audit_sources(
     """Audit logs one after another; each report is yielded as soon as it is done."""
     for source in sources:
         try:
-            yield audit_log(read_log(source, limits), policy)
+            log = read_log(source, limits)
+            if source.discovered and not log.is_session_log:
+                log.close()
+                continue
+            yield audit_log(log, policy)
         except Exception as exc:  # a bug of ours must not hide the other files' results
             yield LogReport(source.path, "unreadable", 0, [Finding(
                 "INTERNAL", Severity.ERROR,

@@ -4,7 +4,7 @@ judged here. A8 is the damage tolerance: storage damage before the last decodabl
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from replay.check.rules import RuleInfo
 from replay.findings import Finding, Severity
@@ -78,10 +78,11 @@ def storage_identity(location: str, header: Header | None) -> list[Finding]:
     """
     if header is None or not location.endswith(("session.jsonl", "session.jsonl.zstd")):
         return []
-    path = Path(location)
-    if path.name not in _STORED_NAMES:
+    folder, name = os.path.split(location)
+    if name not in _STORED_NAMES:
         return []
-    project = path.parent.parent.name
+    root, session_dir = os.path.split(folder)
+    project = os.path.basename(root)
     if not ((project.startswith("--") and project.endswith("--") and len(project) >= 4)
             or project == "_no-cwd"):
         return []
@@ -89,14 +90,14 @@ def storage_identity(location: str, header: Header | None) -> list[Finding]:
     session_id = header.id
     if session_id is not None:
         want = f"{project_key(header.cwd)}/{encode_segment(session_id)}"
-        have = f"{project}/{path.parent.name}"
+        have = f"{project}/{session_dir}"
         if want != have:
             found.append(Finding("A10", Severity.ERROR,
-                                 f"corrupt session log: header id and cwd identify {want}/{path.name}, "
-                                 f"but the file is at {have}/{path.name}; move the session directory "
+                                 f"corrupt session log: header id and cwd identify {want}/{name}, "
+                                 f"but the file is at {have}/{name}; move the session directory "
                                  "back or the harness cannot load it", line=1, type="session"))
-    if (path.parent / _STORED_NAMES[path.name]).exists():
+    if os.path.exists(os.path.join(folder, _STORED_NAMES[name])):
         found.append(Finding("A10", Severity.ERROR,
-                             f"both {path.name} and {_STORED_NAMES[path.name]} exist for this session; a "
+                             f"both {name} and {_STORED_NAMES[name]} exist for this session; a "
                              "root holds one encoding only", line=1, type="session"))
     return found

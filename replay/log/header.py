@@ -79,13 +79,15 @@ def parse_header(payload: bytes | None, terminated: bool) -> tuple[Header | None
         )
         return Header(record), [_err("A3", f"unsupported session format version {show(version)}: "
                                            f"{direction}")]
+    if record.get("type") != "session":
+        return Header(record), [_err("A4", f'first line is not a session header: "type" is '
+                                           f'{show(record.get("type"))}, not "session" (is this a transcript '
+                                           "or another JSONL file?)")]
     findings: list[Finding] = []
 
     def guard(reason: str) -> None:
         findings.append(_err("A4", f"first line is not a session header: {reason}"))
 
-    if record.get("type") != "session":
-        guard(f'"type" must be "session", got {show(record.get("type"))}')
     if not is_number(version):
         guard(f'"version" must be the number 0, got {show(version)}'
               if "version" in record else '"version" is missing (format before v0 headers)')

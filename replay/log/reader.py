@@ -42,6 +42,9 @@ class Source:
     open: Callable[[], BinaryIO]
     is_file: bool = False
     """True for a file on disk (its location can be judged, rule A10)."""
+    discovered: bool = False
+    """True when found by searching a folder: such a file is a log only if its first
+    record is a session header; otherwise it is passed over, not reported."""
 
 
 class LogRead:
@@ -62,6 +65,11 @@ class LogRead:
     @property
     def path(self) -> str:
         return self.source.path
+
+    @property
+    def is_session_log(self) -> bool:
+        """The first record is a JSON object tagged ``"type":"session"``."""
+        return self.header is not None and self.header.record.get("type") == "session"
 
     def _fail(self, rule: str, message: str) -> None:
         self.unreadable = True
@@ -179,7 +187,7 @@ class LogRead:
             yield list(found)
             found.clear()
         if self.header is None:
-            self._close()
+            self.close()
             return
         migrator = Migrator(self.header.id)
         try:
@@ -194,13 +202,13 @@ class LogRead:
         if found:
             yield list(found)
             found.clear()
-        self._close()
+        self.close()
 
     def items(self) -> Iterator[Item]:
         """The same as ``batches()``, one item at a time."""
         return chain.from_iterable(self.batches())
 
-    def _close(self) -> None:
+    def close(self) -> None:
         if self._stream is not None:
             with contextlib.suppress(OSError):
                 self._stream.close()

@@ -8,7 +8,7 @@ import orjson
 import pytest
 import zstandard
 
-from replay.check.engine import audit_log
+from replay.check.engine import audit_log, audit_sources
 from replay.log.event import ChunkRun, Event
 from replay.log.reader import Limits, iter_events, read_log
 from replay.log.source import discover, file_source
@@ -181,10 +181,15 @@ def test_discovery_finds_logs_by_their_header(tmp_path: Path) -> None:
     (tmp_path / "b" / "deep").mkdir(parents=True)
     (tmp_path / "b" / "deep" / "session.jsonl.zstd").write_bytes(_frames(*_split(log, 30)))
     (tmp_path / "notes.txt").write_text("not a log")
-    found = [Path(s.path).relative_to(tmp_path).as_posix() for s in discover([str(tmp_path)])]
-    assert found == ["a/seed.jsonl", "a/session.jsonl", "b/deep/session.jsonl.zstd"]
-    reports = [audit_log(read_log(s)) for s in discover([str(tmp_path)])]
-    assert [(r.status, r.events) for r in reports] == [("ok", 115)] * 3
+    candidates = [Path(s.path).relative_to(tmp_path).as_posix() for s in discover([str(tmp_path)])]
+    assert candidates == ["a/seed.jsonl", "a/session.jsonl", "a/stdout.expected.jsonl", "b/deep/session.jsonl.zstd"]
+    reports = list(audit_sources(discover([str(tmp_path)])))
+    assert [(Path(r.path).name, r.status, r.events) for r in reports] == [
+        ("seed.jsonl", "ok", 115), ("session.jsonl", "ok", 115), ("session.jsonl.zstd", "ok", 115)]
+    # Named explicitly, a file that is not a log is reported, not passed over.
+    (explicit,) = audit_sources(discover([str(tmp_path / "a" / "stdout.expected.jsonl")]))
+    assert [(f.rule, f.line) for f in explicit.findings] == [("A4", 1)]
+    assert explicit.findings[0].message.startswith('first line is not a session header: "type" is null')
 
 
 def test_storage_identity_in_a_production_root(tmp_path: Path) -> None:
