@@ -109,20 +109,6 @@ class CoreChecker:
         self.nodes: list[int] = []
         self.tool_prints: dict[int, bytes] = {}
         """Surface nodes that are tool/results, with what a content-only rewrite must keep."""
-        self._d: dict[str, Callable[[Event, list[Finding]], None]] = {
-            "turn/start": self._turn_start,
-            "turn/end": self._turn_end,
-            "step/start": self._step_start,
-            "step/end": self._step_end,
-            "assistant/message": self._assistant_message,
-            "tool/call": self._tool_call,
-            "tool/result": self._tool_result,
-            "user/message": self._user_message,
-            "request/header": self._request_header,
-            "assistant/chunk": self._names_open_step,
-            "todo/write": self._enclosed,
-            "request/context": self._enclosed,
-        }
 
     # -- hooks ---------------------------------------------------------------------
 
@@ -159,9 +145,9 @@ class CoreChecker:
             key = "surfaceOp" if "surfaceOp" in rec else "sourceEventSeqs"
             out.append(self._f("C5", ev, f"invalid seed event at index {ev.seq}: {t} is not "
                                f"surface-eligible and cannot carry {key}"))
-        handler = self._d.get(t)
+        handler = _HANDLERS.get(t)
         if handler is not None:
-            handler(ev, out)
+            handler(self, ev, out)
         return out or None
 
     def run(self, run: ChunkRun) -> Found:
@@ -418,9 +404,11 @@ class CoreChecker:
             self.next_step = step
 
     def _names_open_step(self, ev: Event, out: list[Finding]) -> None:
-        turn, step = _turn_step(ev.data)
-        if self.open_step is None or turn != self.open_turn or step != self.open_step:
-            self._not_open_step(ev, out)
+        data = ev.data
+        if type(data) is dict and self.open_step is not None and data.get("step") == self.open_step \
+                and data.get("turn") == self.open_turn:
+            return
+        self._not_open_step(ev, out)
 
     def _step_end(self, ev: Event, out: list[Finding]) -> None:
         self._names_open_step(ev, out)
@@ -488,6 +476,24 @@ class CoreChecker:
         if self.open_turn is None:
             out.append(self._f("D14", ev, f"{ev.type} appended outside any open turn (core execution "
                                "events must be turn-enclosed)"))
+
+
+_HANDLERS: dict[str, Callable[[CoreChecker, Event, list[Finding]], None]] = {
+    "turn/start": CoreChecker._turn_start,
+    "turn/end": CoreChecker._turn_end,
+    "step/start": CoreChecker._step_start,
+    "step/end": CoreChecker._step_end,
+    "assistant/chunk": CoreChecker._names_open_step,
+    "assistant/message": CoreChecker._assistant_message,
+    "tool/call": CoreChecker._tool_call,
+    "tool/result": CoreChecker._tool_result,
+    "user/message": CoreChecker._user_message,
+    "request/header": CoreChecker._request_header,
+    "todo/write": CoreChecker._enclosed,
+    "request/context": CoreChecker._enclosed,
+}
+"""Per-type checks of the core (D2–D14, B5, C3); every event also gets the envelope,
+known-type and surface checks."""
 
 
 def _is_not_started_repair(data: Any, message: Any) -> bool:
