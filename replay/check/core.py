@@ -143,8 +143,7 @@ class CoreChecker:
             self._surface(ev, out)
         elif ("surfaceOp" in rec or "sourceEventSeqs" in rec) and t in KNOWN_TYPES:
             key = "surfaceOp" if "surfaceOp" in rec else "sourceEventSeqs"
-            out.append(self._f("C5", ev, f"invalid seed event at index {ev.seq}: {t} is not "
-                               f"surface-eligible and cannot carry {key}"))
+            out.append(self._c5(ev, f"{t} is not surface-eligible and cannot carry {key}"))
         handler = _HANDLERS.get(t)
         if handler is not None:
             handler(self, ev, out)
@@ -280,11 +279,15 @@ class CoreChecker:
                                        f"({show(blocks[0].get('toolCallId'))} vs source "
                                        f"{show(source.get('callId'))})"))
 
+    @staticmethod
+    def _c5(ev: Event, message: str) -> Finding:
+        return Finding("C5", Severity.ERROR, f"invalid seed event at index {ev.seq}: {message}", ev.line,
+                       ev.seq, ev.type)
+
     def _surface(self, ev: Event, out: list[Finding]) -> None:
         rec = ev.record
         seq = ev.seq
         t = ev.type
-        prefix = f"invalid seed event at index {seq}: "
         sources = rec.get("sourceEventSeqs")
         if "sourceEventSeqs" in rec:
             ok = type(sources) is list and (
@@ -293,20 +296,20 @@ class CoreChecker:
                 or all(is_nonneg_safe_int(s) for s in sources)
             )
             if not ok:
-                out.append(self._f("C5", ev, prefix + "sourceEventSeqs must be an array of non-negative "
+                out.append(self._c5(ev, "sourceEventSeqs must be an array of non-negative "
                                    "safe integers"))
                 sources = None
             else:
                 assert isinstance(sources, list)
                 if len(set(sources)) != len(sources):
-                    out.append(self._f("C5", ev, prefix + "sourceEventSeqs must be distinct"))
+                    out.append(self._c5(ev, "sourceEventSeqs must be distinct"))
                 if sources and max(sources) >= seq:
-                    out.append(self._f("C5", ev, prefix + "sourceEventSeqs must reference earlier events"))
+                    out.append(self._c5(ev, "sourceEventSeqs must reference earlier events"))
                 if not sources and t != "assistant/message":
-                    out.append(self._f("C5", ev, prefix + f"sourceEventSeqs may be empty only on "
+                    out.append(self._c5(ev, f"sourceEventSeqs may be empty only on "
                                        f"assistant/message, not {t}"))
         if "surfaceOp" not in rec:
-            out.append(self._f("C5", ev, prefix + f"{t} requires a surfaceOp marker"))
+            out.append(self._c5(ev, f"{t} requires a surfaceOp marker"))
             return
         op = rec["surfaceOp"]
         if op == "append":
@@ -316,7 +319,7 @@ class CoreChecker:
             return
         if not (isinstance(op, dict) and op.keys() == {"op", "start", "end"} and op["op"] == "replace"
                 and is_nonneg_safe_int(op["start"]) and is_nonneg_safe_int(op["end"])):
-            out.append(self._f("C5", ev, prefix + f'surfaceOp must be "append" or '
+            out.append(self._c5(ev, f'surfaceOp must be "append" or '
                                f'{{"op":"replace","start":S,"end":E}}, got {show(op)}'))
             return
         start, end = op["start"], op["end"]
@@ -324,28 +327,28 @@ class CoreChecker:
         try:
             i = nodes.index(start)
         except ValueError:
-            out.append(self._f("C5", ev, prefix + f"surface replace: start seq {start} not found in surface"))
+            out.append(self._c5(ev, f"surface replace: start seq {start} not found in surface"))
             return
         try:
             j = nodes.index(end)
         except ValueError:
-            out.append(self._f("C5", ev, prefix + f"surface replace: end seq {end} not found in surface"))
+            out.append(self._c5(ev, f"surface replace: end seq {end} not found in surface"))
             return
         if i > j:
-            out.append(self._f("C5", ev, prefix + f"surface replace: start seq {start} comes after end "
+            out.append(self._c5(ev, f"surface replace: start seq {start} comes after end "
                                f"seq {end}"))
             return
         shadowed = nodes[i : j + 1]
         if sources is None or not set(shadowed) <= set(sources):
             missing = [s for s in shadowed if sources is None or s not in sources]
-            out.append(self._f("C5", ev, prefix + "surface replace: sourceEventSeqs must include every "
+            out.append(self._c5(ev, "surface replace: sourceEventSeqs must include every "
                                f"shadowed seq (missing {show(missing)})"))
         if t == "tool/result":
             if len(shadowed) != 1 or shadowed[0] not in self.tool_prints:
-                out.append(self._f("C5", ev, prefix + "tool/result surface replacement must replace "
+                out.append(self._c5(ev, "tool/result surface replacement must replace "
                                    "exactly one tool/result"))
             elif isinstance(ev.data, dict) and self.tool_prints.get(shadowed[0]) != _fingerprint(ev.data):
-                out.append(self._f("C5", ev, prefix + "tool/result surface replacement may change only "
+                out.append(self._c5(ev, "tool/result surface replacement may change only "
                                    f"content (it differs from seq {shadowed[0]} elsewhere)"))
         for s in shadowed:
             self.tool_prints.pop(s, None)
