@@ -1,0 +1,1 @@
+"""Folds over events: the surface/message history, tool calls and their results."""
