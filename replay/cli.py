@@ -4,6 +4,7 @@ reporter. Nothing here decides anything a library caller could not."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -21,6 +22,7 @@ from replay.log.reader import Limits, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source
 from replay.report import audit as audit_report
 from replay.todo.plan import standing_plan
+from replay.todo.tool import TOOL_NAME, Config, tool_schema
 
 _DEFAULT_LIMITS = Limits()
 _PROGRESS_MIN_FILES = 4
@@ -143,6 +145,16 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
     failing = {Severity.ERROR} | {Severity(s) for s in fail_on}
     bad = any(f.severity in failing for r in reports for f in r.findings) or summary.failed > 0
     sys.exit(1 if bad else 0)
+
+
+@main.command()
+@click.argument("tool", type=click.Choice([TOOL_NAME]))
+@click.option("--policy", type=click.Choice([p.value for p in Policy]), required=True,
+              help="parallel: allowParallelInProgress=true; single: at most one in_progress.")
+def schema(tool: str, policy: str) -> None:
+    """Print the model-facing tool entry {name, description, parameters} as JSON."""
+    config = Config(allow_parallel_in_progress=Policy(policy) is Policy.PARALLEL)
+    click.echo(json.dumps(tool_schema(config), indent=2, ensure_ascii=False))
 
 
 @main.command()

@@ -253,3 +253,14 @@ def test_rules_lists_the_registry() -> None:
     assert [line.split()[0] for line in lines][:3] == ["INTERNAL", "IO", "A1"]
     code, out = run("rules", "--format", "json")
     assert {r["rule"] for r in json.loads(out)} >= {"A1", "D17", "T5", "P1"}
+
+
+def test_schema_command_prints_the_tool_entry() -> None:
+    code, out = run("schema", "todo_write", "--policy", "single")
+    assert code == 0
+    entry = json.loads(out)
+    assert list(entry) == ["name", "description", "parameters"]
+    assert "Keep AT MOST ONE todo `in_progress`" in entry["description"]
+    assert out.startswith('{\n  "name": "todo_write",')
+    assert run("schema", "todo_write")[0] == 2  # the policy is a choice someone makes
+    assert run("schema", "bash", "--policy", "single")[0] == 2
