@@ -1,0 +1,1 @@
+"""Snapshots: scenarios, the keyless run, goldens, diffs, refresh, and conformance."""
