@@ -69,7 +69,8 @@ def test_a_subagent_child_with_its_own_tools_and_plan(tmp_path: Path) -> None:
         "model": {"script": [{"toolCalls": [{"name": "subagent", "arguments": {"prompt": "build it"}}]},
                              {"text": "Done."}]},
         "children": [{"tools": {"todo_write": {"allowParallelInProgress": False}}, "model": {"script": [
-            {"toolCalls": [{"name": "todo_write", "arguments": {"todos": [{"content": "b", "status": "in_progress"}]}}]},
+            {"toolCalls": [{"name": "todo_write",
+                            "arguments": {"todos": [{"content": "b", "status": "in_progress"}]}}]},
             {"text": "Built."}]}}]})
     parent, child = run_scenario(folder).logs
     assert child.header["parentSession"] == parent.id and child.header["delegationDepth"] == 1
@@ -86,7 +87,8 @@ def test_a_subagent_child_with_its_own_tools_and_plan(tmp_path: Path) -> None:
 def test_an_error_turn(tmp_path: Path) -> None:
     folder = _scenario(tmp_path, {
         "description": "error", "prompts": ["go", "again"], "tools": {},
-        "model": {"script": [{"text": "partial", "error": {"message": "provider down (HTTP 503)", "code": "UNAVAILABLE"}},
+        "model": {"script": [{"text": "partial",
+                              "error": {"message": "provider down (HTTP 503)", "code": "UNAVAILABLE"}},
                              {"text": "Recovered."}]}})
     data = run_scenario(folder).logs[0].to_jsonl()
     assert summary(audit_bytes(data)) == []
@@ -157,13 +159,15 @@ def test_packing_is_canonical_on_every_corpus_log() -> None:
         assert packed == path.read_bytes(), path
 
 
+todo_items = st.lists(st.fixed_dictionaries({
+    "content": st.text(max_size=12), "status": st.sampled_from(["pending", "in_progress", "completed", "x"])}),
+    max_size=4)
+tool_call = st.fixed_dictionaries({
+    "name": st.sampled_from(["todo_write", "nope"]),
+    "arguments": st.one_of(st.fixed_dictionaries({"todos": todo_items}), st.text(max_size=20))})
 step = st.fixed_dictionaries({}, optional={
     "reasoning": st.text(min_size=1, max_size=30), "text": st.text(min_size=1, max_size=30),
-    "toolCalls": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["todo_write", "nope"]), "arguments": st.one_of(
-        st.fixed_dictionaries({"todos": st.lists(st.fixed_dictionaries({
-            "content": st.text(max_size=12), "status": st.sampled_from(["pending", "in_progress", "completed", "x"])}),
-            max_size=4)}),
-        st.text(max_size=20))}), max_size=2)})
+    "toolCalls": st.lists(tool_call, max_size=2)})
 
 
 @given(steps=st.lists(step, min_size=1, max_size=5), parallel=st.booleans())
