@@ -21,6 +21,15 @@ from replay.findings import Severity
 from replay.log.reader import Limits, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source
 from replay.report import audit as audit_report
+from replay.report import snapshot as snapshot_report
+from replay.snapshot.compare import (
+    UnknownScenario,
+    check_scenario,
+    orphan_scenarios,
+    refresh_scenarios,
+    selected_scenarios,
+)
+from replay.snapshot.store import GoldenStore, StoreLocked
 from replay.todo.plan import standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
 
@@ -145,6 +154,89 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
     failing = {Severity.ERROR} | {Severity(s) for s in fail_on}
     bad = any(f.severity in failing for r in reports for f in r.findings) or summary.failed > 0
     sys.exit(1 if bad else 0)
+
+
+_tree_options = [
+    click.option("--scenarios", "scenarios_dir", type=click.Path(file_okay=False, path_type=Path),
+                 default=Path("scenarios"), show_default=True, help="Folder of scenario folders."),
+    click.option("--goldens", "goldens_dir", type=click.Path(file_okay=False, path_type=Path),
+                 default=Path("goldens"), show_default=True, help="Folder of golden folders."),
+]
+
+
+def tree_options(f: click.decorators.FC) -> click.decorators.FC:
+    for option in reversed(_tree_options):
+        f = option(f)
+    return f
+
+
+def _scenario_names(scenarios_dir: Path, names: tuple[str, ...]) -> list[str]:
+    try:
+        selected = selected_scenarios(scenarios_dir, names)
+    except UnknownScenario as exc:
+        raise click.BadParameter(str(exc), param_hint="SCENARIO") from None
+    if not selected:
+        raise click.UsageError(f"no scenarios in {scenarios_dir} (a scenario is a folder with scenario.json)")
+    return selected
+
+
+@main.command()
+@click.argument("names", nargs=-1, metavar="[SCENARIO]...")
+@tree_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True)
+@click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write a JUnit XML report to this file.")
+@click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: str, junit: Path | None,
+          no_color: bool) -> None:
+    """Run scenarios keylessly and compare every golden (all scenarios when none is named).
+
+    Never writes to the tree. Exit status: 0 all goldens match, 1 a golden differs, is
+    missing or orphaned, or a scenario fails to run, 2 usage error.
+    """
+    selected = _scenario_names(scenarios_dir, names)
+    out = click.get_text_stream("stdout")
+    err = click.get_text_stream("stderr")
+    store = GoldenStore(goldens_dir)
+    results = []
+    progress = err.isatty() and len(selected) >= _PROGRESS_MIN_FILES
+    with click.progressbar(selected, label="checking", file=err) if progress else _nullbar(selected) as bar:
+        for name in bar:
+            results.append(check_scenario(scenarios_dir, store, name))
+    if not names:
+        results.extend(orphan_scenarios(scenarios_dir, store))
+    goldens = str(goldens_dir)
+    if fmt == "text":
+        out.write("".join(snapshot_report.check_text(results, goldens, use_color(out, no_color))))
+    elif fmt == "json":
+        out.write(snapshot_report.check_json(results, goldens).decode())
+    else:
+        out.write("".join(snapshot_report.check_github(results, goldens)))
+    if junit is not None:
+        junit.write_bytes(snapshot_report.check_junit(results, goldens))
+    sys.exit(1 if any(r.failed for r in results) else 0)
+
+
+@contextmanager
+def _nullbar(items: list[str]) -> Iterator[list[str]]:
+    yield items
+
+
+@main.command()
+@click.argument("names", nargs=-1, metavar="[SCENARIO]...")
+@tree_options
+@click.option("--prune", is_flag=True, help="Delete orphaned golden files (no artefact produces them).")
+def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prune: bool) -> None:
+    """Rewrite the goldens that changed, keylessly: the scenario's script or recording
+    plays the model, the tools run for real. Byte-identical goldens are not touched."""
+    selected = _scenario_names(scenarios_dir, names)
+    try:
+        result = refresh_scenarios(scenarios_dir, goldens_dir, selected if names else None, prune=prune)
+    except StoreLocked as exc:
+        click.echo(f"replay refresh: {exc}", err=True)
+        sys.exit(1)
+    click.echo("".join(snapshot_report.refresh_text(result, str(goldens_dir))), nl=False)
+    sys.exit(1 if result.failed else 0)
 
 
 @main.command()

@@ -28,7 +28,7 @@ _SECTIONS = (
 )
 
 
-def _neutral(text: str) -> str:
+def neutral(text: str) -> str:
     """Keep log-derived text from driving the terminal: escape control characters."""
     return "".join(ch if ch >= " " or ch == "\t" else f"\\x{ord(ch):02x}" for ch in text).replace(
         "\x7f", "\\x7f")
@@ -42,14 +42,14 @@ def finding_line(path: str, f: Finding, color: bool) -> str:
         rule = f"{_BOLD}{f.rule}{_RESET}"
     else:
         rule = f.rule
-    return f"{where}: {rule} {severity}: {_neutral(f.message)}"
+    return f"{where}: {rule} {severity}: {neutral(f.message)}"
 
 
 def text_report(report: LogReport, color: bool) -> str:
     """One log: a heading, then its findings grouped by kind. Empty for a clean log."""
     if not report.findings:
         return ""
-    path = _neutral(report.path)
+    path = neutral(report.path)
     head = f"{path} ({report.events} events, {report.status})"
     lines = [f"{_BOLD}{head}{_RESET}" if color else head]
     for kind, title in _SECTIONS:
@@ -111,7 +111,7 @@ def json_report(reports: list[LogReport], summary: Summary) -> bytes:
 _GH_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.POLICY: "notice"}
 
 
-def _gh_escape(text: str, prop: bool = False) -> str:
+def gh_escape(text: str, prop: bool = False) -> str:
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         text = text.replace(":", "%3A").replace(",", "%2C")
@@ -121,8 +121,8 @@ def _gh_escape(text: str, prop: bool = False) -> str:
 def github_lines(report: LogReport) -> Iterator[str]:
     """GitHub Actions workflow commands, one per finding."""
     for f in report.findings:
-        props = [f"file={_gh_escape(report.path, True)}"]
+        props = [f"file={gh_escape(report.path, True)}"]
         if f.line is not None:
             props.append(f"line={f.line}")
-        props.append(f"title={_gh_escape(f.rule + ' ' + f.severity.value, True)}")
-        yield f"::{_GH_LEVEL[f.severity]} {','.join(props)}::{_gh_escape(f.message)}"
+        props.append(f"title={gh_escape(f.rule + ' ' + f.severity.value, True)}")
+        yield f"::{_GH_LEVEL[f.severity]} {','.join(props)}::{gh_escape(f.message)}"

@@ -1,0 +1,124 @@
+"""What a scenario run renders into golden files, one producer per artefact.
+
+Every producer reads the run's logs back through the same reader a user's log goes
+through (``replay.log``), so goldens exercise the real read path. Producers are small
+units in one registry (``PRODUCERS``); adding an artefact is adding one function.
+Names follow the harness: ``session.expected.jsonl``, ``stdout.expected.jsonl``, …;
+numbered names (``session.1.expected.jsonl``) belong to child session 1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from replay.agent.writer import SessionLog, dumps
+from replay.log.event import Event
+from replay.log.reader import Source, iter_events, read_log
+from replay.snapshot.scenario import Run
+from replay.todo.plan import plan_changes, standing_plan
+
+Artefacts = dict[str, bytes]
+
+
+def _source(log: SessionLog) -> Source:
+    import io
+
+    data = log.to_jsonl()
+    return Source(f"<{log.id}>", lambda: io.BytesIO(data))
+
+
+@dataclass
+class RunView:
+    """A run with each log read back once."""
+
+    run: Run
+
+    @cached_property
+    def events(self) -> list[list[Event]]:
+        return [list(iter_events(read_log(_source(log)).items())) for log in self.run.logs]
+
+    @property
+    def primary(self) -> list[Event]:
+        return self.events[0]
+
+
+def _pretty(value: Any) -> bytes:
+    """The harness's sidecar layout: 2-space JSON with a trailing newline."""
+    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def normalize_log(log: SessionLog) -> bytes:
+    """The re-persisted log with volatile values normalized as the harness does:
+    ``createdAt``, ``time``, ``time0`` and every ``dt`` become 0; ``seq`` is kept."""
+    lines = []
+    for raw in log.to_jsonl().split(b"\n"):
+        if not raw:
+            continue
+        record = json.loads(raw)
+        if record.get("type") == "session":
+            record["createdAt"] = 0
+        elif "seq0" in record:
+            record["time0"] = 0
+            record["data"]["dt"] = [0] * len(record["data"]["dt"])
+        else:
+            record["time"] = 0
+        lines.append(dumps(record) + "\n")
+    return "".join(lines).encode()
+
+
+def _suffix(index: int) -> str:
+    return "" if index == 0 else f".{index}"
+
+
+def session_logs(view: RunView) -> Artefacts:
+    return {f"session{_suffix(i)}.expected.jsonl": normalize_log(log) for i, log in enumerate(view.run.logs)}
+
+
+def _tool_schemas(events: list[Event]) -> dict[str, Any] | None:
+    headers = [e.data for e in events if e.type == "request/header" and isinstance(e.data, dict)]
+    if not headers:
+        return None
+    tools = [h.get("header", {}).get("tools", []) for h in headers]
+    return {"initial": tools[0], "changes": tools[1:]}
+
+
+def tool_schemas(view: RunView) -> Artefacts:
+    """The primary's offered tools; a child's only where they differ from the primary's."""
+    out: Artefacts = {}
+    primary = _tool_schemas(view.primary)
+    if primary is not None:
+        out["tool-schemas.expected.json"] = _pretty(primary)
+    for i, events in enumerate(view.events[1:], start=1):
+        child = _tool_schemas(events)
+        if child is not None and child != primary:
+            out[f"tool-schemas.{i}.expected.json"] = _pretty(child)
+    return out
+
+
+def plans(view: RunView) -> Artefacts:
+    """Every plan update in order (and what caused it), and the final standing plan."""
+    out: Artefacts = {}
+    for i, events in enumerate(view.events):
+        updates = [{"seq": c.seq, "cause": c.cause, "todos": c.todos} for c in plan_changes(events)]
+        if i and not updates:
+            continue
+        out[f"plan{_suffix(i)}.expected.json"] = _pretty({"updates": updates, "final": standing_plan(events)})
+    return out
+
+
+Producer = Callable[[RunView], Artefacts]
+
+PRODUCERS: list[Producer] = [session_logs, tool_schemas, plans]
+
+
+def render_artefacts(run: Run, producers: list[Producer] | None = None) -> Artefacts:
+    """Every golden file a run produces, by file name, in name order."""
+    view = RunView(run)
+    out: Artefacts = {}
+    for produce in producers if producers is not None else PRODUCERS:
+        out.update(produce(view))
+    return dict(sorted(out.items()))

@@ -1,0 +1,171 @@
+"""Readable differences between a golden and what a run produced.
+
+JSON and JSONL are compared semantically: records are aligned first (an inserted
+event is one line of report, not a shifted file), then the changed pairs are compared
+with deepdiff and each difference is one line, e.g.
+``event 17 plan.entries[1].status: "pending" → "in_progress"``. Text is compared as a
+unified diff. Output is capped; a real difference never yields an empty report.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from deepdiff import DeepDiff
+
+MAX_LINES = 40
+_MAX_DIFFS = 500
+_ROOT = re.compile(r"\[(?:'((?:[^'\\]|\\.)*)'|(\d+))\]")
+
+
+def _short(value: Any, limit: int = 70) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _path(deep_path: str, head: str) -> str:
+    """``root['update']['entries'][1]['status']`` → ``entries[1].status``, after ``head``."""
+    out = head
+    for key, index in _ROOT.findall(deep_path):
+        if index:
+            out += f"[{index}]"
+        else:
+            out += ("." if out else "") + key
+    return out or "(whole value)"
+
+
+def _focus(record: Any) -> tuple[str, Any]:
+    """What of a record to compare, and how to name it: an ACP notification is its
+    update (named by its kind), a log event its type plus data."""
+    if isinstance(record, dict):
+        params = record.get("params")
+        if isinstance(params, dict) and isinstance(params.get("update"), dict):
+            update = params["update"]
+            kind = update.get("sessionUpdate")
+            return (str(kind) if isinstance(kind, str) else "update"), {k: v for k, v in update.items()
+                                                                      if k != "sessionUpdate"}
+        if isinstance(record.get("type"), str) and "data" in record:
+            return str(record["type"]), {k: v for k, v in record.items() if k != "type"}
+    return "", record
+
+
+def value_changes(expected: Any, actual: Any) -> list[str]:
+    """One line per difference between two JSON values (``expected → actual``)."""
+    head_e, left = _focus(expected)
+    head_a, right = _focus(actual)
+    if head_e != head_a:
+        return [f"{head_e or '(record)'} → {head_a or '(record)'}: {_short(expected)} → {_short(actual)}"]
+    diff = DeepDiff(left, right, verbose_level=2, max_diffs=_MAX_DIFFS)
+    lines: list[str] = []
+    for kind, items in diff.to_dict().items():
+        if not isinstance(items, dict):
+            items = {str(item): None for item in items}
+        for where, detail in items.items():
+            path = _path(where, head_e)
+            if kind in ("values_changed", "type_changes") and isinstance(detail, dict):
+                lines.append(f"{path}: {_short(detail.get('old_value'))} → {_short(detail.get('new_value'))}")
+            elif "added" in kind:
+                lines.append(f"{path}: added {_short(detail)}")
+            elif "removed" in kind:
+                lines.append(f"{path}: removed {_short(detail)}")
+            else:
+                lines.append(f"{path}: {kind.replace('_', ' ')}")
+    if not lines and expected != actual:
+        # deepdiff gives an empty result when max_diffs is hit: never report "no difference".
+        lines.append(f"{head_e or '(value)'}: differs in more than {_MAX_DIFFS} places: "
+                     f"{_short(expected)} → {_short(actual)}")
+    return sorted(lines)
+
+
+def _parse_lines(data: bytes) -> list[Any] | None:
+    out = []
+    for line in data.decode("utf-8", "replace").split("\n"):
+        if not line:
+            continue
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            return None
+    return out
+
+
+def _key(record: Any) -> str:
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
+
+def _kind(record: Any) -> str:
+    return _focus(record)[0]
+
+
+def jsonl_changes(expected: bytes, actual: bytes) -> list[str]:
+    left, right = _parse_lines(expected), _parse_lines(actual)
+    if left is None or right is None:
+        return text_changes(expected, actual)
+    lines: list[str] = []
+    outer = difflib.SequenceMatcher(a=[_key(r) for r in left], b=[_key(r) for r in right], autojunk=False)
+    for tag, i1, i2, j1, j2 in outer.get_opcodes():
+        if tag == "equal":
+            continue
+        # Within a changed block, pair records of the same kind; the rest are inserts/deletes.
+        inner = difflib.SequenceMatcher(a=[_kind(r) for r in left[i1:i2]], b=[_kind(r) for r in right[j1:j2]],
+                                        autojunk=False)
+        for t, a1, a2, b1, b2 in inner.get_opcodes():
+            if t in ("equal", "replace") and a2 - a1 == b2 - b1:
+                for k in range(a2 - a1):
+                    event = i1 + a1 + k + 1
+                    lines.extend(f"event {event} {c}" for c in value_changes(left[event - 1], right[j1 + b1 + k]))
+                continue
+            for k in range(a1, a2):
+                lines.append(f"event {i1 + k + 1} removed: {_short(left[i1 + k], 100)}")
+            for k in range(b1, b2):
+                lines.append(f"event {j1 + k + 1} (new) added: {_short(right[j1 + k], 100)}")
+    return lines or _never_empty(expected, actual)
+
+
+def json_changes(expected: bytes, actual: bytes) -> list[str]:
+    try:
+        left, right = json.loads(expected), json.loads(actual)
+    except ValueError:
+        return text_changes(expected, actual)
+    lines = value_changes(left, right)
+    return lines or _never_empty(expected, actual)
+
+
+def text_changes(expected: bytes, actual: bytes) -> list[str]:
+    a = expected.decode("utf-8", "replace").split("\n")
+    b = actual.decode("utf-8", "replace").split("\n")
+    lines = [line for line in difflib.unified_diff(a, b, "golden", "run", n=1, lineterm="")][2:]
+    return lines or _never_empty(expected, actual)
+
+
+def _never_empty(expected: bytes, actual: bytes) -> list[str]:
+    if expected == actual:
+        return []
+    if expected.rstrip(b"\n") == actual.rstrip(b"\n"):
+        return ["only the trailing newline differs"]
+    return [f"the bytes differ ({len(expected)} bytes in the golden, {len(actual)} from the run) though the "
+            "content compares equal: check key order, number spelling or escaping"]
+
+
+def changes(name: str, expected: bytes, actual: bytes) -> list[str]:
+    """The differences of one golden file, capped at ``MAX_LINES`` lines."""
+    if name.endswith(".jsonl"):
+        lines = jsonl_changes(expected, actual)
+    elif name.endswith(".json"):
+        lines = json_changes(expected, actual)
+    else:
+        lines = text_changes(expected, actual)
+    return list(_capped(lines))
+
+
+def _capped(lines: list[str]) -> Iterator[str]:
+    yield from lines[:MAX_LINES]
+    if len(lines) > MAX_LINES:
+        yield f"… and {len(lines) - MAX_LINES} more differences"

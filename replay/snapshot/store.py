@@ -1,0 +1,112 @@
+"""The golden store: ``goldens/<scenario>/<artefact>`` on disk.
+
+Writes are atomic (a temp file in the same folder, fsynced, then renamed over the
+golden) and skipped when the bytes are unchanged, so an unchanged golden keeps its
+mtime. A refresh holds an exclusive lock on the tree (released by the OS even when
+the process is killed). Reading never writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+LOCK_NAME = ".refresh.lock"
+_TEMP_PREFIX = ".tmp-"
+
+Written = Literal["created", "updated", "unchanged"]
+
+
+class StoreLocked(Exception):
+    """Another refresh holds the lock on this tree."""
+
+
+class GoldenStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def scenarios(self) -> list[str]:
+        """The scenario folders that hold goldens."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+    def files(self, scenario: str) -> list[str]:
+        """The golden files of a scenario (temp files of an interrupted write excluded)."""
+        folder = self.root / scenario
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+
+    def read(self, scenario: str, name: str) -> bytes | None:
+        try:
+            return (self.root / scenario / name).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def write(self, scenario: str, name: str, data: bytes) -> Written:
+        """Write one golden atomically; leave it untouched when the bytes are equal."""
+        folder = self.root / scenario
+        path = folder / name
+        current = self.read(scenario, name)
+        if current == data:
+            return "unchanged"
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        _fsync_dir(folder)
+        return "created" if current is None else "updated"
+
+    def delete(self, scenario: str, name: str) -> None:
+        folder = self.root / scenario
+        (folder / name).unlink(missing_ok=True)
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+        _fsync_dir(self.root)
+
+    def clean_temp_files(self) -> int:
+        """Remove what an interrupted write left behind (never a golden itself)."""
+        removed = 0
+        for temp in self.root.glob(f"*/{_TEMP_PREFIX}*"):
+            with contextlib.suppress(OSError):
+                temp.unlink()
+                removed += 1
+        return removed
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Exclusive use of the tree for one refresh; ``StoreLocked`` if it is taken."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / LOCK_NAME, os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise StoreLocked(f"another `replay refresh` is running on {self.root}; wait for it to "
+                                  "finish") from None
+            yield
+        finally:
+            os.close(fd)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
