@@ -30,6 +30,27 @@ def _short(value: Any, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _string_change(old: str, new: str, context: int = 24, width: int = 60) -> str:
+    """Two strings shown around their first difference, not from their (shared) start."""
+    p = 0
+    limit = min(len(old), len(new))
+    while p < limit and old[p] == new[p]:
+        p += 1
+    start = max(0, p - context)
+
+    def window(text: str) -> str:
+        piece = text[start : start + width]
+        return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+
+    return f"{json.dumps(window(old), ensure_ascii=False)} → {json.dumps(window(new), ensure_ascii=False)}"
+
+
+def _change(old: Any, new: Any) -> str:
+    if isinstance(old, str) and isinstance(new, str) and (len(old) > 70 or len(new) > 70):
+        return _string_change(old, new)
+    return f"{_short(old)} → {_short(new)}"
+
+
 def _path(deep_path: str, head: str) -> str:
     """``root['update']['entries'][1]['status']`` → ``entries[1].status``, after ``head``."""
     out = head
@@ -70,7 +91,7 @@ def value_changes(expected: Any, actual: Any) -> list[str]:
         for where, detail in items.items():
             path = _path(where, head_e)
             if kind in ("values_changed", "type_changes") and isinstance(detail, dict):
-                lines.append(f"{path}: {_short(detail.get('old_value'))} → {_short(detail.get('new_value'))}")
+                lines.append(f"{path}: {_change(detail.get('old_value'), detail.get('new_value'))}")
             elif "added" in kind:
                 lines.append(f"{path}: added {_short(detail)}")
             elif "removed" in kind:
@@ -96,12 +117,36 @@ def _parse_lines(data: bytes) -> list[Any] | None:
     return out
 
 
+_POSITION_KEYS = ("seq", "seq0", "sourceEventSeqs")
+
+
+def _positionless(record: Any) -> tuple[Any, Any, Any]:
+    """A log record without its positions (seq, seq0, sourceEventSeqs), and those
+    positions: one inserted event shifts every later seq, which is one fact, not fifty."""
+    if isinstance(record, dict) and any(k in record for k in _POSITION_KEYS):
+        seq = record.get("seq", record.get("seq0"))
+        return {k: v for k, v in record.items() if k not in _POSITION_KEYS}, seq, record.get("sourceEventSeqs")
+    return record, None, None
+
+
 def _key(record: Any) -> str:
-    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+    return json.dumps(_positionless(record)[0], sort_keys=True, ensure_ascii=False)
 
 
 def _kind(record: Any) -> str:
     return _focus(record)[0]
+
+
+def _shift(left_seq: Any, right_seq: Any, left_src: Any, right_src: Any) -> tuple[int, str | None]:
+    """The seq shift of an aligned pair, and a line if its sources moved otherwise."""
+    delta = right_seq - left_seq if isinstance(left_seq, int) and isinstance(right_seq, int) else 0
+    if left_src == right_src:
+        return delta, None
+    if isinstance(left_src, list) and isinstance(right_src, list) and len(left_src) == len(right_src):
+        pairs = zip(left_src, right_src, strict=True)
+        if all(isinstance(x, int) and isinstance(y, int) and y - x == delta for x, y in pairs):
+            return delta, None
+    return delta, f"sourceEventSeqs: {_short(left_src)} → {_short(right_src)}"
 
 
 def jsonl_changes(expected: bytes, actual: bytes) -> list[str]:
@@ -109,9 +154,25 @@ def jsonl_changes(expected: bytes, actual: bytes) -> list[str]:
     if left is None or right is None:
         return text_changes(expected, actual)
     lines: list[str] = []
+    shifts: list[tuple[int, int]] = []  # (event, delta) of aligned pairs whose seq moved
     outer = difflib.SequenceMatcher(a=[_key(r) for r in left], b=[_key(r) for r in right], autojunk=False)
+
+    def pair(event: int, old: Any, new: Any) -> None:
+        old_body, old_seq, old_src = _positionless(old)
+        new_body, new_seq, new_src = _positionless(new)
+        delta, moved = _shift(old_seq, new_seq, old_src, new_src)
+        if delta:
+            shifts.append((event, delta))
+        head = _focus(old)[0]
+        if moved:
+            lines.append(f"event {event} {head}.{moved}")
+        if old_body != new_body:
+            lines.extend(f"event {event} {c}" for c in value_changes(old_body, new_body))
+
     for tag, i1, i2, j1, j2 in outer.get_opcodes():
         if tag == "equal":
+            for k in range(i2 - i1):
+                pair(i1 + k + 1, left[i1 + k], right[j1 + k])
             continue
         # Within a changed block, pair records of the same kind; the rest are inserts/deletes.
         inner = difflib.SequenceMatcher(a=[_kind(r) for r in left[i1:i2]], b=[_kind(r) for r in right[j1:j2]],
@@ -119,14 +180,30 @@ def jsonl_changes(expected: bytes, actual: bytes) -> list[str]:
         for t, a1, a2, b1, b2 in inner.get_opcodes():
             if t in ("equal", "replace") and a2 - a1 == b2 - b1:
                 for k in range(a2 - a1):
-                    event = i1 + a1 + k + 1
-                    lines.extend(f"event {event} {c}" for c in value_changes(left[event - 1], right[j1 + b1 + k]))
+                    pair(i1 + a1 + k + 1, left[i1 + a1 + k], right[j1 + b1 + k])
                 continue
             for k in range(a1, a2):
                 lines.append(f"event {i1 + k + 1} removed: {_short(left[i1 + k], 100)}")
             for k in range(b1, b2):
                 lines.append(f"event {j1 + k + 1} (new) added: {_short(right[j1 + k], 100)}")
+    lines.extend(_shift_lines(shifts))
     return lines or _never_empty(expected, actual)
+
+
+def _shift_lines(shifts: list[tuple[int, int]]) -> list[str]:
+    """Consecutive events with the same seq shift, as one line per run."""
+    out: list[str] = []
+    i = 0
+    while i < len(shifts):
+        start, delta = shifts[i]
+        end = start
+        i += 1
+        while i < len(shifts) and shifts[i] == (end + 1, delta):
+            end += 1
+            i += 1
+        span = f"event {start}" if start == end else f"events {start}–{end}"
+        out.append(f"{span}: seq shifted by {delta:+d} (events were added or removed before them)")
+    return out
 
 
 def json_changes(expected: bytes, actual: bytes) -> list[str]:

@@ -1,0 +1,195 @@
+"""replay check / refresh on a copy of the repo's scenarios and goldens."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+from replay.snapshot.compare import check_scenarios, refresh_scenarios
+from replay.snapshot.store import GoldenStore, StoreLocked
+from tests.helpers import REPO
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A private copy of the repo's scenarios and goldens."""
+    shutil.copytree(REPO / "scenarios", tmp_path / "scenarios")
+    shutil.copytree(REPO / "goldens", tmp_path / "goldens", ignore=shutil.ignore_patterns(".refresh.lock"))
+    return tmp_path
+
+
+def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name != ".refresh.lock"}
+
+
+def _run(tree: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, [*args, "--scenarios", str(tree / "scenarios"),
+                                       "--goldens", str(tree / "goldens")])
+    return result.exit_code, result.output
+
+
+def test_the_repo_check_passes_and_writes_nothing(tree: Path) -> None:
+    before = _snapshot(tree)
+    code, out = _run(tree, "check")
+    assert code == 0, out
+    assert out.endswith("all 15 scenarios match their goldens\n")
+    assert _snapshot(tree) == before
+
+
+def test_refresh_right_after_changes_nothing(tree: Path) -> None:
+    before = _snapshot(tree / "goldens")
+    for _ in range(2):
+        code, out = _run(tree, "refresh")
+        assert code == 0
+        assert out.splitlines()[-1].startswith("created 0, updated 0, unchanged ")
+    assert _snapshot(tree / "goldens") == before  # bytes and mtimes
+
+
+def _flip(tree: Path, scenario: str, parallel: bool) -> None:
+    path = tree / "scenarios" / scenario / "scenario.json"
+    doc = json.loads(path.read_text())
+    doc["tools"]["todo_write"]["allowParallelInProgress"] = parallel
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+def test_the_policy_flip_end_to_end(tree: Path) -> None:
+    _flip(tree, "recorded-parallel-plan", parallel=False)
+    results = {r.name: r for r in check_scenarios(tree / "scenarios", tree / "goldens")}
+    flipped = results.pop("recorded-parallel-plan")
+    assert all(not r.failed for r in results.values())
+    by_file = {f.name: f for f in flipped.files if f.failed}
+    assert sorted(by_file) == ["plan.expected.json", "session.expected.jsonl", "tool-schemas.expected.json"]
+    assert any(c.startswith("initial[0].description:") and "Keep AT MOST ONE todo" in c
+               for c in by_file["tool-schemas.expected.json"].changes)
+    assert "final: " in "\n".join(by_file["plan.expected.json"].changes)
+    session_changes = "\n".join(by_file["session.expected.jsonl"].changes)
+    assert "removed: {\"type\":\"todo/write\"" in session_changes
+    assert "isError: false → true" in session_changes
+    code, out = _run(tree, "check")
+    assert code == 1
+    assert f"{tree / 'goldens'}/recorded-parallel-plan/tool-schemas.expected.json: differs" in out
+    code, out = _run(tree, "refresh", "recorded-parallel-plan")
+    assert code == 0 and "updated 3," in out.splitlines()[-1]
+    assert _run(tree, "check")[0] == 0
+
+
+def test_a_partial_refresh_touches_no_other_scenario(tree: Path) -> None:
+    _flip(tree, "recorded-parallel-plan", parallel=False)
+    _flip(tree, "parallel-plan-two", parallel=False)
+    others = {k: v for k, v in _snapshot(tree / "goldens").items() if not k.startswith("recorded-parallel-plan")}
+    assert _run(tree, "refresh", "recorded-parallel-plan")[0] == 0
+    after = _snapshot(tree / "goldens")
+    assert {k: v for k, v in after.items() if not k.startswith("recorded-parallel-plan")} == others
+    # parallel-plan-two's config changed too, but it was not refreshed: check still names it.
+    assert [r.name for r in check_scenarios(tree / "scenarios", tree / "goldens") if r.failed] == ["parallel-plan-two"]
+
+
+def test_missing_and_orphaned_goldens_fail_and_prune_removes_orphans(tree: Path) -> None:
+    (tree / "goldens" / "zero-todos" / "plan.expected.json").unlink()
+    (tree / "goldens" / "zero-todos" / "stale.expected.txt").write_text("old\n")
+    (tree / "goldens" / "deleted-scenario").mkdir()
+    (tree / "goldens" / "deleted-scenario" / "plan.expected.json").write_text("{}\n")
+    failed = {(f.scenario, f.name, f.status) for r in check_scenarios(tree / "scenarios", tree / "goldens")
+              for f in r.files if f.failed}
+    assert failed == {("zero-todos", "plan.expected.json", "missing"),
+                      ("zero-todos", "stale.expected.txt", "orphan"),
+                      ("deleted-scenario", "plan.expected.json", "orphan")}
+    result = refresh_scenarios(tree / "scenarios", tree / "goldens")
+    assert result.counts()["created"] == 1 and result.counts()["orphan"] == 2
+    assert (tree / "goldens" / "zero-todos" / "stale.expected.txt").exists()
+    result = refresh_scenarios(tree / "scenarios", tree / "goldens", prune=True)
+    assert result.counts()["deleted"] == 2
+    assert not (tree / "goldens" / "deleted-scenario").exists()
+    assert not any(r.failed for r in check_scenarios(tree / "scenarios", tree / "goldens"))
+
+
+def test_unknown_scenario_is_a_usage_error(tree: Path) -> None:
+    code, out = _run(tree, "check", "no-such-scenario")
+    assert code == 2 and "no scenario named no-such-scenario" in out
+
+
+def test_refresh_refuses_to_run_concurrently(tree: Path) -> None:
+    store = GoldenStore(tree / "goldens")
+    with store.lock():
+        with pytest.raises(StoreLocked):
+            refresh_scenarios(tree / "scenarios", tree / "goldens")
+        code, out = _run(tree, "refresh")
+        assert code == 1 and "another `replay refresh` is running" in out
+
+
+def test_reports_json_github_and_junit(tree: Path) -> None:
+    _flip(tree, "recorded-parallel-plan", parallel=False)
+    code, out = _run(tree, "check", "recorded-parallel-plan", "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and doc["summary"] == {"scenarios": 1, "failed": 1, "files": 3, "failed_files": 3}
+    code, out = _run(tree, "check", "recorded-parallel-plan", "--format", "github")
+    assert code == 1 and out.count("::error file=") == 3
+    junit = tree / "report.xml"
+    _run(tree, "check", "--junit", str(junit))
+    text = junit.read_text()
+    assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="replay check">')
+    assert text.count("<failure ") == 3 and 'name="recorded-parallel-plan"' in text
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("replay tried to open a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    yield
+
+
+def test_refresh_is_keyless(tree: Path, no_network: None) -> None:
+    shutil.rmtree(tree / "goldens")
+    result = refresh_scenarios(tree / "scenarios", tree / "goldens")
+    assert result.counts()["created"] > 40 and not result.failed
+    # And as a process with the environment scrubbed (no keys, no proxies, no HOME).
+    shutil.rmtree(tree / "goldens")
+    proc = subprocess.run([sys.executable, "-m", "replay", "refresh", "--scenarios", str(tree / "scenarios"),
+                           "--goldens", str(tree / "goldens")], env={"PATH": os.environ.get("PATH", "")},
+                          capture_output=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert not any(r.failed for r in check_scenarios(tree / "scenarios", tree / "goldens"))
+
+
+def test_sigkill_never_leaves_a_half_written_golden(tree: Path) -> None:
+    goldens = tree / "goldens"
+    expected = {k: v[0] for k, v in _snapshot(goldens).items()}
+    rng = random.Random(1234)
+    kills = 0
+    while kills < 24:
+        # Make every golden stale, so the refresh rewrites all of them.
+        for name, data in expected.items():
+            (goldens / name).write_bytes(data + b"\nstale")
+        stale = {k: v + b"\nstale" for k, v in expected.items()}
+        proc = subprocess.Popen([sys.executable, "-m", "replay", "refresh", "--scenarios", str(tree / "scenarios"),
+                                 "--goldens", str(goldens)], cwd=REPO, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.05, 0.6))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        kills += 1
+        for name, data in _snapshot(goldens).items():
+            if name.split("/")[-1].startswith(".tmp-"):
+                continue  # an interrupted write's temp file: never a golden, cleaned up next time
+            assert data[0] in (expected[name], stale[name]), f"{name} is half-written after kill {kills}"
+    assert kills >= 20
+    assert refresh_scenarios(tree / "scenarios", goldens).counts()["created"] == 0
+    assert not list(goldens.glob("*/.tmp-*"))
+    assert not any(r.failed for r in check_scenarios(tree / "scenarios", goldens))
