@@ -1,0 +1,193 @@
+"""Tool calls and their results: the pairing fold every renderer reads.
+
+``tool_calls(events)`` pairs each ``tool/call`` with the ``tool/result`` that settled
+it. Only an *appended* result is an execution: a result whose ``surfaceOp`` is a
+replacement object is a model-only copy and is never paired (an absent ``surfaceOp``
+counts as an append, as in logs written before surface ops existed). A result whose
+call is not in the log cannot be named and is left out.
+
+``tool_result(event)`` reads one ``tool/result`` event (in today's shape; the reader
+has already migrated legacy ones). ``parse_arguments`` parses a call's raw arguments
+the way JavaScript's ``JSON.parse`` would.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from replay.log.event import Event
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_arguments(raw: str) -> tuple[bool, Any]:
+    """``(True, value)`` when ``raw`` is strict JSON, else ``(False, None)``.
+
+    Strict like ``JSON.parse``: ``NaN``/``Infinity`` are refused (Python's ``json``
+    accepts them), and so is nesting too deep to parse.
+    """
+    try:
+        return True, json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def is_js_object(value: Any) -> bool:
+    """``typeof value === 'object' && value !== null`` for a parsed JSON value."""
+    return isinstance(value, dict | list)
+
+
+def first_line(text: str) -> str:
+    """Everything up to the first ``\\n``."""
+    return text.split("\n", 1)[0]
+
+
+def js_string(value: Any) -> str:
+    """``String(value)`` for a parsed JSON value (what a template literal prints)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_string(v) for v in value)
+    return "[object Object]"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """One appended ``tool/result``."""
+
+    seq: int
+    call_id: str | None
+    blocks: tuple[Any, ...]
+    """The content blocks of the tool-result block(s), in order."""
+    is_error: bool
+    error: dict[str, Any] | None
+    """The structured error (``data.error``: ``{name, code}``) when the log has one."""
+
+    @property
+    def text(self) -> str:
+        """The text blocks concatenated with no separator (non-text blocks ignored)."""
+        return "".join(b["text"] for b in self.blocks if _is_text_block(b))
+
+    @property
+    def error_code(self) -> str | None:
+        code = self.error.get("code") if self.error is not None else None
+        return code if isinstance(code, str) else None
+
+    @property
+    def output(self) -> str | None:
+        """The web row's output: text blocks joined with ``\\n``, other blocks as pretty
+        JSON; ``"{name}: {code}"`` when that is empty and a structured error exists;
+        ``None`` when still empty."""
+        parts = [b["text"] if _is_text_block(b) else json.dumps(b, indent=2, ensure_ascii=False)
+                 for b in self.blocks]
+        out = "\n".join(parts)
+        if out == "" and self.error is not None:
+            out = f"{js_string(self.error.get('name'))}: {js_string(self.error.get('code'))}"
+        return out or None
+
+
+def _is_text_block(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+
+
+def is_append(event: Event) -> bool:
+    """The event is an execution, not a surface replacement (absent ``surfaceOp`` counts)."""
+    op = event.surface_op
+    return op is None or op == "append"
+
+
+def tool_result(event: Event) -> ToolResult | None:
+    """Read a ``tool/result`` event; ``None`` for another type or an unusable payload."""
+    data = event.data
+    if event.type != "tool/result" or not isinstance(data, dict):
+        return None
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return None
+    blocks: list[Any] = []
+    is_error = False
+    call_id: str | None = None
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool-result":
+            continue
+        if call_id is None and isinstance(block.get("toolCallId"), str):
+            call_id = block["toolCallId"]
+        inner = block.get("content")
+        if isinstance(inner, list):
+            blocks.extend(inner)
+        is_error = is_error or block.get("isError") is True
+    if call_id is None and isinstance(message, dict):
+        source = message.get("source")
+        if isinstance(source, dict) and isinstance(source.get("callId"), str):
+            call_id = source["callId"]
+    error = data.get("error")
+    return ToolResult(event.seq, call_id, tuple(blocks), is_error, error if isinstance(error, dict) else None)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A ``tool/call`` and, once settled, its appended result."""
+
+    seq: int
+    call_id: str
+    name: str
+    args_raw: str
+    """The arguments exactly as the model produced them ('' when absent)."""
+    turn: Any = None
+    step: Any = None
+    result: ToolResult | None = None
+
+    @property
+    def parsed(self) -> tuple[bool, Any]:
+        """``parse_arguments(args_raw)``."""
+        return parse_arguments(self.args_raw)
+
+
+def tool_call(event: Event) -> ToolCall | None:
+    """Read a ``tool/call`` event (no result yet); ``None`` for another type."""
+    data = event.data
+    if event.type != "tool/call" or not isinstance(data, dict):
+        return None
+    call_id, name, args = data.get("callId"), data.get("name"), data.get("arguments")
+    return ToolCall(
+        seq=event.seq,
+        call_id=call_id if isinstance(call_id, str) else "",
+        name=name if isinstance(name, str) else "",
+        args_raw=args if isinstance(args, str) else "" if args is None else json.dumps(args),
+        turn=data.get("turn"),
+        step=data.get("step"),
+    )
+
+
+def tool_calls(events: Iterable[Event]) -> list[ToolCall]:
+    """Every tool call in log order, each with the first appended result for its id."""
+    calls: list[ToolCall] = []
+    open_calls: dict[str, int] = {}
+    for ev in events:
+        if ev.type == "tool/call":
+            call = tool_call(ev)
+            if call is not None:
+                open_calls[call.call_id] = len(calls)
+                calls.append(call)
+        elif ev.type == "tool/result" and is_append(ev):
+            result = tool_result(ev)
+            if result is None or result.call_id is None:
+                continue
+            index = open_calls.pop(result.call_id, None)
+            if index is not None:
+                calls[index] = replace(calls[index], result=result)
+    return calls

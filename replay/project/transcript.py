@@ -1,0 +1,106 @@
+"""The transcript fold: what a conversation view lists, in log order.
+
+Entries are turn boundaries, messages (user and assistant, appended ones only: a
+surface replacement is a model-only copy) and tool calls (paired with their results
+by ``tool_calls``). An assistant message's tool-call blocks are not repeated as
+blocks: the ``tool/call`` event that follows is the tool entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from replay.log.event import Event
+from replay.project.tools import ToolCall, is_append, tool_calls
+
+BlockKind = Literal["text", "reasoning", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A message content block: its text, or for ``other`` the block's type name."""
+
+    kind: BlockKind
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStart:
+    seq: int
+    turn: Any
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnd:
+    seq: int
+    turn: Any
+    reason: str | None
+    """The end reason's ``kind`` (``completed``, ``interrupted``, …)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    seq: int
+    role: Literal["user", "assistant"]
+    source_kind: str | None
+    """``message.source.kind``: ``user``, ``plugin``, ``model``, …"""
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEntry:
+    call: ToolCall
+
+
+Entry = TurnStart | TurnEnd | Message | ToolEntry
+
+
+def _blocks(content: Any) -> tuple[Block, ...]:
+    if isinstance(content, str):
+        return (Block("text", content),)
+    out: list[Block] = []
+    for block in content if isinstance(content, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "tool-call":
+            continue
+        text = block.get("text") if isinstance(block, dict) else None
+        if kind in ("text", "reasoning") and isinstance(text, str):
+            out.append(Block("text" if kind == "text" else "reasoning", text))
+        else:
+            out.append(Block("other", kind if isinstance(kind, str) else "unknown"))
+    return tuple(out)
+
+
+def _message(ev: Event, message: Any, role: Literal["user", "assistant"]) -> Message | None:
+    if not isinstance(message, dict):
+        return None
+    source = message.get("source")
+    kind = source.get("kind") if isinstance(source, dict) else None
+    return Message(ev.seq, role, kind if isinstance(kind, str) else None, _blocks(message.get("content")))
+
+
+def transcript(events: Iterable[Event]) -> list[Entry]:
+    """The entries of a log, in order."""
+    evs = list(events)
+    calls = {call.seq: call for call in tool_calls(evs)}
+    entries: list[Entry] = []
+    for ev in evs:
+        data = ev.data if isinstance(ev.data, dict) else {}
+        entry: Entry | None = None
+        if ev.type == "turn/start":
+            entry = TurnStart(ev.seq, data.get("turn"))
+        elif ev.type == "turn/end":
+            reason = data.get("reason")
+            kind = reason.get("kind") if isinstance(reason, dict) else reason
+            entry = TurnEnd(ev.seq, data.get("turn"), kind if isinstance(kind, str) else None)
+        elif ev.type == "user/message" and is_append(ev):
+            entry = _message(ev, ev.data, "user")
+        elif ev.type == "assistant/message" and is_append(ev):
+            entry = _message(ev, data.get("message"), "assistant")
+        elif ev.type == "tool/call" and ev.seq in calls:
+            entry = ToolEntry(calls[ev.seq])
+        if entry is not None:
+            entries.append(entry)
+    return entries

@@ -1,0 +1,146 @@
+"""The historical stdio (readline) transcript of the harness, replayed.
+
+``render_stdio(events)`` yields the exact writes the stdio UI made, in order: one
+string per write (the startup prompt, then one string for each event that printed
+anything; events that print nothing yield nothing). ``"".join(...)`` of them is the
+transcript; ``stdio_text`` does that. The format (web-stdio-todo.md §3.2):
+
+- startup ``{welcome}\\n> ``; ``turn/start`` ``\\n[{label} turn {n}] ``;
+- reasoning deltas dim (``ESC[2m`` … ``ESC[0m``), text deltas plain, a text delta
+  after reasoning starts a new line;
+- ``\\n  [tool call] {name}({arguments})`` with the raw arguments;
+- ``\\n  [tool result] {text}\\n  `` for appended results (replacements are skipped),
+  the text blocks concatenated with no separator, no error marker;
+- every ``todo/write`` appends a full checklist: ``\\n  [todos]\\n`` + item lines
+  (``    [x]|[~]|[ ] content``, any unknown status is ``[ ]``) + ``\\n  ``;
+- ``turn/end`` ``\\n> ``.
+
+Options:
+
+- ``color=False`` drops the format's own SGR codes (dim on, reset); line structure
+  is unchanged.
+- ``terminal=True`` neutralizes control characters that come from log content
+  (deltas, tool names and arguments, result text, todo content, turn numbers, the
+  label): every C0 control except LF and TAB, DEL, and every C1 control is written
+  as a visible ``\\xNN`` escape (four characters, lowercase hex: ESC shows as
+  ``\\x1b``), the convention of the harness's own terminal UI. Backslashes are not
+  doubled, so the escapes are for reading, not for round-tripping. The format's
+  own codes are not content and stay (unless ``color=False``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from replay.log.event import Event
+from replay.project.tools import is_append, tool_result
+
+DIM = "\x1b[2m"
+RESET = "\x1b[0m"
+MARKERS = {"completed": "[x]", "in_progress": "[~]"}
+"""Item markers by status; anything else is ``[ ]``."""
+PENDING_MARKER = "[ ]"
+
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def neutralize(text: str) -> str:
+    """Make every control character except LF and TAB visible as ``\\xNN``."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _show(value: Any) -> str:
+    """What a JavaScript template literal prints for a JSON value."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "undefined"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def todo_block(todos: Any) -> str:
+    """The ``[todos]`` block for one ``todo/write`` list (content verbatim)."""
+    items = todos if isinstance(todos, list) else []
+    lines = []
+    for item in items:
+        status = item.get("status") if isinstance(item, dict) else None
+        content = item.get("content") if isinstance(item, dict) else None
+        marker = MARKERS.get(status, PENDING_MARKER) if isinstance(status, str) else PENDING_MARKER
+        lines.append(f"    {marker} {_show(content)}")
+    return "\n  [todos]\n" + "\n".join(lines) + "\n  "
+
+
+def render_stdio(
+    events: Iterable[Event],
+    *,
+    color: bool = True,
+    terminal: bool = False,
+    label: str = "main",
+    welcome: str | None = "ready.",
+) -> Iterator[str]:
+    """The stdio transcript, one string per write (see the module docstring).
+
+    ``label`` is the turn header label (``main`` for the target agent's session; pass
+    the session id for another session). ``welcome=None`` leaves out the startup write.
+    """
+    dim, reset = (DIM, RESET) if color else ("", "")
+
+    def content(value: Any) -> str:
+        text = _show(value)
+        return neutralize(text) if terminal else text
+
+    if welcome is not None:
+        yield content(welcome) + "\n> "
+    reasoning = False
+    for ev in events:
+        data = ev.data if isinstance(ev.data, dict) else {}
+        out = ""
+        if ev.type == "turn/start":
+            out = f"\n[{content(label)} turn {content(data.get('turn'))}] "
+        elif ev.type == "assistant/chunk":
+            chunk = data.get("chunk")
+            kind = chunk.get("type") if isinstance(chunk, dict) else None
+            if kind == "reasoning-delta":
+                assert isinstance(chunk, dict)
+                if not reasoning:
+                    out, reasoning = dim, True
+                out += content(chunk.get("text", ""))
+            elif kind == "text-delta":
+                assert isinstance(chunk, dict)
+                if reasoning:
+                    out, reasoning = reset + "\n", False
+                out += content(chunk.get("text", ""))
+        elif ev.type == "turn/end":
+            if reasoning:
+                out, reasoning = reset, False
+            out += "\n> "
+        elif ev.type == "tool/call":
+            if reasoning:
+                out, reasoning = reset, False
+            out += f"\n  [tool call] {content(data.get('name'))}({content(data.get('arguments'))})"
+        elif ev.type == "tool/result":
+            result = tool_result(ev) if is_append(ev) else None
+            if result is not None:
+                out = f"\n  [tool result] {content(result.text)}\n  "
+        elif ev.type == "todo/write":
+            if reasoning:
+                out, reasoning = reset, False
+            block = todo_block(data.get("todos"))
+            out += neutralize(block) if terminal else block
+        if out:
+            yield out
+
+
+def stdio_text(
+    events: Iterable[Event],
+    *,
+    color: bool = True,
+    terminal: bool = False,
+    label: str = "main",
+    welcome: str | None = "ready.",
+) -> str:
+    """The whole transcript as one string."""
+    return "".join(render_stdio(events, color=color, terminal=terminal, label=label, welcome=welcome))
