@@ -18,6 +18,8 @@ from typing import Any
 from replay.agent.writer import SessionLog, dumps
 from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
+from replay.render.stdio import stdio_text
+from replay.render.web import web_golden
 from replay.snapshot.scenario import Run
 from replay.todo.plan import plan_changes, standing_plan
 
@@ -110,9 +112,20 @@ def plans(view: RunView) -> Artefacts:
     return out
 
 
+def web(view: RunView) -> Artefacts:
+    """The web todo rows and plan panel (the harness's golden text format), in the
+    scenario's locale, with a trailing newline so the file is a proper text file."""
+    return {"web.expected.txt": (web_golden(view.primary, view.run.scenario.locale) + "\n").encode()}
+
+
+def stdio(view: RunView) -> Artefacts:
+    """The stdio transcript without colour codes."""
+    return {"stdio.expected.txt": stdio_text(view.primary, color=False).encode()}
+
+
 Producer = Callable[[RunView], Artefacts]
 
-PRODUCERS: list[Producer] = [session_logs, tool_schemas, plans]
+PRODUCERS: list[Producer] = [session_logs, tool_schemas, plans, web, stdio]
 
 
 def render_artefacts(run: Run, producers: list[Producer] | None = None) -> Artefacts:

@@ -72,7 +72,10 @@ def test_the_policy_flip_end_to_end(tree: Path) -> None:
     flipped = results.pop("recorded-parallel-plan")
     assert all(not r.failed for r in results.values())
     by_file = {f.name: f for f in flipped.files if f.failed}
-    assert sorted(by_file) == ["plan.expected.json", "session.expected.jsonl", "tool-schemas.expected.json"]
+    assert sorted(by_file) == ["plan.expected.json", "session.expected.jsonl", "stdio.expected.txt",
+                               "tool-schemas.expected.json", "web.expected.txt"]
+    assert "+row=todo_write" not in by_file["web.expected.txt"].changes
+    assert "-suffix=+1" in by_file["web.expected.txt"].changes
     assert any(c.startswith("initial[0].description:") and "Keep AT MOST ONE todo" in c
                for c in by_file["tool-schemas.expected.json"].changes)
     assert "final: " in "\n".join(by_file["plan.expected.json"].changes)
@@ -83,7 +86,7 @@ def test_the_policy_flip_end_to_end(tree: Path) -> None:
     assert code == 1
     assert f"{tree / 'goldens'}/recorded-parallel-plan/tool-schemas.expected.json: differs" in out
     code, out = _run(tree, "refresh", "recorded-parallel-plan")
-    assert code == 0 and "updated 3," in out.splitlines()[-1]
+    assert code == 0 and "updated 5," in out.splitlines()[-1]
     assert _run(tree, "check")[0] == 0
 
 
@@ -135,14 +138,14 @@ def test_reports_json_github_and_junit(tree: Path) -> None:
     _flip(tree, "recorded-parallel-plan", parallel=False)
     code, out = _run(tree, "check", "recorded-parallel-plan", "--format", "json")
     doc = json.loads(out)
-    assert code == 1 and doc["summary"] == {"scenarios": 1, "failed": 1, "files": 3, "failed_files": 3}
+    assert code == 1 and doc["summary"] == {"scenarios": 1, "failed": 1, "files": 5, "failed_files": 5}
     code, out = _run(tree, "check", "recorded-parallel-plan", "--format", "github")
-    assert code == 1 and out.count("::error file=") == 3
+    assert code == 1 and out.count("::error file=") == 5
     junit = tree / "report.xml"
     _run(tree, "check", "--junit", str(junit))
     text = junit.read_text()
     assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="replay check">')
-    assert text.count("<failure ") == 3 and 'name="recorded-parallel-plan"' in text
+    assert text.count("<failure ") == 5 and 'name="recorded-parallel-plan"' in text
 
 
 @pytest.fixture
