@@ -1,0 +1,156 @@
+"""JSON text exactly as JavaScript's ``JSON.stringify`` writes it (no indentation).
+
+The harness writes every ACP frame with ``JSON.stringify``; matching it byte for byte
+takes more than ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``:
+
+* **strings**: ``"``, ``\\`` and the C0 controls are escaped (``\\b \\t \\n \\f \\r``,
+  the rest as ``\\u00xx`` with lowercase hex); a lone surrogate becomes ``\\udxxx``;
+  everything else, including non-ASCII, U+2028/U+2029 and DEL, is written raw;
+* **numbers**: ECMAScript ``Number::toString`` (``1.0`` → ``1``, ``1e-07`` → ``1e-7``,
+  ``1e21`` stays exponential, ``-0`` → ``0``); an integer beyond 2**53 is first rounded
+  to the nearest double, as ``JSON.parse`` would have done; NaN and infinities → ``null``;
+* **key order**: an object's integer-like keys ("array indices") come first in
+  ascending numeric order, then the other keys in insertion order.
+
+``js_string`` is the template-literal conversion (``${value}``) used by text the
+harness builds from log values.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+_ESCAPES = {
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+    '"': '\\"',
+    "\\": "\\\\",
+}
+_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\ud800-\udfff]')
+_INDEX_KEY = re.compile(r"0|[1-9][0-9]*")
+_MAX_INDEX = 2**32 - 2
+_MAX_SAFE = 2**53
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    return _ESCAPES.get(ch) or f"\\u{ord(ch):04x}"
+
+
+def quote(text: str) -> str:
+    """A JSON string literal as ``JSON.stringify`` writes it."""
+    if _NEEDS_ESCAPE.search(text) is None:
+        return f'"{text}"'
+    return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
+
+
+def js_number(value: float | int) -> str:
+    """ECMAScript ``Number::toString`` of a finite number (radix 10)."""
+    if isinstance(value, int):
+        if -_MAX_SAFE <= value <= _MAX_SAFE:
+            return str(value)
+        value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    digits_tuple, exponent = Decimal(repr(abs(value))).as_tuple()[1:]
+    assert isinstance(exponent, int)
+    digits = "".join(map(str, digits_tuple)).lstrip("0")
+    stripped = digits.rstrip("0")
+    exponent += len(digits) - len(stripped)
+    digits = stripped
+    k = len(digits)
+    n = k + exponent  # value = 0.digits × 10^n
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = f"{digits[:n]}.{digits[n:]}"
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        mantissa = digits if k == 1 else f"{digits[0]}.{digits[1:]}"
+        body = f"{mantissa}e{'+' if e > 0 else '-'}{abs(e)}"
+    return sign + body
+
+
+def _ordered_keys(obj: dict[str, Any]) -> list[str]:
+    keys = list(obj)
+    indices = [k for k in keys if _INDEX_KEY.fullmatch(k) and int(k) <= _MAX_INDEX]
+    if not indices:
+        return keys
+    chosen = set(indices)
+    return sorted(indices, key=int) + [k for k in keys if k not in chosen]
+
+
+def dumps(value: Any) -> str:
+    """``JSON.stringify(value)`` for a JSON-shaped Python value."""
+    parts: list[str] = []
+    _write(value, parts)
+    return "".join(parts)
+
+
+def _write(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(quote(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int | float):
+        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+            out.append("null")
+        else:
+            out.append(js_number(value))
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key in _ordered_keys(value):
+            if not first:
+                out.append(",")
+            first = False
+            out.append(quote(str(key)))
+            out.append(":")
+            _write(value[key], out)
+        out.append("}")
+    elif isinstance(value, list | tuple):
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(",")
+            _write(item, out)
+        out.append("]")
+    else:
+        raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def js_string(value: Any) -> str:
+    """``String(value)``, what a template literal ``${value}`` interpolates."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int | float):
+        return js_number(value)
+    if isinstance(value, list | tuple):
+        return ",".join("" if item is None else js_string(item) for item in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+__all__ = ["dumps", "js_number", "js_string", "quote"]

@@ -1,0 +1,80 @@
+"""The PTY tools: ``terminal_open``, ``terminal_send`` (a terminal card whose result is
+the output only, no exit entry), ``terminal_read``, ``terminal_signal``,
+``terminal_close`` and ``terminal_list``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replay.render.acp.jsjson import js_string
+from replay.render.acp.views import (
+    CallView,
+    GenericCall,
+    Presenter,
+    ResultView,
+    TerminalCall,
+    TerminalResult,
+    ToolOutcome,
+    args_object,
+    optional_str,
+    single_text,
+    text_block,
+)
+
+
+def _session(args: dict[str, Any]) -> str:
+    if "sessionId" not in args:
+        raise TypeError("argument 'sessionId' is missing")
+    return js_string(args["sessionId"])
+
+
+def present_open(args: Any) -> CallView:
+    a = args_object(args)
+    label = optional_str(a, "name") or optional_str(a, "type")
+    return GenericCall(title=f"Open terminal {label}" if label else "Open terminal", kind="execute")
+
+
+def _background(args: dict[str, Any]) -> bool:
+    return args.get("run_in_background") is True
+
+
+def present_send(args: Any) -> CallView:
+    a = args_object(args)
+    title = optional_str(a, "text") or "(send input)"
+    description = f"Terminal {_session(a)}"
+    if _background(a):
+        return GenericCall(title=title, kind="execute", raw_input=title, content=[text_block(description)])
+    return TerminalCall(title=title, description=description)
+
+
+def present_send_result(args: Any, outcome: ToolOutcome) -> ResultView | None:
+    if outcome.is_error or (isinstance(args, dict) and _background(args)):
+        return None
+    text = single_text(outcome.content)
+    return None if text is None else TerminalResult(output=text)
+
+
+def present_read(args: Any) -> CallView:
+    a = args_object(args)
+    return GenericCall(title=f"Read terminal {_session(a)}", kind="read", raw_input=a)
+
+
+def present_signal(args: Any) -> CallView:
+    a = args_object(args)
+    return GenericCall(title=f"Signal terminal {_session(a)}", kind="execute", raw_input=a)
+
+
+def present_close(args: Any) -> CallView:
+    return GenericCall(title=f"Close terminal {_session(args_object(args))}", kind="delete")
+
+
+def present_list(args: Any) -> CallView:
+    return GenericCall(title="List terminal sessions", kind="read")
+
+
+OPEN = Presenter(call=present_open)
+SEND = Presenter(call=present_send, result=present_send_result)
+READ = Presenter(call=present_read)
+SIGNAL = Presenter(call=present_signal)
+CLOSE = Presenter(call=present_close)
+LIST = Presenter(call=present_list)

@@ -1,0 +1,154 @@
+"""A harness scenario folder (acp-and-snapshots.md §B.2), as far as replaying its ACP
+stream needs:
+
+* ``session.jsonl``: the primary log; ``session.N.jsonl`` are child logs (subagents),
+  which contribute nothing to the parent's ACP stream;
+* ``input.json``: the steps; its ``initialize`` step says whether the client opted in
+  to terminal cards (old op ``{"op":"initialize","terminalOutput":true}``, or
+  ``clientCapabilities._meta.terminal_output``), and its prompts say whether a slash
+  command ran (its output is never logged);
+* ``stdout.expected.jsonl`` (or the older ``stdout.golden.jsonl``): the recorded,
+  normalized JSON-RPC stdout.
+
+Reading is I/O; everything that interprets the files is a pure function of their
+parsed content.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PRIMARY_LOG = "session.jsonl"
+GOLDEN_NAMES = ("stdout.expected.jsonl", "stdout.golden.jsonl")
+INPUT_NAME = "input.json"
+_CHILD_LOG = re.compile(r"session\.([1-9][0-9]*)\.jsonl")
+_PROMPT_OPS = frozenset({"prompt", "promptExpectError", "promptAndCancel", "promptAndWaitForAgentMessage"})
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessScenario:
+    """One scenario folder. ``input`` is the parsed ``input.json`` (``None`` when
+    absent); ``golden`` the stdout golden (``None`` when absent)."""
+
+    name: str
+    folder: Path
+    primary_log: Path
+    child_logs: tuple[Path, ...]
+    golden: Path | None
+    input: Any
+
+    @property
+    def terminal_output(self) -> bool:
+        return terminal_capability(self.input)
+
+    @property
+    def slash_commands(self) -> tuple[str, ...]:
+        return slash_prompts(self.input)
+
+
+def terminal_capability(steps_doc: Any) -> bool:
+    """The client's terminal-output flag from the first ``initialize`` step (off
+    without an ``input.json`` or an ``initialize`` step)."""
+    for step in _steps(steps_doc):
+        if step.get("op") != "initialize":
+            continue
+        if step.get("terminalOutput") is True:
+            return True
+        caps = step.get("clientCapabilities")
+        meta = caps.get("_meta") if isinstance(caps, dict) else None
+        return isinstance(meta, dict) and meta.get("terminal_output") is True
+    return False
+
+
+def slash_prompts(steps_doc: Any) -> tuple[str, ...]:
+    """The prompts that are slash commands (text starting with ``/``): the bridge runs
+    them as commands, whose output is never written to the log."""
+    found = []
+    for step in _steps(steps_doc):
+        op = step.get("op")
+        text: Any = None
+        if op in _PROMPT_OPS:
+            text = step.get("text")
+        elif op == "promptContent":
+            content = step.get("content")
+            first = content[0] if isinstance(content, list) and content else None
+            text = first.get("text") if isinstance(first, dict) and first.get("type") == "text" else None
+        if isinstance(text, str) and text.startswith("/"):
+            found.append(text)
+    return tuple(found)
+
+
+def _steps(steps_doc: Any) -> Iterator[dict[str, Any]]:
+    steps = steps_doc.get("steps") if isinstance(steps_doc, dict) else None
+    if isinstance(steps, list):
+        yield from (s for s in steps if isinstance(s, dict))
+
+
+def is_scenario_folder(folder: Path) -> bool:
+    return (folder / PRIMARY_LOG).is_file()
+
+
+def golden_path(folder: Path) -> Path | None:
+    for name in GOLDEN_NAMES:
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def load_harness_scenario(folder: Path) -> HarnessScenario:
+    """Read one scenario folder (``input.json`` parsed; logs and golden located)."""
+    children = sorted(
+        (p for p in folder.iterdir() if _CHILD_LOG.fullmatch(p.name)),
+        key=lambda p: int(_CHILD_LOG.fullmatch(p.name).group(1)),  # type: ignore[union-attr]
+    )
+    input_path = folder / INPUT_NAME
+    steps = json.loads(input_path.read_text(encoding="utf-8")) if input_path.is_file() else None
+    return HarnessScenario(folder.name, folder, folder / PRIMARY_LOG, tuple(children), golden_path(folder), steps)
+
+
+def find_harness_scenarios(roots: Iterable[Path]) -> list[HarnessScenario]:
+    """Every scenario folder (one holding ``session.jsonl``) at or below the roots,
+    in a stable order."""
+    found: list[HarnessScenario] = []
+    for root in roots:
+        folders = [root] if is_scenario_folder(root) else []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            if PRIMARY_LOG in filenames and Path(dirpath) != root:
+                folders.append(Path(dirpath))
+        found.extend(load_harness_scenario(f) for f in sorted(folders))
+    return found
+
+
+def update_lines(stdout: str, *, exclude: Iterable[str] = ()) -> list[str]:
+    """The ``session/update`` notification lines of a JSON-RPC transcript, verbatim,
+    minus those whose ``sessionUpdate`` is in ``exclude``."""
+    skip = frozenset(exclude)
+    lines = []
+    for line in stdout.split("\n"):
+        if not line.strip():
+            continue
+        try:
+            frame = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(frame, dict) or frame.get("method") != "session/update":
+            continue
+        params = frame.get("params")
+        update = params.get("update") if isinstance(params, dict) else None
+        kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+        if kind not in skip:
+            lines.append(line)
+    return lines
+
+
+def golden_update_lines(scenario: HarnessScenario, *, exclude: Iterable[str] = ()) -> list[str]:
+    if scenario.golden is None:
+        return []
+    return update_lines(scenario.golden.read_text(encoding="utf-8"), exclude=exclude)
