@@ -18,8 +18,13 @@ import orjson
 from replay.check.engine import LogReport, audit_sources, summarize
 from replay.check.registry import RULES, Policy
 from replay.findings import Severity
-from replay.log.reader import Limits, Source, iter_events, read_log
+from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source
+from replay.render.acp import dump_notification, render_acp
+from replay.render.acp.stream import normalized_lines
+from replay.render.acp.translate import Mode
+from replay.render.stdio import stdio_text
+from replay.render.web import html_page, web_golden
 from replay.report import audit as audit_report
 from replay.report import snapshot as snapshot_report
 from replay.snapshot.compare import (
@@ -29,6 +34,10 @@ from replay.snapshot.compare import (
     refresh_scenarios,
     selected_scenarios,
 )
+from replay.snapshot.conformance import format_json as format_conformance_json
+from replay.snapshot.conformance import format_text as format_conformance_text
+from replay.snapshot.conformance import run_conformance
+from replay.snapshot.harness import is_scenario_folder, load_harness_scenario
 from replay.snapshot.store import GoldenStore, StoreLocked
 from replay.todo.plan import standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
@@ -237,6 +246,86 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
         sys.exit(1)
     click.echo("".join(snapshot_report.refresh_text(result, str(goldens_dir))), nl=False)
     sys.exit(1 if result.failed else 0)
+
+
+def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
+    """A log (file or -), or a harness scenario folder: its primary log and the client's
+    terminal capability from input.json."""
+    if path == "-":
+        return read_log(stdin_source(), limits), False
+    folder = Path(path)
+    if folder.is_dir():
+        if not is_scenario_folder(folder):
+            raise click.BadParameter(f"{path}: a folder must hold a session.jsonl (a harness scenario folder)",
+                                     param_hint="PATH")
+        scenario = load_harness_scenario(folder)
+        return read_log(file_source(scenario.primary_log), limits), scenario.terminal_output
+    return read_log(file_source(folder), limits), False
+
+
+@main.command()
+@click.argument("surface", type=click.Choice(["acp", "stdio", "web"]))
+@click.argument("path", metavar="PATH")
+@click.option("--live/--load", default=True, help="acp: the live stream (default) or the session/load replay.")
+@click.option("--normalize", is_flag=True, help="acp: write the goldens' placeholders for volatile values.")
+@click.option("--terminal-output/--no-terminal-output", default=None,
+              help="acp: the client's terminal capability (default: from the folder's input.json, else off).")
+@click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True, help="web: strings.")
+@click.option("--html", is_flag=True, help="web: a self-contained HTML page instead of the golden text.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file instead of standard output.")
+@click.option("--no-color", is_flag=True, help="stdio: no colour codes even on a terminal.")
+@limit_options
+def render(surface: str, path: str, live: bool, normalize: bool, terminal_output: bool | None, locale: str,
+           html: bool, output: Path | None, no_color: bool, max_record_bytes: int,
+           max_decompressed_bytes: int) -> None:
+    """Replay a session log through a renderer: acp, stdio or web.
+
+    PATH is a session log, - for standard input, or a harness scenario folder
+    (input.json + session.jsonl); child logs contribute nothing to the parent's stream.
+    """
+    _check_paths([path])
+    log, folder_terminal = _render_input(path, _limits(max_record_bytes, max_decompressed_bytes))
+    if log.header is None:
+        click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)
+        sys.exit(1)
+    events = iter_events(log.items())
+    out = click.get_text_stream("stdout")
+    to_terminal = output is None and out.isatty()
+    if surface == "acp":
+        session_id = log.header.id or ""
+        terminal = folder_terminal if terminal_output is None else terminal_output
+        mode: Mode = "live" if live else "load"
+        if normalize:
+            lines = normalized_lines(events, session_id=session_id, header_cwd=log.header.cwd, mode=mode,
+                                     terminal_output=terminal)
+        else:
+            lines = [dump_notification(n) for n in render_acp(events, session_id=session_id, mode=mode,
+                                                              terminal_output=terminal, cwd=log.header.cwd)]
+        text = "".join(line + "\n" for line in lines)
+    elif surface == "stdio":
+        text = stdio_text(events, color=use_color(out, no_color) if output is None else False,
+                          terminal=to_terminal)
+    else:
+        text = html_page(list(events), locale=locale) if html else web_golden(events, locale) + "\n"
+    if output is None:
+        out.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@main.command()
+@click.argument("roots", nargs=-1, required=True, metavar="CORPUS_DIR...",
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def conformance(roots: tuple[Path, ...], fmt: str) -> None:
+    """Render every harness scenario under the roots (acp, live, normalized) and compare
+    it with the recorded stdout golden; exit 1 when a derivable scenario differs."""
+    report = run_conformance(roots)
+    if not report.scenarios:
+        raise click.UsageError("no harness scenario folders with a stdout golden under the given roots")
+    click.echo(format_conformance_json(report) if fmt == "json" else format_conformance_text(report), nl=False)
+    sys.exit(1 if report.failed else 0)
 
 
 @main.command()

@@ -264,3 +264,55 @@ def test_schema_command_prints_the_tool_entry() -> None:
     assert out.startswith('{\n  "name": "todo_write",')
     assert run("schema", "todo_write")[0] == 2  # the policy is a choice someone makes
     assert run("schema", "bash", "--policy", "single")[0] == 2
+
+
+def test_render_web_and_stdio_from_a_log() -> None:
+    path = str(corpus_file(TODO_WRITE))
+    code, out = run("render", "web", path)
+    assert code == 0 and out.splitlines()[:4] == [
+        "row=todo_write", "title=Update to-do list", "summary=0/3 completed · read the code", "suffix=+1"]
+    code, out = run("render", "web", "--locale", "zh", path)
+    assert out.splitlines()[1] == "title=更新任务清单"
+    code, out = run("render", "stdio", path)
+    assert code == 0 and "\x1b[" not in out and out.endswith("  Done.\nDONE\n> ")
+    code, out = run("render", "web", "--html", path)
+    assert out.startswith("<!doctype html>\n<html lang=\"en\">") and "+1" in out
+
+
+def test_render_acp_live_load_and_normalized(tmp_path: Path) -> None:
+    path = str(corpus_file(TODO_WRITE))
+    live = run("render", "acp", "--normalize", path)[1].splitlines()
+    load = run("render", "acp", "--load", "--normalize", path)[1].splitlines()
+    assert len(load) == len(live) + 2  # the prompt and the injected runtime context as user chunks
+    assert all('"sessionId":"{{sessionId}}"' in line for line in live)
+    plans = [json.loads(line)["params"]["update"] for line in live if '"sessionUpdate":"plan"' in line]
+    assert plans == [{"sessionUpdate": "plan", "entries": [
+        {"content": "read the code", "priority": "medium", "status": "in_progress"},
+        {"content": "watch the background build", "priority": "medium", "status": "in_progress"},
+        {"content": "write the fix", "priority": "medium", "status": "pending"}]}]
+    out_file = tmp_path / "stream.jsonl"
+    assert run("render", "acp", path, "-o", str(out_file)) == (0, "")
+    assert out_file.read_text().count("\n") == len(live)
+
+
+def test_render_a_harness_scenario_folder_takes_the_terminal_capability() -> None:
+    folder = corpus_root() / "acp-2026-07-23" / "fs-terminal-card"
+    if not folder.exists():
+        pytest.skip(f"corpus folder {folder} is absent (set REPLAY_CORPUS)")
+    lines = run("render", "acp", "--normalize", str(folder))[1].splitlines()
+    golden = [line for line in (folder / "stdout.expected.jsonl").read_text().splitlines()
+              if '"method":"session/update"' in line and "available_commands_update" not in line
+              and "current_mode_update" not in line]
+    assert lines == golden
+    off = run("render", "acp", "--normalize", "--no-terminal-output", str(folder))[1].splitlines()
+    assert off != golden
+
+
+def test_conformance_command() -> None:
+    roots = [corpus_root() / "acp-2026-07-23", corpus_root() / "acp-2026-06-29"]
+    if not all(r.exists() for r in roots):
+        pytest.skip("the ACP corpus folders are absent (set REPLAY_CORPUS)")
+    code, out = run("conformance", *map(str, roots))
+    assert code == 0 and out.splitlines()[-1] == "58/58 scenarios byte-exact"
+    doc = json.loads(run("conformance", "--format", "json", str(roots[1]))[1])
+    assert len(doc["scenarios"]) == 10

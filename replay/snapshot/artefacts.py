@@ -18,6 +18,8 @@ from typing import Any
 from replay.agent.writer import SessionLog, dumps
 from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
+from replay.render.acp.stream import normalized_lines
+from replay.render.acp.translate import Mode
 from replay.render.stdio import stdio_text
 from replay.render.web import web_golden
 from replay.snapshot.scenario import Run
@@ -123,9 +125,21 @@ def stdio(view: RunView) -> Artefacts:
     return {"stdio.expected.txt": stdio_text(view.primary, color=False).encode()}
 
 
+def _acp(view: RunView, mode: Mode) -> bytes:
+    log = view.run.logs[0]
+    lines = normalized_lines(view.primary, session_id=log.id, header_cwd=log.header.get("cwd"), mode=mode,
+                             terminal_output=view.run.scenario.client.terminal_output)
+    return "".join(line + "\n" for line in lines).encode()
+
+
+def acp_streams(view: RunView) -> Artefacts:
+    """The ACP stream a client saw live, and the ``session/load`` replay."""
+    return {"stdout.expected.jsonl": _acp(view, "live"), "load.expected.jsonl": _acp(view, "load")}
+
+
 Producer = Callable[[RunView], Artefacts]
 
-PRODUCERS: list[Producer] = [session_logs, tool_schemas, plans, web, stdio]
+PRODUCERS: list[Producer] = [session_logs, tool_schemas, plans, acp_streams, web, stdio]
 
 
 def render_artefacts(run: Run, producers: list[Producer] | None = None) -> Artefacts:

@@ -22,12 +22,11 @@ from typing import Any, Literal
 
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
-from replay.render.acp import PresenterRegistry, dump_notification, render_acp
-from replay.render.acp.normalize import Normalizer
+from replay.render.acp import PresenterRegistry
+from replay.render.acp.stream import normalized_lines
 from replay.snapshot.harness import HarnessScenario, find_harness_scenarios, golden_update_lines
 
 EXCLUDED_UPDATES = ("available_commands_update", "current_mode_update")
-STAND_IN_CWD = "/replay-stand-in-cwd"
 """The absolute cwd rendering uses when a log's header stores the ``{{cwd}}``
 placeholder, so path logic runs as it did live; normalization maps it back."""
 
@@ -75,28 +74,15 @@ class ConformanceReport:
         return any(s.status == "differs" for s in self.scenarios)
 
 
-def render_cwd(header_cwd: str | None) -> str | None:
-    """The cwd to render with: the header's, with a ``{{cwd}}`` placeholder replaced
-    by the stand-in absolute path."""
-    if header_cwd is not None and header_cwd.startswith("{{cwd}}"):
-        return STAND_IN_CWD + header_cwd[len("{{cwd}}"):]
-    return header_cwd
-
-
 def rendered_update_lines(
     log_path: Path, *, terminal_output: bool, presenters: PresenterRegistry | None = None
 ) -> list[str]:
     """The live ACP stream of one log, normalized the way the goldens were."""
     log = read_log(file_source(log_path))
     header = log.header
-    session_id = (header.id if header is not None else None) or ""
-    header_cwd = header.cwd if header is not None else None
-    cwd = render_cwd(header_cwd)
-    normalizer = Normalizer([c for c in (header_cwd, cwd, STAND_IN_CWD) if c], session_id)
-    frames = render_acp(iter_events(log.items()), session_id=session_id, mode="live",
-                        terminal_output=terminal_output, cwd=cwd, presenters=presenters)
-    return [dump_notification(normalizer.notification(f)) for f in frames
-            if f["params"]["update"]["sessionUpdate"] not in EXCLUDED_UPDATES]
+    return normalized_lines(iter_events(log.items()), session_id=(header.id if header else None) or "",
+                            header_cwd=header.cwd if header else None, terminal_output=terminal_output,
+                            presenters=presenters, exclude=EXCLUDED_UPDATES)
 
 
 def compare_lines(expected: Sequence[str], got: Sequence[str]) -> tuple[int, LineDiff | None]:

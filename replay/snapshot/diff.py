@@ -137,6 +137,12 @@ def _kind(record: Any) -> str:
     return _focus(record)[0]
 
 
+def _summary(record: Any) -> str:
+    """A record named by its kind, then its content: ``plan: {"entries":[…]}``."""
+    head, body = _focus(_positionless(record)[0])
+    return f"{head}: {_short(body, 100)}" if head else _short(record, 100)
+
+
 def _shift(left_seq: Any, right_seq: Any, left_src: Any, right_src: Any) -> tuple[int, str | None]:
     """The seq shift of an aligned pair, and a line if its sources moved otherwise."""
     delta = right_seq - left_seq if isinstance(left_seq, int) and isinstance(right_seq, int) else 0
@@ -183,9 +189,9 @@ def jsonl_changes(expected: bytes, actual: bytes) -> list[str]:
                     pair(i1 + a1 + k + 1, left[i1 + a1 + k], right[j1 + b1 + k])
                 continue
             for k in range(a1, a2):
-                lines.append(f"event {i1 + k + 1} removed: {_short(left[i1 + k], 100)}")
+                lines.append(f"event {i1 + k + 1} removed {_summary(left[i1 + k])}")
             for k in range(b1, b2):
-                lines.append(f"event {j1 + k + 1} (new) added: {_short(right[j1 + k], 100)}")
+                lines.append(f"event {j1 + k + 1} (new) added {_summary(right[j1 + k])}")
     lines.extend(_shift_lines(shifts))
     return lines or _never_empty(expected, actual)
 

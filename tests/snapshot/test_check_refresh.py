@@ -72,21 +72,25 @@ def test_the_policy_flip_end_to_end(tree: Path) -> None:
     flipped = results.pop("recorded-parallel-plan")
     assert all(not r.failed for r in results.values())
     by_file = {f.name: f for f in flipped.files if f.failed}
-    assert sorted(by_file) == ["plan.expected.json", "session.expected.jsonl", "stdio.expected.txt",
-                               "tool-schemas.expected.json", "web.expected.txt"]
+    assert sorted(by_file) == ["load.expected.jsonl", "plan.expected.json", "session.expected.jsonl",
+                               "stdio.expected.txt", "stdout.expected.jsonl", "tool-schemas.expected.json",
+                               "web.expected.txt"]
+    stdout_changes = "\n".join(by_file["stdout.expected.jsonl"].changes)
+    assert "event 7 removed plan: {\"entries\":[{\"content\":\"read the code\"" in stdout_changes
+    assert "tool_call_update.status: \"completed\" → \"failed\"" in stdout_changes
     assert "+row=todo_write" not in by_file["web.expected.txt"].changes
     assert "-suffix=+1" in by_file["web.expected.txt"].changes
     assert any(c.startswith("initial[0].description:") and "Keep AT MOST ONE todo" in c
                for c in by_file["tool-schemas.expected.json"].changes)
     assert "final: " in "\n".join(by_file["plan.expected.json"].changes)
     session_changes = "\n".join(by_file["session.expected.jsonl"].changes)
-    assert "removed: {\"type\":\"todo/write\"" in session_changes
+    assert "event 16 removed todo/write: {\"time\":0,\"data\":{\"todos\":" in session_changes
     assert "isError: false → true" in session_changes
     code, out = _run(tree, "check")
     assert code == 1
     assert f"{tree / 'goldens'}/recorded-parallel-plan/tool-schemas.expected.json: differs" in out
     code, out = _run(tree, "refresh", "recorded-parallel-plan")
-    assert code == 0 and "updated 5," in out.splitlines()[-1]
+    assert code == 0 and "updated 7," in out.splitlines()[-1]
     assert _run(tree, "check")[0] == 0
 
 
@@ -138,14 +142,14 @@ def test_reports_json_github_and_junit(tree: Path) -> None:
     _flip(tree, "recorded-parallel-plan", parallel=False)
     code, out = _run(tree, "check", "recorded-parallel-plan", "--format", "json")
     doc = json.loads(out)
-    assert code == 1 and doc["summary"] == {"scenarios": 1, "failed": 1, "files": 5, "failed_files": 5}
+    assert code == 1 and doc["summary"] == {"scenarios": 1, "failed": 1, "files": 7, "failed_files": 7}
     code, out = _run(tree, "check", "recorded-parallel-plan", "--format", "github")
-    assert code == 1 and out.count("::error file=") == 5
+    assert code == 1 and out.count("::error file=") == 7
     junit = tree / "report.xml"
     _run(tree, "check", "--junit", str(junit))
     text = junit.read_text()
     assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="replay check">')
-    assert text.count("<failure ") == 5 and 'name="recorded-parallel-plan"' in text
+    assert text.count("<failure ") == 7 and 'name="recorded-parallel-plan"' in text
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
+from replay.render.acp.stream import render_cwd
 from replay.render.acp.translate import Notification, render_acp
-from replay.snapshot.conformance import render_cwd
 from tests.helpers import corpus_root
 
 SUITES = ("acp-2026-07-23", "acp-2026-06-29", "sessions-2026-08-20")

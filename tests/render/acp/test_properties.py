@@ -14,7 +14,7 @@ from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.render.acp import AcpOptions, AcpSession, dump_notification, render_acp
-from replay.snapshot.conformance import render_cwd
+from replay.render.acp.stream import render_cwd
 from tests.render.acp.corpus import corpus_logs
 
 LOGS = corpus_logs()

@@ -1,0 +1,45 @@
+"""A whole log as normalized ACP lines: what goldens store and conformance compares.
+
+Logs written by fixtures store the ``{{cwd}}`` placeholder as their cwd; path logic
+(title relativization, terminal cwd) must run as it did live, so the log is rendered
+with a stand-in absolute cwd and normalized back afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from replay.log.event import Event
+from replay.render.acp.jsjson import dumps
+from replay.render.acp.normalize import CWD_TOKEN, Normalizer
+from replay.render.acp.translate import Mode, render_acp
+from replay.render.acp.views import PresenterRegistry
+
+STAND_IN_CWD = "/replay-stand-in-cwd"
+
+
+def render_cwd(header_cwd: str | None) -> str | None:
+    """The cwd to render with: the header's, with a ``{{cwd}}`` placeholder replaced
+    by the stand-in absolute path."""
+    if header_cwd is not None and header_cwd.startswith(CWD_TOKEN):
+        return STAND_IN_CWD + header_cwd[len(CWD_TOKEN):]
+    return header_cwd
+
+
+def normalized_lines(
+    events: Iterable[Event],
+    *,
+    session_id: str,
+    header_cwd: str | None,
+    mode: Mode = "live",
+    terminal_output: bool = False,
+    presenters: PresenterRegistry | None = None,
+    exclude: Iterable[str] = (),
+) -> list[str]:
+    """The session's ACP stream, one normalized JSON line per notification."""
+    cwd = render_cwd(header_cwd)
+    normalizer = Normalizer([c for c in (header_cwd, cwd, STAND_IN_CWD) if c], session_id)
+    skip = frozenset(exclude)
+    frames = render_acp(events, session_id=session_id, mode=mode, terminal_output=terminal_output, cwd=cwd,
+                        presenters=presenters)
+    return [dumps(normalizer.notification(f)) for f in frames if f["params"]["update"]["sessionUpdate"] not in skip]
