@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 import orjson
@@ -20,27 +20,15 @@ from replay.check.registry import RULES, Policy
 from replay.findings import Severity
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source
-from replay.render.acp import dump_notification, render_acp
-from replay.render.acp.stream import normalized_lines
-from replay.render.acp.translate import Mode
-from replay.render.stdio import stdio_text
-from replay.render.web import html_page, web_golden
 from replay.report import audit as audit_report
-from replay.report import snapshot as snapshot_report
-from replay.snapshot.compare import (
-    UnknownScenario,
-    check_scenario,
-    orphan_scenarios,
-    refresh_scenarios,
-    selected_scenarios,
-)
-from replay.snapshot.conformance import format_json as format_conformance_json
-from replay.snapshot.conformance import format_text as format_conformance_text
-from replay.snapshot.conformance import run_conformance
-from replay.snapshot.harness import is_scenario_folder, load_harness_scenario
-from replay.snapshot.store import GoldenStore, StoreLocked
 from replay.todo.plan import standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
+
+if TYPE_CHECKING:
+    from replay.render.acp.translate import Mode
+
+# The snapshot and render stages (pydantic, deepdiff, the ACP presenters) are imported
+# inside the commands that use them: `replay audit` starts in half the time.
 
 _DEFAULT_LIMITS = Limits()
 _PROGRESS_MIN_FILES = 4
@@ -180,6 +168,8 @@ def tree_options(f: click.decorators.FC) -> click.decorators.FC:
 
 
 def _scenario_names(scenarios_dir: Path, names: tuple[str, ...]) -> list[str]:
+    from replay.snapshot.compare import UnknownScenario, selected_scenarios
+
     try:
         selected = selected_scenarios(scenarios_dir, names)
     except UnknownScenario as exc:
@@ -203,6 +193,10 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     Never writes to the tree. Exit status: 0 all goldens match, 1 a golden differs, is
     missing or orphaned, or a scenario fails to run, 2 usage error.
     """
+    from replay.report import snapshot as snapshot_report
+    from replay.snapshot.compare import check_scenario, orphan_scenarios
+    from replay.snapshot.store import GoldenStore
+
     selected = _scenario_names(scenarios_dir, names)
     out = click.get_text_stream("stdout")
     err = click.get_text_stream("stderr")
@@ -238,6 +232,10 @@ def _nullbar(items: list[str]) -> Iterator[list[str]]:
 def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prune: bool) -> None:
     """Rewrite the goldens that changed, keylessly: the scenario's script or recording
     plays the model, the tools run for real. Byte-identical goldens are not touched."""
+    from replay.report import snapshot as snapshot_report
+    from replay.snapshot.compare import refresh_scenarios
+    from replay.snapshot.store import StoreLocked
+
     selected = _scenario_names(scenarios_dir, names)
     try:
         result = refresh_scenarios(scenarios_dir, goldens_dir, selected if names else None, prune=prune)
@@ -251,6 +249,8 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
 def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
     """A log (file or -), or a harness scenario folder: its primary log and the client's
     terminal capability from input.json."""
+    from replay.snapshot.harness import is_scenario_folder, load_harness_scenario
+
     if path == "-":
         return read_log(stdin_source(), limits), False
     folder = Path(path)
@@ -284,6 +284,11 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     PATH is a session log, - for standard input, or a harness scenario folder
     (input.json + session.jsonl); child logs contribute nothing to the parent's stream.
     """
+    from replay.render.acp import dump_notification, render_acp
+    from replay.render.acp.stream import normalized_lines
+    from replay.render.stdio import stdio_text
+    from replay.render.web import html_page, web_golden
+
     _check_paths([path])
     log, folder_terminal = _render_input(path, _limits(max_record_bytes, max_decompressed_bytes))
     if log.header is None:
@@ -321,10 +326,12 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
 def conformance(roots: tuple[Path, ...], fmt: str) -> None:
     """Render every harness scenario under the roots (acp, live, normalized) and compare
     it with the recorded stdout golden; exit 1 when a derivable scenario differs."""
+    from replay.snapshot.conformance import format_json, format_text, run_conformance
+
     report = run_conformance(roots)
     if not report.scenarios:
         raise click.UsageError("no harness scenario folders with a stdout golden under the given roots")
-    click.echo(format_conformance_json(report) if fmt == "json" else format_conformance_text(report), nl=False)
+    click.echo(format_json(report) if fmt == "json" else format_text(report), nl=False)
     sys.exit(1 if report.failed else 0)
 
 
