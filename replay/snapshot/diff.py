@@ -18,7 +18,9 @@ from typing import Any
 from deepdiff import DeepDiff
 
 MAX_LINES = 40
-_MAX_DIFFS = 500
+_MAX_DIFFS = 20_000
+"""deepdiff's ``max_diffs`` counts every node it visits, not differences: keep it far above
+the size of a golden record, and say so when it is reached anyway."""
 _ROOT = re.compile(r"\[(?:'((?:[^'\\]|\\.)*)'|(\d+))\]")
 
 
@@ -98,11 +100,15 @@ def value_changes(expected: Any, actual: Any) -> list[str]:
                 lines.append(f"{path}: removed {_short(detail)}")
             else:
                 lines.append(f"{path}: {kind.replace('_', ' ')}")
-    if not lines and expected != actual:
-        # deepdiff gives an empty result when max_diffs is hit: never report "no difference".
-        lines.append(f"{head_e or '(value)'}: differs in more than {_MAX_DIFFS} places: "
-                     f"{_short(expected)} → {_short(actual)}")
-    return sorted(lines)
+    lines.sort()
+    if diff.get_stats().get("MAX DIFF LIMIT REACHED"):  # type: ignore[no-untyped-call]
+        # deepdiff stops at max_diffs and may return a partial or even an empty result:
+        # say so, never report fewer differences than there are as if that were all.
+        lines.append(f"{head_e or '(value)'}: too large to compare completely (over {_MAX_DIFFS} values); the "
+                     "list above is incomplete")
+    elif not lines and expected != actual:
+        lines.append(f"{head_e or '(value)'}: differs: {_short(expected)} → {_short(actual)}")
+    return lines
 
 
 def _parse_lines(data: bytes) -> list[Any] | None:
@@ -222,6 +228,8 @@ def json_changes(expected: bytes, actual: bytes) -> list[str]:
 
 
 def text_changes(expected: bytes, actual: bytes) -> list[str]:
+    if expected != actual and expected.rstrip(b"\n") == actual.rstrip(b"\n"):
+        return ["only the trailing newline differs"]
     a = expected.decode("utf-8", "replace").split("\n")
     b = actual.decode("utf-8", "replace").split("\n")
     lines = [line for line in difflib.unified_diff(a, b, "golden", "run", n=1, lineterm="")][2:]
