@@ -200,3 +200,10 @@ def test_sigkill_never_leaves_a_half_written_golden(tree: Path) -> None:
     assert refresh_scenarios(tree / "scenarios", goldens).counts()["created"] == 0
     assert not list(goldens.glob("*/.tmp-*"))
     assert not any(r.failed for r in check_scenarios(tree / "scenarios", goldens))
+
+
+def test_goldens_do_not_depend_on_scenario_order(tree: Path, tmp_path: Path) -> None:
+    names = sorted(p.parent.name for p in (tree / "scenarios").glob("*/scenario.json"))
+    fresh = tmp_path / "reversed"
+    refresh_scenarios(tree / "scenarios", fresh, list(reversed(names)))
+    assert {k: v[0] for k, v in _snapshot(fresh).items()} == {k: v[0] for k, v in _snapshot(tree / "goldens").items()}
