@@ -141,42 +141,13 @@ def test_no_color_env_and_non_tty_never_colour(tmp_path: Path) -> None:
     assert proc.returncode == 1 and b"\x1b[" not in proc.stdout
 
 
-def test_colour_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
+def _on_tty(argv: list[str], env: dict[str, str] | None = None, stdout_too: bool = True) -> tuple[int, bytes]:
+    """Run replay with stderr (and stdout) on a pseudo-terminal; return its status and what it printed."""
     pty = pytest.importorskip("pty")
-    recs = records(TODO_WRITE)
-    del recs[0]["delegationDepth"]
-    path = _log(tmp_path, recs)
-
-    def on_tty(env: dict[str, str]) -> bytes:
-        master, slave = pty.openpty()
-        proc = subprocess.Popen([sys.executable, "-m", "replay", "audit", path], stdout=slave, stderr=slave,
-                                env={**{k: v for k, v in os.environ.items() if k != "NO_COLOR"}, **env}, cwd=REPO)
-        os.close(slave)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        proc.wait(timeout=60)
-        os.close(master)
-        return b"".join(chunks)
-
-    assert b"\x1b[31merror\x1b[0m" in on_tty({})
-    assert b"\x1b[" not in on_tty({"NO_COLOR": ""})
-
-
-def test_progress_bar_on_a_terminal_for_many_files() -> None:
-    pty = pytest.importorskip("pty")
-    root = corpus_root() / ACP
-    if not root.exists():
-        pytest.skip(f"corpus folder {root} is absent (set REPLAY_CORPUS)")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "replay", "audit", str(root)], stdout=subprocess.DEVNULL,
-                            stderr=slave, cwd=REPO)
+    proc = subprocess.Popen([sys.executable, "-m", "replay", *argv],
+                            stdout=slave if stdout_too else subprocess.DEVNULL, stderr=slave, cwd=REPO,
+                            env={**{k: v for k, v in os.environ.items() if k != "NO_COLOR"}, **(env or {})})
     os.close(slave)
     chunks = []
     while True:
@@ -187,9 +158,25 @@ def test_progress_bar_on_a_terminal_for_many_files() -> None:
         if not chunk:
             break
         chunks.append(chunk)
-    assert proc.wait(timeout=60) == 0
+    code = proc.wait(timeout=60)
     os.close(master)
-    assert b"auditing" in b"".join(chunks)
+    return code, b"".join(chunks)
+
+
+def test_colour_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    del recs[0]["delegationDepth"]
+    path = _log(tmp_path, recs)
+    assert b"\x1b[31merror\x1b[0m" in _on_tty(["audit", path])[1]
+    assert b"\x1b[" not in _on_tty(["audit", path], {"NO_COLOR": ""})[1]
+
+
+def test_progress_bar_on_a_terminal_for_many_files() -> None:
+    root = corpus_root() / ACP
+    if not root.exists():
+        pytest.skip(f"corpus folder {root} is absent (set REPLAY_CORPUS)")
+    code, printed = _on_tty(["audit", str(root)], stdout_too=False)
+    assert code == 0 and b"auditing" in printed
 
 
 _HEAD = b'{"type":"session","version":0,"id":"x","createdAt":0,"delegationDepth":0}\n'
