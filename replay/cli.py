@@ -320,6 +320,33 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
 
 
 @main.command()
+@click.argument("path", metavar="PATH")
+@click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--open", "open_browser", is_flag=True, help="Also open the page in a web browser.")
+@limit_options
+def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_decompressed_bytes: int) -> None:
+    """Write a self-contained HTML page of a session (transcript, tool rows, plan panel,
+    plan timeline) to a temporary file and print its path."""
+    import tempfile
+    import webbrowser
+
+    from replay.render.web import html_page
+
+    _check_paths([path])
+    log, _ = _render_input(path, _limits(max_record_bytes, max_decompressed_bytes))
+    if log.header is None:
+        click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)
+        sys.exit(1)
+    page = html_page(list(iter_events(log.items())), locale=locale)
+    fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    click.echo(name)
+    if open_browser:
+        webbrowser.open(Path(name).as_uri())
+
+
+@main.command()
 @click.argument("roots", nargs=-1, required=True, metavar="CORPUS_DIR...",
                 type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)

@@ -303,3 +303,14 @@ def test_conformance_command() -> None:
     assert code == 0 and out.splitlines()[-1] == "58/58 scenarios byte-exact"
     doc = json.loads(run("conformance", "--format", "json", str(roots[1]))[1])
     assert len(doc["scenarios"]) == 10
+
+
+def test_view_writes_a_page_and_prints_its_path() -> None:
+    code, out = run("view", "--locale", "zh", str(corpus_file(TODO_WRITE)))
+    page = Path(out.strip())
+    try:
+        assert code == 0 and page.name.startswith("replay-view-") and page.suffix == ".html"
+        html = page.read_text(encoding="utf-8")
+        assert html.startswith("<!doctype html>") and 'lang="zh"' in html and "更新任务清单" in html
+    finally:
+        page.unlink(missing_ok=True)

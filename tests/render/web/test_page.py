@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import re
+from typing import Any
 
 import pytest
 
+from replay.log.event import Event
 from replay.render.web import html_page
-from replay.render.web.page import CSS
+from replay.render.web.page import CSP, CSS, SCRIPT
+from replay.render.web.page_assets import source_hash
+from replay.render.web.timeline import script_json, timeline_steps
+from replay.todo.plan import standing_plan
 from tests.helpers import SURFACE_REPLACE, index_of, records
 from tests.render.web.builders import (
     FIXTURE_RESULT,
@@ -20,8 +28,8 @@ from tests.render.web.builders import (
 )
 from tests.render.web.dom import Node, parse
 
-ALLOWED_TAGS = {"#document", "html", "head", "meta", "title", "style", "body", "header", "h1", "main", "div", "details",
-                "summary", "span", "pre", "section", "ul", "li"}
+ALLOWED_TAGS = {"#document", "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "main", "div",
+                "details", "summary", "span", "pre", "section", "ul", "ol", "li", "p", "button", "input", "script"}
 
 HOSTILE_TODO = '<script>alert("todo")</script>'
 HOSTILE_USER = "<img src=x onerror=alert(1)> and javascript:alert(1)"
@@ -48,11 +56,21 @@ def _attrs(doc: Node) -> list[tuple[str, str, str]]:
     return [(n.tag, k, v) for n in doc.walk() for k, v in n.attrs.items()]
 
 
+def _scripts(doc: Node) -> list[Node]:
+    return doc.find_all("script")
+
+
 def test_every_log_string_is_escaped() -> None:
     page = _hostile_page()
-    assert "<script" not in page.lower()
-    assert "<img" not in page.lower() and "<a " not in page.lower()
     doc = parse(page)
+    data, code = _scripts(doc)  # the timeline's data block, then the page's own script; nothing else
+    assert data.attrs == {"type": "application/json", "id": "plan-timeline-data"}
+    assert code.attrs == {} and code.text == SCRIPT
+    assert page.lower().count("<script") == 2
+    assert "<img" not in page.lower() and "<a " not in page.lower()
+    assert not re.search(r"[<>&\u2028\u2029]", data.text)  # log text cannot end the element
+    steps = json.loads(data.text)["steps"]
+    assert [content for _, _, content in steps[-1]["items"]] == [HOSTILE_TODO, "b"]
     assert {n.tag for n in doc.walk()} <= ALLOWED_TAGS
     for tag, name, _ in _attrs(doc):
         assert name not in {"src", "href", "action", "formaction", "style", "srcset"}, (tag, name)
@@ -73,7 +91,21 @@ def test_the_page_loads_nothing_from_the_network() -> None:
     assert "url(" not in page and "@import" not in page
     assert "https://evil.example/x.js" not in [v for _, _, v in _attrs(parse(page))]
     csp = parse(page).find("meta", http_equiv="Content-Security-Policy").attrs["content"]
-    assert "default-src 'none'" in csp
+    assert csp == CSP
+    directives = dict(d.split(" ", 1) for d in csp.split("; "))
+    assert directives["default-src"] == "'none'"
+    assert directives["script-src"] == source_hash(SCRIPT)  # only the page's own script runs
+    assert directives["style-src"] == source_hash(CSS)
+    assert "unsafe" not in csp and "connect-src" not in directives and "img-src" not in directives
+    assert directives["require-trusted-types-for"] == "'script'"  # no HTML-string sinks at all
+    assert "innerHTML" not in SCRIPT and "insertAdjacentHTML" not in SCRIPT and "eval" not in SCRIPT
+
+
+def test_the_csp_hashes_are_sha256_of_the_inline_texts() -> None:
+    digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+    assert source_hash(SCRIPT) == f"'sha256-{digest}'"
+    doc = parse(html_page(plan_log(FIXTURE_TODOS)))
+    assert doc.find("style").text == CSS and _scripts(doc)[-1].text == SCRIPT
 
 
 def _fixture_page(locale: str = "en") -> Node:
@@ -81,13 +113,15 @@ def _fixture_page(locale: str = "en") -> Node:
     return parse(html_page(events, locale=locale))
 
 
-@pytest.mark.parametrize(("locale", "title", "summary", "panel_title", "progress"), [
-    ("en", "Update to-do list", "1/4 completed · 实现 fixture 样本", "To-dos",
-     "1 completed\u2002·\u20022 in progress\u2002·\u20021 pending"),
-    ("zh", "更新任务清单", "1/4 已完成 · 实现 fixture 样本", "任务",
-     "1 已完成\u2002·\u20022 进行中\u2002·\u20021 待处理"),
+@pytest.mark.parametrize(("locale", "title", "summary", "suffix_name", "panel_title", "progress", "glyphs"), [
+    ("en", "Update to-do list", "1/4 completed · 实现 fixture 样本", "1 more in progress", "To-dos",
+     "1 completed\u2002·\u20022 in progress\u2002·\u20021 pending",
+     ["Completed", "In progress", "In progress", "Pending"]),
+    ("zh", "更新任务清单", "1/4 已完成 · 实现 fixture 样本", "另有 1 项进行中", "任务",
+     "1 已完成\u2002·\u20022 进行中\u2002·\u20021 待处理", ["已完成", "进行中", "进行中", "待处理"]),
 ])
-def test_row_and_panel_hooks(locale: str, title: str, summary: str, panel_title: str, progress: str) -> None:
+def test_row_and_panel_hooks(locale: str, title: str, summary: str, suffix_name: str, panel_title: str,
+                             progress: str, glyphs: list[str]) -> None:
     doc = _fixture_page(locale)
     assert doc.find("html").attrs["lang"] == locale
     row = doc.find("details", data_tool="todo_write")
@@ -101,13 +135,18 @@ def test_row_and_panel_hooks(locale: str, title: str, summary: str, panel_title:
     assert suffix_span.classes == ["summarySuffix"] and suffix_span.text == "+1"
     assert not summary_span.find_all(cls="summarySuffix")  # a sibling after the summary, never inside it
     assert line.text == f"{title}{summary}+1"
+    assert (suffix_span.attrs["role"], suffix_span.attrs["aria-label"]) == ("img", suffix_name)
     panel = doc.find("section", data_testid="todo-panel")
     assert panel.attrs["aria-label"] == panel_title
-    assert panel.find(cls="title").text == panel_title
-    assert panel.find("span", "progress", data_part="progress").text == progress
-    assert [(li.attrs["data-status"], li.find(cls="content").text) for li in panel.find_all("li")] == [
+    button = panel.find("button", "header")
+    assert (button.attrs["type"], button.attrs["aria-expanded"]) == ("button", "false")  # collapsed by default
+    assert button.find(cls="title").text == panel_title
+    assert button.find("span", "progress", data_part="progress").text == progress
+    listing = panel.find("ul", id=button.attrs["aria-controls"])
+    assert "hidden" in listing.attrs
+    assert [(li.attrs["data-status"], li.find(cls="content").text) for li in listing.find_all("li")] == [
         (t["status"], t["content"]) for t in FIXTURE_TODOS]
-    assert "open" not in panel.find("details").attrs  # collapsed by default
+    assert [li.find(cls="glyph").attrs["aria-label"] for li in listing.find_all("li")] == glyphs
 
 
 def _css_rule(selector: str) -> str:
@@ -153,10 +192,15 @@ def test_transcript_shows_messages_reasoning_and_turns() -> None:
     user = doc.find(cls="message", data_role="user", data_source="user")
     assert user.text.startswith("Use the todo_write tool")
     assistant = doc.find_all(cls="message", data_role="assistant")
-    assert [b.text for b in assistant[0].element_children] == [
+    thinking = assistant[0].find("details", "thinking")
+    assert "open" not in thinking.attrs  # reasoning is collapsed
+    assert thinking.find("summary").text == "Reasoning"
+    assert [b.text for b in thinking.find_all(cls="reasoning")] == [
         'The user wants me to use todo_write to create exactly three todos, then reply with "DONE" and stop.']
-    assert [(b.classes, b.text) for b in assistant[1].element_children] == [
-        (["reasoning"], "Done."), (["text"], "DONE")]
+    assert [(b.tag, b.classes) for b in assistant[1].element_children] == [("details", ["thinking"]), ("div", ["text"])]
+    assert (assistant[1].find(cls="reasoning").text, assistant[1].find(cls="text").text) == ("Done.", "DONE")
+    zh = parse(html_page(plan_log(FIXTURE_TODOS), locale="zh"))
+    assert zh.find("details", "thinking").find("summary").text == "推理过程"
     assert doc.find(cls="turn").attrs["data-turn"] == "1"
     assert doc.find("title").text == "Use the todo_write tool to"
     assert "<!doctype html>" in html_page(plan_log([]), title="t")
@@ -165,6 +209,7 @@ def test_transcript_shows_messages_reasoning_and_turns() -> None:
 def test_no_panel_without_a_standing_plan() -> None:
     doc = parse(html_page(plan_log([])))
     assert not doc.find_all(data_testid="todo-panel")
+    assert doc.find("section", id="plan-timeline")  # the empty write is still a step
     assert doc.find("details", data_tool="todo_write").find("span", "summary").text == "0/0 completed"
 
 
@@ -178,3 +223,43 @@ def test_surface_replacements_are_not_shown() -> None:
 def test_unknown_locale_is_refused() -> None:
     with pytest.raises(ValueError):
         html_page(plan_log([]), locale="de")
+
+
+def _event(type_: str, seq: int, data: Any) -> Event:
+    return Event(type_, seq, 0, data, seq + 1, {"type": type_, "seq": seq, "data": data})
+
+
+def _write(seq: int, *contents: str) -> Event:
+    return _event("todo/write", seq, {"todos": [{"content": c, "status": "pending"} for c in contents]})
+
+
+def test_timeline_steps_are_the_plan_changes() -> None:
+    events = [_event("turn/start", 1, {"turn": 1}), _write(2, "a"), _write(3, "a", "b"),
+              _event("turn/end", 4, {"turn": 1}), _event("turn/start", 5, {"turn": 2}),
+              _event("turn/start", 6, {"turn": 3}), _write(7, "c")]
+    steps = timeline_steps(events)
+    # the turn/start that finds no plan (1, 6) changes nothing and is no step
+    assert [(s.seq, s.cause) for s in steps] == [(2, "todo/write"), (3, "todo/write"), (5, "turn/start"),
+                                                 (7, "todo/write")]
+    for step in steps:
+        plan = standing_plan(events, at=step.seq)
+        assert (step.panel is None) == (not plan)
+        if step.panel is not None and plan is not None:
+            assert [i.content for i in step.panel.items] == [t["content"] for t in plan]
+    assert [s.label for s in steps][2] == "seq 5 · new turn, plan cleared"
+    assert [s.position for s in timeline_steps(events, "zh")] == [f"第 {i} / 4 次" for i in range(1, 5)]
+
+
+def test_timeline_agrees_with_standing_plan_when_seqs_are_out_of_order() -> None:
+    events = [_event("turn/start", 1, {"turn": 1}), _write(5, "late"), _write(3, "early")]
+    steps = timeline_steps(events)
+    # ``replay plan --at 5`` keeps every event with seq <= 5, so the write at seq 3, read last, wins
+    assert [(s.seq, [i.content for i in s.panel.items] if s.panel else None) for s in steps] == [
+        (5, ["early"]), (3, ["early"])]
+
+
+def test_script_json_cannot_end_the_script_element() -> None:
+    value = {"x": "</script><script>alert(1)</script><!-- & \u2028\u2029 -->"}
+    text = script_json(value)
+    assert not re.search(r"[<>&\u2028\u2029]", text)
+    assert json.loads(text) == value

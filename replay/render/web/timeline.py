@@ -1,0 +1,112 @@
+"""The plan timeline: every change of the standing plan, steppable on the page.
+
+A step is each ``todo/write`` and each ``turn/start`` that clears a plan (one that
+finds no plan standing changes nothing and is no step). The plan shown at a step is
+the standing plan at that seq, read from ``replay.todo.plan`` (``plan_changes``, and
+``standing_plan(events, at=seq)`` whenever the log's seqs are not strictly increasing,
+so the page always agrees with ``replay plan --at SEQ``); it is never recomputed here.
+
+The steps travel to the page as JSON in a ``<script type="application/json">`` data
+block, escaped so that no log text can end the element (``script_json``); the page's
+script renders them with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from replay.log.event import Event
+from replay.render.web.locale import interpolate
+from replay.render.web.page_strings import PageStrings, page_strings
+from replay.render.web.panel import PanelFields, panel_fields
+from replay.todo.plan import plan_changes, standing_plan
+
+WRITE = "todo/write"
+CLEAR = "turn/start"
+STATUS_JOINER = "\u2002\u2014\u2002"
+"""Between the step and its progress in the status line: EN SPACE, EM DASH, EN SPACE."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineStep:
+    """One step: the event that changed the plan, and the panel of the plan it left."""
+
+    seq: int
+    cause: str
+    """``todo/write`` or ``turn/start``."""
+    label: str
+    """``seq {seq} · {cause}``, localised."""
+    position: str
+    """``{index} of {total}``, localised (1-based)."""
+    panel: PanelFields | None
+    """The standing plan after the event; ``None`` when none shows (absent or ``[]``)."""
+
+
+def _increasing(events: Sequence[Event]) -> bool:
+    return all(a.seq < b.seq for a, b in pairwise(events))
+
+
+def timeline_steps(events: Sequence[Event], locale: str = "en") -> tuple[TimelineStep, ...]:
+    """The steps of a log's plan timeline, in log order."""
+    s = page_strings(locale)
+    ordered = _increasing(events)
+    found: list[tuple[int, str, list[Any] | None]] = []
+    standing: list[Any] | None = None
+    for change in plan_changes(events):
+        if change.cause == WRITE or standing is not None:
+            plan = change.todos if ordered else standing_plan(events, at=change.seq)
+            found.append((change.seq, change.cause, plan))
+        standing = change.todos
+    total = len(found)
+    return tuple(
+        TimelineStep(
+            seq=seq,
+            cause=cause,
+            label=interpolate(s.timeline_step, seq=seq,
+                              cause=s.timeline_written if cause == WRITE else s.timeline_cleared),
+            position=interpolate(s.timeline_position, index=index, total=total),
+            panel=panel_fields(plan, locale),
+        )
+        for index, (seq, cause, plan) in enumerate(found, start=1)
+    )
+
+
+_SCRIPT_ESCAPES = str.maketrans({
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+})
+
+
+def script_json(value: Any) -> str:
+    """JSON safe inside a ``<script>`` element: ``<``, ``>``, ``&``, U+2028 and U+2029
+    are written as ``\\u`` escapes, so ``</script>`` or ``<!--`` can never appear."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
+
+
+def timeline_data(steps: Sequence[TimelineStep], s: PageStrings) -> dict[str, Any]:
+    """What the page's script reads: the text shown when no plan stands, the joiner of
+    the status line, and per step its seq, cause, label, position, progress (``None``:
+    no plan) and items, each ``[status, the status's spoken name, content]``."""
+    return {
+        "empty": s.timeline_empty,
+        "joiner": STATUS_JOINER,
+        "steps": [
+            {
+                "seq": step.seq,
+                "cause": step.cause,
+                "label": step.label,
+                "position": step.position,
+                "progress": step.panel.progress if step.panel is not None else None,
+                "items": [[item.status, s.status_name(item.status), item.content]
+                          for item in step.panel.items] if step.panel else [],
+            }
+            for step in steps
+        ],
+    }
