@@ -11,8 +11,7 @@ from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.snapshot.scenario import run_scenario
-from tests.helpers import index_of
-from tests.render.web.builders import compact, plan_log, to_events, todo_records
+from tests.render.web.builders import compact, hostile_events, plan_log, to_events, todo_records
 
 LONG_TASK = ("Refactor the entire authentication subsystem to use the new token broker, "
              "migrate every caller, keep the old session cookies readable during the rollout, "
@@ -49,21 +48,13 @@ HOSTILE_OUTPUT = ("</pre><script src=\"https://evil.example/x.js\"></script><img
 HOSTILE_REASONING = "<iframe src=\"javascript:window.top.__pwned='frame'\"></iframe>"
 HOSTILE_TITLE = "</title><script>window.__pwned='title'</script>"
 HOSTILE_CALL_ID = "\"><script>window.__pwned='call'</script>"
-HOSTILE_TODOS = [{"content": HOSTILE_TODO, "status": "in_progress"}, {"content": "b", "status": "in_progress"}]
 
 
 def hostile_log() -> list[Event]:
     """A log whose todo content, user message, reasoning, tool output, title and call id
     hold markup, event handlers and ``javascript:`` URLs."""
-    recs = todo_records(compact({"todos": HOSTILE_TODOS}), todos=HOSTILE_TODOS, result=HOSTILE_OUTPUT)
-    recs[index_of(recs, "user/message")]["data"]["content"][0]["text"] = HOSTILE_USER
-    recs[index_of(recs, "session/title")]["data"]["title"] = HOSTILE_TITLE
-    message = recs[index_of(recs, "assistant/message")]["data"]["message"]
-    message["content"][0]["text"] = HOSTILE_REASONING
-    recs[index_of(recs, "tool/call")]["data"]["callId"] = HOSTILE_CALL_ID
-    result = recs[index_of(recs, "tool/result")]["data"]["message"]
-    result["source"]["callId"] = result["content"][0]["toolCallId"] = HOSTILE_CALL_ID
-    return to_events(recs)
+    return hostile_events(todo=HOSTILE_TODO, user=HOSTILE_USER, output=HOSTILE_OUTPUT, reasoning=HOSTILE_REASONING,
+                          title=HOSTILE_TITLE, call_id=HOSTILE_CALL_ID)
 
 
 def _write(todos: list[tuple[str, str]]) -> dict[str, Any]:

@@ -91,3 +91,18 @@ def todo_log(args_raw: str, **kwargs: Any) -> list[Event]:
 def plan_log(todos: list[dict[str, Any]]) -> list[Event]:
     """A successful call whose args and ``todo/write`` both hold ``todos``."""
     return todo_log(compact({"todos": todos}), todos=todos, result=result_text(todos))
+
+
+def hostile_events(*, todo: str, user: str, output: str, reasoning: str, title: str, call_id: str) -> list[Event]:
+    """A ``todo_write`` log with attacker-controlled text in every place a page shows:
+    a todo's content, the user message, the reasoning, the tool output, the session
+    title and the call id."""
+    todos = [{"content": todo, "status": "in_progress"}, {"content": "b", "status": "in_progress"}]
+    recs = todo_records(compact({"todos": todos}), todos=todos, result=output)
+    recs[index_of(recs, "user/message")]["data"]["content"][0]["text"] = user
+    recs[index_of(recs, "session/title")]["data"]["title"] = title
+    recs[index_of(recs, "assistant/message")]["data"]["message"]["content"][0]["text"] = reasoning
+    recs[index_of(recs, "tool/call")]["data"]["callId"] = call_id
+    result = recs[index_of(recs, "tool/result")]["data"]["message"]
+    result["source"]["callId"] = result["content"][0]["toolCallId"] = call_id
+    return to_events(recs)

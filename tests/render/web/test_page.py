@@ -16,15 +16,15 @@ from replay.render.web.page import CSP, CSS, SCRIPT
 from replay.render.web.page_assets import source_hash
 from replay.render.web.timeline import script_json, timeline_steps
 from replay.todo.plan import standing_plan
-from tests.helpers import SURFACE_REPLACE, index_of, records
+from tests.helpers import SURFACE_REPLACE, records
 from tests.render.web.builders import (
     FIXTURE_RESULT,
     FIXTURE_TODOS,
     compact,
+    hostile_events,
     plan_log,
     to_events,
     todo_log,
-    todo_records,
 )
 from tests.render.web.dom import Node, parse
 
@@ -40,16 +40,8 @@ HOSTILE_CALL_ID = '"><script>alert(6)</script>'
 
 
 def _hostile_page() -> str:
-    todos = [{"content": HOSTILE_TODO, "status": "in_progress"}, {"content": "b", "status": "in_progress"}]
-    recs = todo_records(compact({"todos": todos}), todos=todos, result=HOSTILE_OUTPUT)
-    recs[index_of(recs, "user/message")]["data"]["content"][0]["text"] = HOSTILE_USER
-    recs[index_of(recs, "session/title")]["data"]["title"] = HOSTILE_TITLE
-    message = recs[index_of(recs, "assistant/message")]["data"]["message"]
-    message["content"][0]["text"] = HOSTILE_REASONING
-    recs[index_of(recs, "tool/call")]["data"]["callId"] = HOSTILE_CALL_ID
-    result = recs[index_of(recs, "tool/result")]["data"]["message"]
-    result["source"]["callId"] = result["content"][0]["toolCallId"] = HOSTILE_CALL_ID
-    return html_page(to_events(recs))
+    return html_page(hostile_events(todo=HOSTILE_TODO, user=HOSTILE_USER, output=HOSTILE_OUTPUT,
+                                    reasoning=HOSTILE_REASONING, title=HOSTILE_TITLE, call_id=HOSTILE_CALL_ID))
 
 
 def _attrs(doc: Node) -> list[tuple[str, str, str]]:
