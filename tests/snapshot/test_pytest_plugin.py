@@ -89,3 +89,17 @@ def test_snapshot_update_is_the_same_refresh_as_replay_refresh(project: Path, tm
         {k: v[0] for k, v in _tree(twin / "goldens").items()}
     proc = _pytest(project)
     assert proc.returncode == 0 and "3 passed" in proc.stdout
+
+
+def test_two_workers_write_the_same_goldens(project: Path, tmp_path: Path) -> None:
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]')")
+    _flip(project, "parallel-plan-two")
+    _flip(project, "recorded-parallel-plan")
+    twin = tmp_path / "twin"
+    shutil.copytree(project / "scenarios", twin / "scenarios")
+    shutil.copytree(project / "goldens", twin / "goldens")
+    proc = _pytest(project, "-n", "2", "--snapshot-update")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    refresh_scenarios(twin / "scenarios", twin / "goldens")
+    assert {k: v[0] for k, v in _tree(project / "goldens").items()} == \
+        {k: v[0] for k, v in _tree(twin / "goldens").items()}
