@@ -7,12 +7,12 @@ call (``block-start``, deltas, ``block-end``, ``usage``, ``finish``), exactly th
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from replay.jsjson import dumps
 from replay.log.event import Event
 
 Chunk = dict[str, Any]
@@ -129,8 +129,7 @@ class ScriptedModel:
         for name, arguments in call.tool_calls:
             self._tool_calls += 1
             call_id = f"{self.call_prefix}_{self._tool_calls:02d}"
-            raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False,
-                                                                             separators=(",", ":"))
+            raw = arguments if isinstance(arguments, str) else dumps(arguments)
             chunks.append({"type": "block-start", "index": index, "blockType": "tool-call"})
             chunks.extend({"type": "tool-call-delta", "index": index, "id": call_id, "name": name, "argumentsDelta": p}
                           for p in _arg_pieces(raw))

@@ -9,12 +9,14 @@ caller seeds, so the same run gives the same bytes on any machine.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
+
+from replay import jsjson
+from replay.log.event import CHUNK_KINDS
 
 _NAMESPACE = uuid.UUID("8f7c4b1e-2a0d-4f5e-9c3b-6d1a7e2f9b04")
 
@@ -86,10 +88,10 @@ class SessionLog:
 
 def dumps(record: Any) -> str:
     """One record as the harness's ``JSON.stringify`` writes it."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return jsjson.dumps(record)
 
 
-_DELTA_ROW = {"text-delta": "text-chunks", "reasoning-delta": "reasoning-chunks", "tool-call-delta": "tool-call-chunks"}
+_DELTA_ROW = {delta: tag for tag, delta in CHUNK_KINDS.items()}
 
 
 def _delta_key(record: dict[str, Any]) -> tuple[Any, ...] | None:

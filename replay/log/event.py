@@ -60,12 +60,13 @@ class Event:
         return f"Event({self.type!r}, seq={self.seq}, line={self.line})"
 
 
-_CHUNK_KIND = {
+CHUNK_KINDS = {
     "text-chunks": "text-delta",
     "reasoning-chunks": "reasoning-delta",
     "tool-call-chunks": "tool-call-delta",
 }
-PACKED_TAGS = frozenset(_CHUNK_KIND)
+"""The delta kind each packed row tag stands for."""
+PACKED_TAGS = frozenset(CHUNK_KINDS)
 
 
 class ChunkRun:
@@ -110,7 +111,7 @@ class ChunkRun:
 
     def events(self) -> Iterator[Event]:
         """Expand into ``assistant/chunk`` events with their own seq and time (spec §1.4)."""
-        kind = _CHUNK_KIND[self.tag]
+        kind = CHUNK_KINDS[self.tag]
         time = self.time0
         for k, member in enumerate(self.members):
             if k:

@@ -7,8 +7,8 @@ counts as an append, as in logs written before surface ops existed). A result wh
 call is not in the log cannot be named and is left out.
 
 ``tool_result(event)`` reads one ``tool/result`` event (in today's shape; the reader
-has already migrated legacy ones). ``parse_arguments`` parses a call's raw arguments
-the way JavaScript's ``JSON.parse`` would.
+has already migrated legacy ones). ``ToolCall.parsed`` parses a call's raw arguments
+the way JavaScript's ``JSON.parse`` would (``replay.jsjson.parse``).
 """
 
 from __future__ import annotations
@@ -18,23 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from replay.jsjson import dumps, js_string, parse
 from replay.log.event import Event
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def parse_arguments(raw: str) -> tuple[bool, Any]:
-    """``(True, value)`` when ``raw`` is strict JSON, else ``(False, None)``.
-
-    Strict like ``JSON.parse``: ``NaN``/``Infinity`` are refused (Python's ``json``
-    accepts them), and so is nesting too deep to parse.
-    """
-    try:
-        return True, json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return False, None
 
 
 def is_js_object(value: Any) -> bool:
@@ -45,23 +30,6 @@ def is_js_object(value: Any) -> bool:
 def first_line(text: str) -> str:
     """Everything up to the first ``\\n``."""
     return text.split("\n", 1)[0]
-
-
-def js_string(value: Any) -> str:
-    """``String(value)`` for a parsed JSON value (what a template literal prints)."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    if isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, list):
-        return ",".join("" if v is None else js_string(v) for v in value)
-    return "[object Object]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +121,8 @@ class ToolCall:
 
     @property
     def parsed(self) -> tuple[bool, Any]:
-        """``parse_arguments(args_raw)``."""
-        return parse_arguments(self.args_raw)
+        """``(True, value)`` when the arguments are JSON, else ``(False, None)``."""
+        return parse(self.args_raw)
 
 
 def tool_call(event: Event) -> ToolCall | None:
@@ -167,7 +135,7 @@ def tool_call(event: Event) -> ToolCall | None:
         seq=event.seq,
         call_id=call_id if isinstance(call_id, str) else "",
         name=name if isinstance(name, str) else "",
-        args_raw=args if isinstance(args, str) else "" if args is None else json.dumps(args),
+        args_raw=args if isinstance(args, str) else "" if args is None else dumps(args),
         turn=data.get("turn"),
         step=data.get("step"),
     )

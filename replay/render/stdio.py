@@ -30,11 +30,11 @@ Options:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from replay.jsjson import js_string
 from replay.log.event import Event
 from replay.project.tools import is_append, tool_result
 
@@ -52,13 +52,13 @@ def neutralize(text: str) -> str:
     return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+_MISSING = object()
+"""A key the event does not have: a template literal prints ``undefined`` for it."""
+
+
 def _show(value: Any) -> str:
-    """What a JavaScript template literal prints for a JSON value."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "undefined"
-    return json.dumps(value, ensure_ascii=False)
+    """What a JavaScript template literal prints for a JSON value (``String(value)``)."""
+    return "undefined" if value is _MISSING else js_string(value)
 
 
 def todo_block(todos: Any) -> str:
@@ -67,7 +67,7 @@ def todo_block(todos: Any) -> str:
     lines = []
     for item in items:
         status = item.get("status") if isinstance(item, dict) else None
-        content = item.get("content") if isinstance(item, dict) else None
+        content = item.get("content", _MISSING) if isinstance(item, dict) else _MISSING
         marker = MARKERS.get(status, PENDING_MARKER) if isinstance(status, str) else PENDING_MARKER
         lines.append(f"    {marker} {_show(content)}")
     return "\n  [todos]\n" + "\n".join(lines) + "\n  "
@@ -99,7 +99,7 @@ def render_stdio(
         data = ev.data if isinstance(ev.data, dict) else {}
         out = ""
         if ev.type == "turn/start":
-            out = f"\n[{content(label)} turn {content(data.get('turn'))}] "
+            out = f"\n[{content(label)} turn {content(data.get('turn', _MISSING))}] "
         elif ev.type == "assistant/chunk":
             chunk = data.get("chunk")
             kind = chunk.get("type") if isinstance(chunk, dict) else None
@@ -120,7 +120,7 @@ def render_stdio(
         elif ev.type == "tool/call":
             if reasoning:
                 out, reasoning = reset, False
-            out += f"\n  [tool call] {content(data.get('name'))}({content(data.get('arguments'))})"
+            out += f"\n  [tool call] {content(data.get('name', _MISSING))}({content(data.get('arguments', _MISSING))})"
         elif ev.type == "tool/result":
             result = tool_result(ev) if is_append(ev) else None
             if result is not None:

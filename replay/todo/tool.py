@@ -8,10 +8,10 @@ owning session, or appends nothing and returns an error result.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from replay.jsjson import dumps, parse
 from replay.todo.model import STATUSES, js_trim
 
 TOOL_NAME = "todo_write"
@@ -110,10 +110,10 @@ def parse_arguments(raw: str) -> Any:
     """The model's raw argument string as the registry reads it: empty means ``{}``."""
     if raw.strip() == "":
         return {}
-    try:
-        return json.loads(raw)
-    except ValueError as exc:
-        raise ArgumentError(f"arguments are not valid JSON: {exc}") from None
+    ok, value = parse(raw)
+    if not ok:
+        raise ArgumentError("arguments are not valid JSON")
+    return value
 
 
 def check_arguments(args: Any) -> None:
@@ -181,7 +181,7 @@ class TodoWriteTool:
             if content == "":
                 raise _Rejected("invalid todo: `content` must be a non-empty string")
             if content in seen:
-                raise _Rejected(f"invalid todos: duplicate content {json.dumps(content, ensure_ascii=False)}")
+                raise _Rejected(f"invalid todos: duplicate content {dumps(content)}")
             seen.add(content)
             todos.append({"content": content, "status": item["status"]})
         active = sum(1 for t in todos if t["status"] == "in_progress")

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
+from replay.jsjson import parse as parse_arguments
 from replay.log.event import Event
-from replay.project.tools import ToolResult, parse_arguments, tool_calls
+from replay.project.tools import ToolResult, tool_calls
 from replay.project.transcript import Message, ToolEntry, TurnEnd, TurnStart, transcript
 from tests.helpers import PARALLEL_CALLS, SURFACE_REPLACE, TODO_WRITE, index_of, records
 from tests.render.web.builders import to_events

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.render.acp.jsjson import dumps
+from replay.jsjson import dumps
 from replay.render.acp.normalize import Normalizer, normalize_line, normalize_notification
 from replay.render.acp.presenters import shipped_presenters
 from replay.render.acp.translate import (

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from replay.render.acp.jsjson import dumps
+from replay.jsjson import dumps
 
 CWD_TOKEN = "{{cwd}}"
 SESSION_TOKEN = "{{sessionId}}"

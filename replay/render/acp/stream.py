@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from replay.jsjson import dumps
 from replay.log.event import Event
-from replay.render.acp.jsjson import dumps
 from replay.render.acp.normalize import CWD_TOKEN, Normalizer
 from replay.render.acp.translate import Mode, render_acp
 from replay.render.acp.views import PresenterRegistry

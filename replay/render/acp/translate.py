@@ -7,14 +7,13 @@ for the mapping.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from replay.jsjson import js_string, parse
 from replay.log.event import Event
-from replay.render.acp.jsjson import js_string
 from replay.render.acp.paths import relativize_title, terminal_cwd
 from replay.render.acp.presenters import shipped_presenters
 from replay.render.acp.views import (
@@ -67,14 +66,8 @@ def parse_arguments(raw: Any) -> Any:
         return raw
     if raw == "":
         return {}
-    try:
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return raw
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"not JSON: {name}")
+    ok, value = parse(raw)
+    return value if ok else raw
 
 
 def iso_time(ms: Any) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from replay.project.tools import js_string
+from replay.jsjson import js_string
 from replay.render.web.locale import PANEL_JOINER, Strings, interpolate, strings
 
 

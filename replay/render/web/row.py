@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from replay.project.tools import ToolCall, first_line, is_js_object, parse_arguments
+from replay.jsjson import parse
+from replay.project.tools import ToolCall, first_line, is_js_object
 from replay.render.web.locale import GENERIC_TOOL_TITLE, SUMMARY_JOINER, Strings, interpolate, strings
 from replay.todo.model import js_trim
 
@@ -65,7 +66,7 @@ def generic_summary(name: str, args_raw: str, call_id: str) -> str:
 def _generic_base(args_raw: str, call_id: str) -> str:
     if args_raw == "":
         return call_id
-    ok, value = parse_arguments(args_raw)
+    ok, value = parse(args_raw)
     if not ok or not is_js_object(value):
         return first_line(args_raw)
     values = value.values() if isinstance(value, dict) else value
@@ -77,7 +78,7 @@ def _generic_base(args_raw: str, call_id: str) -> str:
 
 def plan_summary(args_raw: str, call_id: str, s: Strings, name: str = TODO_TOOL) -> PlanSummary:
     """The ``todo_write`` summary and ``+N`` suffix computed from the raw arguments."""
-    ok, root = parse_arguments(args_raw)
+    ok, root = parse(args_raw)
     todos = root.get("todos") if ok and isinstance(root, dict) else None
     if not isinstance(todos, list) or not all(is_js_object(t) for t in todos):
         return PlanSummary(generic_summary(name, args_raw, call_id), None)

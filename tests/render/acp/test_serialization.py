@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from replay.jsjson import dumps, js_number, js_string
 from replay.render.acp import dump_notification, normalize_line
-from replay.render.acp.jsjson import dumps, js_number, js_string
 
 
 def test_numbers_are_written_like_javascript() -> None:

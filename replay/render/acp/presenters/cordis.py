@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.render.acp.jsjson import js_string
+from replay.jsjson import js_string
 from replay.render.acp.views import CallView, GenericCall, Presenter, args_object, optional_str
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.render.acp.jsjson import js_string
+from replay.jsjson import js_string
 from replay.render.acp.views import (
     CallView,
     GenericCall,

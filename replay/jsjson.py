@@ -1,4 +1,7 @@
-"""JSON text exactly as JavaScript's ``JSON.stringify`` writes it (no indentation).
+"""JSON as JavaScript reads and writes it: ``parse`` is ``JSON.parse`` (no NaN or
+Infinity), ``dumps`` is ``JSON.stringify`` (no indentation), ``js_string`` is
+``String(value)``. Every place that writes harness JSON or builds harness text from
+log values goes through here.
 
 The harness writes every ACP frame with ``JSON.stringify``; matching it byte for byte
 takes more than ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``:
@@ -18,6 +21,7 @@ harness builds from log values.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from decimal import Decimal
@@ -153,4 +157,17 @@ def js_string(value: Any) -> str:
     return str(value)
 
 
-__all__ = ["dumps", "js_number", "js_string", "quote"]
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse(raw: str) -> tuple[bool, Any]:
+    """``(True, value)`` when ``raw`` is what ``JSON.parse`` accepts, else
+    ``(False, None)`` (NaN/Infinity, garbage, nesting too deep to parse)."""
+    try:
+        return True, json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+__all__ = ["dumps", "js_number", "js_string", "parse", "quote"]
