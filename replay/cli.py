@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # inside the commands that use them: `replay audit` starts in half the time.
 
 _DEFAULT_LIMITS = Limits()
+_RECURSION_LIMIT = 10_000
 _PROGRESS_MIN_FILES = 4
 
 
@@ -50,6 +51,13 @@ def fewer_gc_passes() -> Iterator[None]:
 def use_color(stream: TextIO, disabled: bool) -> bool:
     """Colour only on a terminal, never with ``NO_COLOR`` set (to anything)."""
     return not disabled and "NO_COLOR" not in os.environ and stream.isatty()
+
+
+def _write_output(path: Path, data: bytes, option: str) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise click.BadParameter(f"{path}: cannot write ({exc.strerror or exc})", param_hint=option) from None
 
 
 def _check_paths(paths: Iterable[str]) -> None:
@@ -81,6 +89,10 @@ def limit_options(f: click.decorators.FC) -> click.decorators.FC:
 @click.version_option(package_name="replay")
 def main() -> None:
     """Load, audit and replay deepseek-harness session logs."""
+    # A parsed log value nests at most 1024 deep (orjson's limit; deeper records are
+    # A6 findings). Renderers walk values recursively, which Python 3.11 does without
+    # using the C stack: allow that depth instead of crashing at 1000.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
 
 
 @main.command()
@@ -216,7 +228,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     else:
         out.write("".join(snapshot_report.check_github(results, goldens)))
     if junit is not None:
-        junit.write_bytes(snapshot_report.check_junit(results, goldens))
+        _write_output(junit, snapshot_report.check_junit(results, goldens), "--junit")
     sys.exit(1 if any(r.failed for r in results) else 0)
 
 
@@ -244,6 +256,17 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
         sys.exit(1)
     click.echo("".join(snapshot_report.refresh_text(result, str(goldens_dir))), nl=False)
     sys.exit(1 if result.failed else 0)
+
+
+def _read_or_exit(path: str, limits: Limits) -> tuple[LogRead, bool]:
+    """The log to read (see ``_render_input``); exits 1 with a message when its first
+    line is not a session header."""
+    _check_paths([path])
+    log, terminal = _render_input(path, limits)
+    if log.header is None:
+        click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)
+        sys.exit(1)
+    return log, terminal
 
 
 def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
@@ -289,11 +312,8 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     from replay.render.stdio import stdio_text
     from replay.render.web import html_page, web_golden
 
-    _check_paths([path])
-    log, folder_terminal = _render_input(path, _limits(max_record_bytes, max_decompressed_bytes))
-    if log.header is None:
-        click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)
-        sys.exit(1)
+    log, folder_terminal = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
+    assert log.header is not None
     events = iter_events(log.items())
     out = click.get_text_stream("stdout")
     to_terminal = output is None and out.isatty()
@@ -316,7 +336,7 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     if output is None:
         out.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        _write_output(output, text.encode("utf-8"), "--output")
 
 
 @main.command()
@@ -332,11 +352,7 @@ def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_
 
     from replay.render.web import html_page
 
-    _check_paths([path])
-    log, _ = _render_input(path, _limits(max_record_bytes, max_decompressed_bytes))
-    if log.header is None:
-        click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)
-        sys.exit(1)
+    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
     page = html_page(list(iter_events(log.items())), locale=locale)
     fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -391,13 +407,6 @@ def rules(fmt: str) -> None:
 @limit_options
 def plan(path: str, at: int | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
     """Print the standing plan (the todos projection) of one log as JSON; null when none."""
-    _check_paths([path])
-    if path != "-" and Path(path).is_dir():
-        raise click.BadParameter(f"{path}: is a folder; give one session log", param_hint="PATH")
-    source = stdin_source() if path == "-" else file_source(path)
-    log = read_log(source, _limits(max_record_bytes, max_decompressed_bytes))
-    if log.header is None:
-        click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)
-        sys.exit(1)
+    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
     todos = standing_plan(iter_events(log.items()), at)
     click.echo(orjson.dumps(todos).decode())

@@ -9,7 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.check.registry import RULES
-from tests.helpers import ACP, audit_bytes, corpus_file
+from replay.jsjson import dumps
+from replay.log.reader import iter_events, read_log
+from replay.render.acp import render_acp
+from replay.render.stdio import stdio_text
+from replay.render.web import html_page, web_golden
+from replay.todo.plan import standing_plan
+from tests.helpers import ACP, audit_bytes, bytes_source, corpus_file
 
 BASES = [f"{ACP}/todo-write/session.jsonl", f"{ACP}/agent-instructions/session.jsonl",
          f"{ACP}/subagent-fork-in-process/session.1.jsonl", "acp-2026-06-29/todo-plan/session.jsonl"]
@@ -27,6 +33,18 @@ def _check(data: bytes, base_lines: int) -> None:
         assert f.rule in RULES and f.rule != "INTERNAL", f
         assert f.line is None or 1 <= f.line <= data.count(b"\n") + 1
     assert report.status in ("ok", "findings", "unreadable")
+    # Whatever the reader hands on, every renderer and the plan fold take it.
+    log = read_log(bytes_source(data))
+    if log.header is None:
+        return
+    events = list(iter_events(log.items()))
+    for mode in ("live", "load"):
+        for note in render_acp(events, session_id=log.header.id or "s", mode=mode, cwd=log.header.cwd):
+            assert isinstance(dumps(note), str)
+    assert isinstance(stdio_text(events, terminal=True), str)
+    assert isinstance(web_golden(events), str)
+    assert html_page(events).startswith("<!doctype html>")
+    standing_plan(events)
 
 
 @given(base=st.sampled_from(BASES), ops=st.lists(

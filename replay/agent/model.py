@@ -30,6 +30,22 @@ class Model(Protocol):
         ...
 
 
+def _chunk_problem(chunk: Any) -> str | None:
+    """What makes a recorded chunk unusable as model output, or ``None``."""
+    if not isinstance(chunk, dict) or not isinstance(chunk.get("type"), str):
+        return "is not a chunk object with a type"
+    if chunk["type"] == "block-end":
+        block = chunk.get("block")
+        if type(chunk.get("index")) is not int or not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            return "is a block-end without an integer index and a typed block"
+        for key in ("text", "arguments", "id", "name"):
+            if key in block and not isinstance(block[key], str):
+                return f"has a block whose {key} is not a string"
+    if chunk["type"] == "finish" and not isinstance(chunk.get("reason"), dict):
+        return "is a finish without a reason object"
+    return None
+
+
 @dataclass
 class RecordedModel:
     """Plays back the assistant output of a recorded log, one call per model call.
@@ -57,7 +73,12 @@ class RecordedModel:
                                  "recording needs an override")
             key = here
             chunk = ev.data.get("chunk")
-            current.append(chunk if isinstance(chunk, dict) else {})
+            problem = _chunk_problem(chunk)
+            if problem is not None:
+                raise ModelError(f"the recorded chunk at line {ev.line} (seq {ev.seq}) {problem}; the recording "
+                                 "cannot play the model (run `replay audit` on it)")
+            assert isinstance(chunk, dict)
+            current.append(chunk)
             if isinstance(chunk, dict) and chunk.get("type") == "finish":
                 calls.append(current)
                 current = []

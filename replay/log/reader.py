@@ -137,8 +137,14 @@ class LogRead:
         frame = -1  # start offset of the frame being read
         last = b"\n"  # last plaintext byte of the previous frame
         last_complete = True
+        torn_at: int | None = None
+        recovered = 0
         try:
             for piece, complete, start in frame_plaintexts(buf, cap):
+                if not complete:
+                    if torn_at is None:
+                        torn_at = start
+                    recovered += piece.count(b"\n")
                 if start == 0:
                     # Frame 1 holds exactly the header line (spec §1.7).
                     header_plain += piece
@@ -159,6 +165,12 @@ class LogRead:
                 yield header_plain, True
             elif frame > 0 and last != b"\n" and last_complete:
                 self._torn_complete_frame(frame)
+            if torn_at is not None:
+                self._findings.append(Finding(
+                    "A8", Severity.WARNING,
+                    f"torn tail: the last Zstandard frame (from byte {torn_at}) is incomplete; the harness keeps "
+                    f"the {recovered} complete record(s) it recovers from it and truncates the file at byte "
+                    f"{torn_at}"))
         except ZstdCorruption as exc:
             self._findings.append(Finding("A9", Severity.ERROR, f"corrupt Zstandard session log: {exc}"))
             self.unreadable = self.header is None

@@ -84,7 +84,8 @@ def scan_frames(buf: bytes | memoryview) -> Frames:
 def frame_plaintexts(
     buf: bytes, cap: int
 ) -> Iterator[tuple[bytes, bool, int]]:
-    """Yield ``(plaintext_piece, from_complete_frame, frame_start)`` in order.
+    """Yield ``(plaintext_piece, from_complete_frame, frame_start)`` in order. A torn
+    final frame is announced by an empty piece before whatever it recovers.
 
     Raises ``ZstdCorruption`` for a frame that fails validation and
     ``DecompressedTooLarge`` once more than ``cap`` bytes of plaintext were produced.
@@ -97,6 +98,8 @@ def frame_plaintexts(
     if frames.torn_start is not None:
         spans.append((frames.torn_start, len(view), False))
     for start, end, complete in spans:
+        if not complete:
+            yield b"", False, start  # announce the torn frame, even if nothing can be recovered
         reader = dctx.stream_reader(view[start:end], read_across_frames=False)
         try:
             while True:

@@ -17,7 +17,7 @@ from typing import Literal
 from replay.snapshot.artefacts import Producer, render_artefacts
 from replay.snapshot.diff import changes
 from replay.snapshot.scenario import SCENARIO_FILE, ScenarioError, run_scenario
-from replay.snapshot.store import GoldenStore
+from replay.snapshot.store import GoldenStore, StoreError
 
 FileStatus = Literal["ok", "differs", "missing", "orphan", "created", "updated", "unchanged", "deleted"]
 
@@ -84,6 +84,14 @@ def check_scenario(scenarios_root: Path, store: GoldenStore, name: str,
     except ScenarioError as exc:
         result.error = str(exc)
         return result
+    try:
+        _compare(store, name, produced, result)
+    except StoreError as exc:
+        result.error = str(exc)
+    return result
+
+
+def _compare(store: GoldenStore, name: str, produced: dict[str, bytes], result: ScenarioResult) -> None:
     for file, data in produced.items():
         golden = store.read(name, file)
         if golden is None:
@@ -97,7 +105,6 @@ def check_scenario(scenarios_root: Path, store: GoldenStore, name: str,
         if file not in produced:
             result.files.append(FileResult(name, file, "orphan", (
                 "no artefact of this scenario produces this file: delete it, or run `replay refresh --prune`",)))
-    return result
 
 
 def orphan_scenarios(scenarios_root: Path, store: GoldenStore) -> list[ScenarioResult]:
@@ -149,16 +156,15 @@ def refresh_scenarios(
             results.append(result)
             try:
                 produced = _render(scenarios_root, name, producers)
-            except ScenarioError as exc:
+                for file, data in produced.items():
+                    result.files.append(FileResult(name, file, store.write(name, file, data)))
+                for file in store.files(name):
+                    if file not in produced:
+                        if prune:
+                            store.delete(name, file)
+                        result.files.append(FileResult(name, file, "deleted" if prune else "orphan"))
+            except (ScenarioError, StoreError) as exc:
                 result.error = str(exc)
-                continue
-            for file, data in produced.items():
-                result.files.append(FileResult(name, file, store.write(name, file, data)))
-            for file in store.files(name):
-                if file not in produced:
-                    if prune:
-                        store.delete(name, file)
-                    result.files.append(FileResult(name, file, "deleted" if prune else "orphan"))
         if not names:
             for folder in store.scenarios():
                 if folder not in selected:

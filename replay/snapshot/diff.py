@@ -118,7 +118,7 @@ def _parse_lines(data: bytes) -> list[Any] | None:
             continue
         try:
             out.append(json.loads(line))
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     return out
 
@@ -221,7 +221,7 @@ def _shift_lines(shifts: list[tuple[int, int]]) -> list[str]:
 def json_changes(expected: bytes, actual: bytes) -> list[str]:
     try:
         left, right = json.loads(expected), json.loads(actual)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text_changes(expected, actual)
     lines = value_changes(left, right)
     return lines or _never_empty(expected, actual)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replay.jsjson import parse
+
 PRIMARY_LOG = "session.jsonl"
 GOLDEN_NAMES = ("stdout.expected.jsonl", "stdout.golden.jsonl")
 INPUT_NAME = "input.json"
@@ -107,9 +109,18 @@ def load_harness_scenario(folder: Path) -> HarnessScenario:
         (p for p in folder.iterdir() if _CHILD_LOG.fullmatch(p.name)),
         key=lambda p: int(_CHILD_LOG.fullmatch(p.name).group(1)),  # type: ignore[union-attr]
     )
-    input_path = folder / INPUT_NAME
-    steps = json.loads(input_path.read_text(encoding="utf-8")) if input_path.is_file() else None
+    steps = _read_input(folder / INPUT_NAME)
     return HarnessScenario(folder.name, folder, folder / PRIMARY_LOG, tuple(children), golden_path(folder), steps)
+
+
+def _read_input(path: Path) -> Any:
+    """The parsed ``input.json``; ``None`` when it is absent or not JSON (the scenario
+    then renders as a client without capabilities)."""
+    try:
+        ok, value = parse(path.read_bytes().decode("utf-8", "replace"))
+    except OSError:
+        return None
+    return value if ok else None
 
 
 def find_harness_scenarios(roots: Iterable[Path]) -> list[HarnessScenario]:
@@ -143,7 +154,7 @@ def update_lines(stdout: str, *, exclude: Iterable[str] = ()) -> list[str]:
         params = frame.get("params")
         update = params.get("update") if isinstance(params, dict) else None
         kind = update.get("sessionUpdate") if isinstance(update, dict) else None
-        if kind not in skip:
+        if not isinstance(kind, str) or kind not in skip:
             lines.append(line)
     return lines
 
@@ -151,4 +162,4 @@ def update_lines(stdout: str, *, exclude: Iterable[str] = ()) -> list[str]:
 def golden_update_lines(scenario: HarnessScenario, *, exclude: Iterable[str] = ()) -> list[str]:
     if scenario.golden is None:
         return []
-    return update_lines(scenario.golden.read_text(encoding="utf-8"), exclude=exclude)
+    return update_lines(scenario.golden.read_bytes().decode("utf-8", "replace"), exclude=exclude)

@@ -93,7 +93,7 @@ class ScenarioError(Exception):
 def load_scenario(folder: Path) -> Scenario:
     path = folder / SCENARIO_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes()
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read the scenario ({exc.strerror or exc})") from None
     try:
@@ -132,9 +132,12 @@ def _recorded(path: Path) -> tuple[RecordedModel, str, str]:
     seed = log.header.record.get("seedLength")
     provider, model_name = "replay", "recorded"
     for ev in events:
-        if ev.type == "assistant/message" and isinstance(ev.data, dict):
-            source = (ev.data.get("message") or {}).get("source") or {}
-            provider, model_name = str(source.get("provider", provider)), str(source.get("model", model_name))
+        message = ev.data.get("message") if ev.type == "assistant/message" and isinstance(ev.data, dict) else None
+        source = message.get("source") if isinstance(message, dict) else None
+        if isinstance(source, dict):
+            found_provider, found_model = source.get("provider"), source.get("model")
+            if isinstance(found_provider, str) and found_provider and isinstance(found_model, str) and found_model:
+                provider, model_name = found_provider, found_model
             break
     try:
         return RecordedModel.from_events(events, seed if isinstance(seed, int) else 0), provider, model_name
@@ -175,13 +178,20 @@ def run_scenario(folder: Path) -> Run:
         model, provider, model_name = _model(spec.model, folder, f"session.{index}.jsonl", f"call_c{index}")
         agent = Agent(child, model, _tools(spec.tools), ids, provider, model_name, spawn_child=spawn)
         text = agent.run_turn(prompt)
+        models.append((f"child {index}", model))
         return ToolOutcome(text or "(the subagent finished without a final answer)")
 
     model, provider, model_name = _model(scenario.model, folder, "session.jsonl", "call")
+    models: list[tuple[str, Model]] = [("the primary session", model)]
     agent = Agent(primary, model, _tools(scenario.tools), ids, provider, model_name, spawn_child=spawn)
     try:
         for prompt in scenario.prompts:
             agent.run_turn(prompt)
     except ModelError as exc:
         raise ScenarioError(f"{folder}: {exc}") from None
+    for who, used in models:
+        if used.unused():
+            raise ScenarioError(f"{folder}: the model of {who} has {used.unused()} call(s) the run never asked "
+                                "for: the run diverged from the recording or script (re-record, or fix the "
+                                "script)")
     return Run(name, scenario, logs)

@@ -22,6 +22,10 @@ _TEMP_PREFIX = ".tmp-"
 Written = Literal["created", "updated", "unchanged"]
 
 
+class StoreError(Exception):
+    """A golden exists but cannot be read or written; the message names the file."""
+
+
 class StoreLocked(Exception):
     """Another refresh holds the lock on this tree."""
 
@@ -44,10 +48,15 @@ class GoldenStore:
         return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
 
     def read(self, scenario: str, name: str) -> bytes | None:
+        """The golden's bytes; ``None`` when it does not exist. ``StoreError`` when it
+        exists but cannot be read (a folder in its place, no permission)."""
+        path = self.root / scenario / name
         try:
-            return (self.root / scenario / name).read_bytes()
+            return path.read_bytes()
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read the golden ({exc.strerror or exc})") from None
 
     def write(self, scenario: str, name: str, data: bytes) -> Written:
         """Write one golden atomically; leave it untouched when the bytes are equal."""
@@ -56,17 +65,22 @@ class GoldenStore:
         current = self.read(scenario, name)
         if current == data:
             return "unchanged"
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=folder)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot write the golden ({exc.strerror or exc})") from None
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(temp, path)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
+            if isinstance(exc, OSError):
+                raise StoreError(f"{path}: cannot write the golden ({exc.strerror or exc})") from None
             raise
         _fsync_dir(folder)
         return "created" if current is None else "updated"

@@ -46,17 +46,26 @@ def test_zstd_log_reads_like_the_plain_one() -> None:
 
 def test_zstd_torn_last_frame_is_a_tail_not_corruption() -> None:
     recs = records(TODO_WRITE)
-    extra = [
-        {"type": "turn/start", "seq": 115, "time": 0, "data": {"turn": 2}},
-        {"type": "step/start", "seq": 116, "time": 0, "data": {"turn": 2, "step": 1}},
-    ]
-    body = dump(recs)
-    header, first, _ = _split(body, len(recs))
+    header, first, _ = _split(dump(recs), len(recs))
+    # A small torn frame: nothing in it can be recovered.
+    extra = [{"type": "turn/start", "seq": 115, "time": 0, "data": {"turn": 2}},
+             {"type": "step/start", "seq": 116, "time": 0, "data": {"turn": 2, "step": 1}}]
     torn = _ZC.compress(dump(extra))
-    data = _frames(header, first) + torn[: len(torn) - 6]  # the checksum and some data are cut
-    report = audit_bytes(data)
-    assert all(f.severity.value != "error" for f in report.findings)
-    assert report.events >= 115
+    report = audit_bytes(_frames(header, first) + torn[: len(torn) - 6])
+    assert report.events == 115
+    assert [(f.rule, f.severity.value) for f in report.findings] == [("A8", "warning")]
+    assert "keeps the 0 complete record(s)" in report.findings[0].message
+    # A large torn frame: the complete records before the cut are recovered.
+    more = [{"type": "session/title", "seq": 115 + i, "time": 0,
+             "data": {"title": f"title {i} " + "x" * 200, "messageSeqs": [], "source": {"kind": "user"}}}
+            for i in range(2000)]
+    torn = _ZC.compress(dump(more))
+    report = audit_bytes(_frames(header, first) + torn[: len(torn) // 2])
+    recovered = report.events - 115
+    assert 0 < recovered < 2000
+    assert {(f.rule, f.severity.value) for f in report.findings} <= {("A8", "warning")}
+    assert f"keeps the {recovered} complete record(s)" in next(
+        f.message for f in report.findings if "Zstandard frame" in f.message)
 
 
 @pytest.mark.parametrize("damage, needle", [
