@@ -124,7 +124,9 @@ def test_plan_command(tmp_path: Path) -> None:
     assert run("plan", path) == (0, "null\n")
     assert run("plan", "--at", "97", path) == (0, "null\n")
     assert run("plan", "--at", "98", path)[1].startswith('[{"content":"read the code"')
-    assert run("plan", str(tmp_path))[0] == 2
+    assert run("plan", str(tmp_path)) == (0, "null\n")  # a folder holding session.jsonl, like render
+    (tmp_path / "empty").mkdir()
+    assert run("plan", str(tmp_path / "empty"))[0] == 2
 
 
 def _subprocess(args: list[str], env: dict[str, str] | None = None, input: bytes | None = None
