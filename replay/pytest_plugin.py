@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from replay.snapshot.artefacts import render_artefacts
-from replay.snapshot.diff import changes
+from replay.snapshot.diff import guess_changes
 from replay.snapshot.scenario import run_scenario
 from replay.snapshot.store import GoldenStore
 
@@ -95,8 +95,7 @@ def golden_extension(root: Path) -> type[Any]:
             return None  # goldens are never deleted from pytest; see replay refresh --prune
 
         def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
-            yield from changes(".jsonl" if bytes(snapshot_data or b"").startswith(b"{") else ".txt",
-                               bytes(snapshot_data or b""), bytes(serialized_data))
+            yield from guess_changes(bytes(snapshot_data or b""), bytes(serialized_data))
 
     return ReplayGoldens
 

@@ -43,19 +43,6 @@ class Event:
     def surface_op(self) -> Any:
         return self.record.get("surfaceOp")
 
-    @property
-    def source_event_seqs(self) -> Any:
-        return self.record.get("sourceEventSeqs")
-
-    def normalized_record(self) -> dict[str, Any]:
-        """The envelope with the normalized payload, in the writer's key order."""
-        if self.record.get("data") is self.data and self.record.get("type") == self.type:
-            return self.record
-        out = dict(self.record)
-        out["type"] = self.type
-        out["data"] = self.data
-        return out
-
     def __repr__(self) -> str:
         return f"Event({self.type!r}, seq={self.seq}, line={self.line})"
 

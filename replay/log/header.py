@@ -33,15 +33,6 @@ class Header:
         v = self.record.get("cwd")
         return v if isinstance(v, str) else None
 
-    @property
-    def parent_session(self) -> str | None:
-        v = self.record.get("parentSession")
-        return v if isinstance(v, str) else None
-
-    @property
-    def delegation_depth(self) -> int | None:
-        v = self.record.get("delegationDepth")
-        return int(v) if v is not None and is_nonneg_safe_int(v) else None
 
 
 def _err(rule: str, message: str) -> Finding:

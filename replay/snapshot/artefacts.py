@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from replay.agent.writer import SessionLog, dumps
+from replay.agent.writer import SessionLog, dumps, pack_chunks
 from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
 from replay.render.acp.stream import normalized_lines
@@ -58,20 +58,15 @@ def _pretty(value: Any) -> bytes:
 def normalize_log(log: SessionLog) -> bytes:
     """The re-persisted log with volatile values normalized as the harness does:
     ``createdAt``, ``time``, ``time0`` and every ``dt`` become 0; ``seq`` is kept."""
-    lines = []
-    for raw in log.to_jsonl().split(b"\n"):
-        if not raw:
-            continue
-        record = json.loads(raw)
-        if record.get("type") == "session":
-            record["createdAt"] = 0
-        elif "seq0" in record:
-            record["time0"] = 0
-            record["data"]["dt"] = [0] * len(record["data"]["dt"])
+    header = {**log.header, "createdAt": 0}
+    lines = [dumps(header)]
+    for record in pack_chunks(log.events):
+        if "seq0" in record:
+            record = {**record, "time0": 0, "data": {**record["data"], "dt": [0] * len(record["data"]["dt"])}}
         else:
-            record["time"] = 0
-        lines.append(dumps(record) + "\n")
-    return "".join(lines).encode()
+            record = {**record, "time": 0}
+        lines.append(dumps(record))
+    return "".join(line + "\n" for line in lines).encode()
 
 
 def _suffix(index: int) -> str:

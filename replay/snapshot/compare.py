@@ -55,7 +55,8 @@ def scenario_names(scenarios_root: Path) -> list[str]:
     return sorted(p.name for p in scenarios_root.iterdir() if (p / SCENARIO_FILE).is_file())
 
 
-def _selected(scenarios_root: Path, names: Sequence[str] | None) -> list[str]:
+def selected_scenarios(scenarios_root: Path, names: Sequence[str] | None) -> list[str]:
+    """The scenarios to run: the named ones (``UnknownScenario`` for a wrong name), or all."""
     known = scenario_names(scenarios_root)
     if not names:
         return known
@@ -68,11 +69,6 @@ def _selected(scenarios_root: Path, names: Sequence[str] | None) -> list[str]:
 
 def _render(scenarios_root: Path, name: str, producers: list[Producer] | None) -> dict[str, bytes]:
     return render_artefacts(run_scenario(scenarios_root / name), producers)
-
-
-def selected_scenarios(scenarios_root: Path, names: Sequence[str] | None) -> list[str]:
-    """The scenarios to run: the named ones (``UnknownScenario`` for a wrong name), or all."""
-    return _selected(scenarios_root, names)
 
 
 def check_scenario(scenarios_root: Path, store: GoldenStore, name: str,
@@ -122,7 +118,7 @@ def check_scenarios(
 ) -> list[ScenarioResult]:
     """Check the named scenarios (all, and orphan golden folders, when none is named)."""
     store = GoldenStore(goldens_root)
-    results = [check_scenario(scenarios_root, store, n, producers) for n in _selected(scenarios_root, names)]
+    results = [check_scenario(scenarios_root, store, n, producers) for n in selected_scenarios(scenarios_root, names)]
     if not names:
         results.extend(orphan_scenarios(scenarios_root, store))
     return results
@@ -147,7 +143,7 @@ def refresh_scenarios(
     """Rewrite exactly the goldens that changed; ``prune`` deletes orphans. Keyless:
     the scenario's own script or recording plays the model."""
     store = GoldenStore(goldens_root)
-    selected = _selected(scenarios_root, names)
+    selected = selected_scenarios(scenarios_root, names)
     results: list[ScenarioResult] = []
     with store.lock():
         store.clean_temp_files()

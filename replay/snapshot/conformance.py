@@ -22,13 +22,13 @@ from typing import Any, Literal
 
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
+from replay.log.values import show
 from replay.render.acp import PresenterRegistry
 from replay.render.acp.stream import normalized_lines
 from replay.snapshot.harness import HarnessScenario, find_harness_scenarios, golden_update_lines
 
 EXCLUDED_UPDATES = ("available_commands_update", "current_mode_update")
-"""The absolute cwd rendering uses when a log's header stores the ``{{cwd}}``
-placeholder, so path logic runs as it did live; normalization maps it back."""
+"""Updates that come from the agent's configuration, not from the log."""
 
 Status = Literal["exact", "differs", "not derivable"]
 
@@ -121,23 +121,18 @@ def _kind(line: str | None) -> str:
         return "?"
 
 
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
 def _first_difference(exp: Any, act: Any, path: str) -> str | None:
     where = path or "(root)"
     if isinstance(exp, dict) and isinstance(act, dict):
         for key in exp:
             if key not in act:
-                return f"{path}.{key}: expected {_short(exp[key])}, missing"
+                return f"{path}.{key}: expected {show(exp[key])}, missing"
             found = _first_difference(exp[key], act[key], f"{path}.{key}" if path else key)
             if found:
                 return found
         for key in act:
             if key not in exp:
-                return f"{path}.{key}: unexpected key, got {_short(act[key])}"
+                return f"{path}.{key}: unexpected key, got {show(act[key])}"
         if list(exp) != list(act):
             return f"{where}: key order: expected {list(exp)}, got {list(act)}"
         return None
@@ -150,7 +145,7 @@ def _first_difference(exp: Any, act: Any, path: str) -> str | None:
             return f"{where}: expected {len(exp)} items, got {len(act)}"
         return None
     if exp != act or type(exp) is not type(act):
-        return f"{where}: expected {_short(exp)}, got {_short(act)}"
+        return f"{where}: expected {show(exp)}, got {show(act)}"
     return None
 
 

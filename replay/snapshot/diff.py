@@ -245,6 +245,17 @@ def _never_empty(expected: bytes, actual: bytes) -> list[str]:
             "content compares equal: check key order, number spelling or escaping"]
 
 
+def guess_changes(expected: bytes, actual: bytes) -> list[str]:
+    """``changes`` for content whose file name is unknown: JSON, JSONL or text, by what
+    the golden parses as."""
+    try:
+        json.loads(expected)
+        name = ".json"
+    except (ValueError, RecursionError):
+        name = ".jsonl" if _parse_lines(expected) is not None else ".txt"
+    return changes(name, expected, actual)
+
+
 def changes(name: str, expected: bytes, actual: bytes) -> list[str]:
     """The differences of one golden file, capped at ``MAX_LINES`` lines."""
     if name.endswith(".jsonl"):

@@ -38,7 +38,7 @@ def todo_problem(todos: Any) -> tuple[str, str] | None:
             return "T3", (f"todo/write content must be non-empty and already trimmed (entry {i} "
                           f"content {show(content)})")
         if content in seen:
-            return "T4", f'todo/write repeats content "{content}" (entry {i})'
+            return "T4", f"todo/write repeats content {show(content)} (entry {i})"
         seen.add(content)
         status = item.get("status") if isinstance(item, dict) else None
         if status not in STATUSES:

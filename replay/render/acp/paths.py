@@ -28,10 +28,6 @@ def expand(path: str, cwd: str | None) -> str:
     return path
 
 
-def is_absolute(path: str, cwd: str) -> bool:
-    return bool(_flavour(cwd).isabs(path))
-
-
 def relative_inside(path: str, cwd: str | None) -> str | None:
     """The form of ``path`` relative to ``cwd`` when ``path`` is absolute and strictly
     inside it; ``None`` otherwise (relative path, the cwd itself, or outside it)."""

@@ -139,9 +139,6 @@ class PresenterRegistry:
     def with_presenter(self, name: str, presenter: Presenter) -> PresenterRegistry:
         return PresenterRegistry({**self._by_name, name: presenter})
 
-    def with_presenters(self, presenters: Mapping[str, Presenter]) -> PresenterRegistry:
-        return PresenterRegistry({**self._by_name, **presenters})
-
     def without(self, name: str) -> PresenterRegistry:
         return PresenterRegistry({k: v for k, v in self._by_name.items() if k != name})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay.jsjson import js_string
+from replay.log.values import is_number
 from replay.render.acp.views import (
     UNSET,
     CallView,
@@ -21,18 +22,14 @@ from replay.render.acp.views import (
 )
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def present_read(args: Any) -> CallView:
     a = args_object(args)
     path = required_str(a, "file_path")
     offset: Any = a.get("offset")
     limit: Any = a.get("limit")
     title = f"Read {path}"
-    if _number(limit) and limit > 0:
-        first: Any = offset if _number(offset) else 1
+    if is_number(limit) and limit > 0:
+        first: Any = offset if is_number(offset) else 1
         title += f" ({js_string(first)} - {js_string(first + limit - 1)})"
     elif offset is not None:
         title += f" (from line {js_string(offset)})"
