@@ -127,3 +127,10 @@ def test_a_harness_folder_with_garbage_input_and_golden(tmp_path: Path) -> None:
     assert _replay("render", "acp", str(folder)).returncode == 0
     proc = _replay("conformance", str(tmp_path))
     assert proc.returncode == 1 and "differs" in proc.stdout
+
+
+@pytest.mark.parametrize("text", [b"{not json", b"[]", b"null"])
+def test_a_scenario_json_that_is_not_a_scenario(tree: Path, text: bytes) -> None:
+    (tree / "scenarios" / "recorded-parallel-plan" / "scenario.json").write_bytes(text)
+    proc = _check(tree)
+    assert proc.returncode == 1 and "invalid scenario" in proc.stdout
