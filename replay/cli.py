@@ -105,9 +105,11 @@ def main() -> None:
 @click.option("--fail-on", type=click.Choice(["error", "warning", "policy"]), multiple=True,
               help="Severities that make the exit code 1 (errors always do). Repeatable.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+@click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write a JUnit XML report to this file.")
 @limit_options
 def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...], no_color: bool,
-          max_record_bytes: int, max_decompressed_bytes: int) -> None:
+          junit: Path | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
     """Re-validate session logs against the harness's load rules and durable invariants.
 
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
@@ -160,7 +162,9 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
     elif fmt == "json":
         out.write(audit_report.json_report(reports, summary).decode())
     out.flush()
-    failing = {Severity.ERROR} | {Severity(s) for s in fail_on}
+    failing = frozenset({Severity.ERROR} | {Severity(s) for s in fail_on})
+    if junit is not None:
+        _write_output(junit, audit_report.junit(reports, failing), "--junit")
     bad = any(f.severity in failing for r in reports for f in r.findings) or summary.failed > 0
     sys.exit(1 if bad else 0)
 

@@ -321,3 +321,19 @@ def test_view_writes_a_page_and_prints_its_path() -> None:
         assert html.startswith("<!doctype html>") and 'lang="zh"' in html and "更新任务清单" in html
     finally:
         page.unlink(missing_ok=True)
+
+
+def test_audit_junit_report(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    recs[index_of(recs, "todo/write")]["data"]["todos"][2]["status"] = "done"
+    bad = _log(tmp_path, recs, "bad.jsonl")
+    good = str(corpus_file(TODO_WRITE))
+    report = tmp_path / "audit.xml"
+    code, _ = run("audit", "--policy", "single", "--junit", str(report), bad, good)
+    assert code == 1
+    text = report.read_text()
+    assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="replay audit">')
+    assert f'<testsuite name="{bad}" tests="2" failures="1" errors="0">' in text
+    assert '<testcase classname="' + bad + '" name="T5">' in text and 'message="1 T5 finding(s)"' in text
+    assert '<testcase classname="' + bad + '" name="P1" />' in text  # policy findings do not fail by default
+    assert f'<testsuite name="{good}" tests="1" failures="0" errors="0">' in text

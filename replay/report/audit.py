@@ -11,6 +11,7 @@ import orjson
 from replay.check.engine import LogReport, Summary
 from replay.check.registry import rule_kind
 from replay.findings import Finding, Severity
+from replay.report.junit import Case, Suite, junit_xml
 
 _SEVERITY_STYLE = {
     Severity.ERROR: "\x1b[31m",
@@ -126,3 +127,22 @@ def github_lines(report: LogReport) -> Iterator[str]:
             props.append(f"line={f.line}")
         props.append(f"title={gh_escape(f.rule + ' ' + f.severity.value, True)}")
         yield f"::{_GH_LEVEL[f.severity]} {','.join(props)}::{gh_escape(f.message)}"
+
+
+def junit(reports: list[LogReport], fail_on: frozenset[Severity]) -> bytes:
+    """One suite per log, one test case per rule that fired (failing when one of its
+    findings has a failing severity), and a passing case for a clean log."""
+    suites = []
+    for r in reports:
+        suite = Suite(r.path)
+        by_rule: dict[str, list[Finding]] = {}
+        for f in r.findings:
+            by_rule.setdefault(f.rule, []).append(f)
+        for rule, found in by_rule.items():
+            failing = [f for f in found if f.severity in fail_on]
+            lines = "\n".join(finding_line(r.path, f, color=False) for f in found)
+            suite.cases.append(Case(rule, f"{len(failing)} {rule} finding(s)" if failing else None, lines))
+        if not by_rule:
+            suite.cases.append(Case("audit"))
+        suites.append(suite)
+    return junit_xml("replay audit", suites)

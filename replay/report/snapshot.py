@@ -4,11 +4,11 @@ annotations and JUnit XML. Pure functions of the results."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from xml.etree import ElementTree as ET
 
 import orjson
 
 from replay.report.audit import gh_escape, neutral
+from replay.report.junit import Case, Suite, junit_xml
 from replay.snapshot.compare import FileResult, RefreshResult, ScenarioResult
 
 _MARK = {True: "✗", False: "✓"}
@@ -84,19 +84,12 @@ def check_github(results: list[ScenarioResult], goldens: str) -> Iterator[str]:
 
 def check_junit(results: list[ScenarioResult], goldens: str) -> bytes:
     """One test case per golden file, grouped in one suite per scenario."""
-    root = ET.Element("testsuites", name="replay check")
+    suites = []
     for r in results:
-        failures = sum(1 for f in r.files if f.failed) + (1 if r.error else 0)
-        suite = ET.SubElement(root, "testsuite", name=r.name, tests=str(len(r.files) + (1 if r.error else 0)),
-                              failures=str(failures), errors="0")
+        suite = Suite(r.name)
         if r.error:
-            case = ET.SubElement(suite, "testcase", classname=r.name, name="run")
-            ET.SubElement(case, "failure", message="the scenario did not run").text = r.error
-        for f in r.files:
-            case = ET.SubElement(suite, "testcase", classname=r.name, name=f.name)
-            if f.failed:
-                ET.SubElement(case, "failure", message=f"{_golden_path(goldens, f)}: {f.status}").text = \
-                    "\n".join(f.changes)
-    ET.indent(root)
-    body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=False)
-    return b'<?xml version="1.0" encoding="utf-8"?>\n' + body + b"\n"
+            suite.cases.append(Case("run", "the scenario did not run", r.error))
+        suite.cases.extend(Case(f.name, f"{_golden_path(goldens, f)}: {f.status}" if f.failed else None,
+                                "\n".join(f.changes)) for f in r.files)
+        suites.append(suite)
+    return junit_xml("replay check", suites)
