@@ -119,8 +119,10 @@ def test_corpus_logs_play_as_recorded_models(name: str) -> None:
     log = read_log(file_source(path))
     events = list(iter_events(log.items()))
     model = RecordedModel.from_events(events)
-    steps = sum(1 for e in events if e.type == "assistant/message")
-    assert len(model.calls) >= steps > 0
+    chunks = [e.data["chunk"] for e in events if e.type == "assistant/chunk"]
+    finishes = sum(1 for c in chunks if c["type"] == "finish")
+    assert finishes > 0 and len(model.calls) == finishes
+    assert [c for call in model.calls for c in call] == chunks  # every chunk, in order, once
     assert all(call[-1]["type"] == "finish" for call in model.calls)
 
 
