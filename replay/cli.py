@@ -118,8 +118,8 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
     """
     _check_paths(paths)
     sources: Iterable[Source] = discover(paths)
-    out = click.get_text_stream("stdout")
-    err = click.get_text_stream("stderr")
+    out = sys.stdout
+    err = sys.stderr
     color = use_color(out, no_color)
     limits = _limits(max_record_bytes, max_decompressed_bytes)
     progress = err.isatty() and fmt == "text"
@@ -214,8 +214,8 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     from replay.snapshot.store import GoldenStore
 
     selected = _scenario_names(scenarios_dir, names)
-    out = click.get_text_stream("stdout")
-    err = click.get_text_stream("stderr")
+    out = sys.stdout
+    err = sys.stderr
     store = GoldenStore(goldens_dir)
     results = []
     progress = err.isatty() and len(selected) >= _PROGRESS_MIN_FILES
@@ -319,7 +319,7 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     log, folder_terminal = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
     assert log.header is not None
     events = iter_events(log.items())
-    out = click.get_text_stream("stdout")
+    out = sys.stdout
     to_terminal = output is None and out.isatty()
     if surface == "acp":
         session_id = log.header.id or ""
