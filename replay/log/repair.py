@@ -1,13 +1,19 @@
 """What the harness's crash repair would append to close an interrupted turn (spec §6.5).
 
 ``RepairTracker`` is fed the events of the preserved prefix in order; ``closers()``
-then gives the synthetic events ``load()`` would append, and ``describe()`` says it
-in words for a finding.
+then gives the synthetic records ``load()`` would append, ``closer_events()`` the same
+as ``Event``s (what a renderer replays after the log), and ``describe()`` says it in
+words for a finding. ``with_repair(events)`` is the whole log as a cold ``load()``
+hands it on: the events, then the closers.
+
+The two texts are the harness's own (``packages/core/session/src/repair.ts``); the
+spec abridges the first, the harness's ACP output on an interrupted log
+(``corpus/oracle-2026-07-23/event-crash-tail-*``) carries it in full.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar
 
 from replay.log.event import Event
@@ -15,8 +21,9 @@ from replay.log.values import hashable
 
 STARTED_TEXT = (
     "The tool call was interrupted after it was recorded, but no result was durably "
-    "recorded. Its outcome is unknown. Inspect the current state before deciding what "
-    "to do next. Do not retry blindly."
+    "recorded. Its outcome is unknown. Decide whether to retry from the tool semantics: "
+    "retry only if the operation is read-only or idempotent; if it may have side effects, "
+    "first verify external state or ask the user. Do not retry blindly."
 )
 NOT_STARTED_TEXT = (
     "The tool call was interrupted before the Harness recorded it as started. Retry it "
@@ -134,6 +141,11 @@ class RepairTracker:
                     "data": {"turn": self.open_turn, "reason": {"kind": "interrupted"}}})
         return out
 
+    def closer_events(self, line: int) -> list[Event]:
+        """``closers()`` as events; ``line`` is where they are reported (they are not
+        in the file: the line of the last real event)."""
+        return [Event(r["type"], r["seq"], r["time"], r["data"], line, r) for r in self.closers()]
+
     def describe(self) -> str:
         parts = []
         for call_id, (_step, call_seq) in self.pending.items():
@@ -147,3 +159,15 @@ class RepairTracker:
 
 REPAIR_TYPES = frozenset(RepairTracker._handlers)
 """The event types the closers depend on."""
+
+
+def with_repair(events: Iterable[Event]) -> Iterator[Event]:
+    """The events, then the closers a cold ``load()`` appends when the log ends inside
+    a turn (nothing more when it does not)."""
+    tracker = RepairTracker()
+    line = 1
+    for ev in events:
+        tracker.feed(ev)
+        line = ev.line
+        yield ev
+    yield from tracker.closer_events(line)
