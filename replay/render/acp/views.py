@@ -3,17 +3,21 @@
 presenter by tool name.
 
 A presenter is a pair of pure functions of the call's parsed arguments (and, for the
-result side, the logged outcome). Either may be absent; either may raise: the
-translator then falls back to the generic presentation, as the harness does.
+result side, the logged outcome), plus the tool's parameter schema. The functions are
+only called with arguments that validate against that schema (``validation.py``);
+either may be absent, return ``None`` or raise: the translator then falls back to the
+generic presentation, as the harness does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from types import MappingProxyType
 from typing import Any, Final
+
+from replay.render.acp.validation import ArgumentSchema
 
 
 class _Unset(Enum):
@@ -114,10 +118,27 @@ ResultPresenter = Callable[[Any, ToolOutcome], ResultView | None]
 class Presenter:
     """One tool's presentation: ``call`` builds the ``tool_call`` card from the parsed
     arguments; ``result`` builds the completion from the arguments and the outcome
-    (``None``: show the raw result content)."""
+    (``None``: show the raw result content).
+
+    ``parameters`` is the tool's parameter schema (JSON Schema, as the model was
+    offered it). With one, ``call`` and ``result`` only ever see arguments that
+    validate; any other call gets the generic card and its raw result, as in the
+    harness. ``None`` means no check: the functions see whatever the log holds (what
+    the harness does for a tool registered without ``defineTool``).
+    """
 
     call: CallPresenter | None = None
     result: ResultPresenter | None = None
+    parameters: Mapping[str, Any] | None = None
+    _schema: ArgumentSchema | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.parameters is not None:
+            object.__setattr__(self, "_schema", ArgumentSchema(self.parameters))
+
+    def accepts(self, args: Any) -> bool:
+        """The presenter may be called with these (parsed) arguments."""
+        return self._schema is None or self._schema.accepts(args)
 
 
 class PresenterRegistry:
@@ -141,6 +162,16 @@ class PresenterRegistry:
 
     def without(self, name: str) -> PresenterRegistry:
         return PresenterRegistry({k: v for k, v in self._by_name.items() if k != name})
+
+    def with_parameters(self, schemas: Mapping[str, Mapping[str, Any] | None]) -> PresenterRegistry:
+        """The same presenters validating against other parameter schemas (tool name →
+        schema, ``None`` for no check), e.g. the tools a log's ``request/header``
+        offered when they differ from the shipped ones. Names without a presenter
+        are ignored: a tool without one is generic whatever its schema."""
+        return PresenterRegistry({
+            name: replace(presenter, parameters=schemas[name]) if name in schemas else presenter
+            for name, presenter in self._by_name.items()
+        })
 
     def __contains__(self, name: object) -> bool:
         return name in self._by_name

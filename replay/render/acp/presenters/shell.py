@@ -37,7 +37,7 @@ def present_call(args: Any) -> CallView:
     description = optional_str(a, "description")
     if _background(a):
         return GenericCall(title=command, kind="execute", raw_input=command,
-                           content=[text_block(description)] if description else None)
+                           content=None if description is None else [text_block(description)])
     return TerminalCall(title=command, description=description, cwd=optional_str(a, "workdir"))
 
 

@@ -1,6 +1,7 @@
 """The PTY tools: ``terminal_open``, ``terminal_send`` (a terminal card whose result is
-the output only, no exit entry), ``terminal_read``, ``terminal_signal``,
-``terminal_close`` and ``terminal_list``."""
+the output only, no exit entry; in the background a generic card titled by the
+session), ``terminal_read``, ``terminal_signal``, ``terminal_close`` and
+``terminal_list``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from replay.jsjson import js_string
 from replay.render.acp.views import (
+    UNSET,
     CallView,
     GenericCall,
     Presenter,
@@ -18,7 +20,6 @@ from replay.render.acp.views import (
     args_object,
     optional_str,
     single_text,
-    text_block,
 )
 
 
@@ -30,8 +31,8 @@ def _session(args: dict[str, Any]) -> str:
 
 def present_open(args: Any) -> CallView:
     a = args_object(args)
-    label = optional_str(a, "name") or optional_str(a, "type")
-    return GenericCall(title=f"Open terminal {label}" if label else "Open terminal", kind="execute")
+    label = a["name"] if a.get("name") is not None else a.get("type")  # `name ?? type`
+    return GenericCall(title=f"Open terminal {js_string(label)}", kind="execute")
 
 
 def _background(args: dict[str, Any]) -> bool:
@@ -40,11 +41,10 @@ def _background(args: dict[str, Any]) -> bool:
 
 def present_send(args: Any) -> CallView:
     a = args_object(args)
-    title = optional_str(a, "text") or "(send input)"
-    description = f"Terminal {_session(a)}"
     if _background(a):
-        return GenericCall(title=title, kind="execute", raw_input=title, content=[text_block(description)])
-    return TerminalCall(title=title, description=description)
+        return GenericCall(title=f"Send to terminal {_session(a)} in background", kind="execute",
+                           raw_input=a.get("text", UNSET))
+    return TerminalCall(title=optional_str(a, "text") or "(send input)", description=f"Terminal {_session(a)}")
 
 
 def present_send_result(args: Any, outcome: ToolOutcome) -> ResultView | None:

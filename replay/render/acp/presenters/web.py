@@ -1,23 +1,21 @@
-"""Web tools: ``web_fetch`` and ``web_search`` (generic cards carrying the arguments).
-
-No recorded golden shows these two; the shapes follow the tools' own presenters."""
+"""Web tools: ``web_fetch`` and ``web_search``: generic cards titled by the URL or the
+query itself, which is also the raw input; the results are shown raw."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from replay.jsjson import js_string
-from replay.render.acp.views import CallView, GenericCall, Presenter, args_object
+from replay.render.acp.views import CallView, GenericCall, Presenter, args_object, required_str
 
 
 def present_fetch(args: Any) -> CallView:
-    a = args_object(args)
-    return GenericCall(title=f"Fetch {js_string(a.get('url', ''))}", kind="fetch", raw_input=a)
+    url = required_str(args_object(args), "url")
+    return GenericCall(title=url, kind="fetch", raw_input=url)
 
 
 def present_search(args: Any) -> CallView:
-    a = args_object(args)
-    return GenericCall(title=f"Search {js_string(a.get('query', ''))}", kind="search", raw_input=a)
+    query = required_str(args_object(args), "query")
+    return GenericCall(title=query, kind="search", raw_input=query)
 
 
 FETCH = Presenter(call=present_fetch)
