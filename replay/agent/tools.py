@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from replay.todo.tool import ArgumentError, Config, TodoWriteTool, parse_arguments
+from replay.todo.tool import ArgumentError, Config, TodoWriteTool, decode_arguments
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class TodoTool:
 
     def run(self, arguments: str, ctx: ToolContext) -> ToolOutcome:
         try:
-            args = parse_arguments(arguments)
+            args = decode_arguments(arguments)
         except ArgumentError as exc:
             return ToolOutcome(f"Error: {exc}", True)
         result = self.tool.execute(args, ctx.session)
@@ -89,7 +89,7 @@ class SubagentTool:
 
     def run(self, arguments: str, ctx: ToolContext) -> ToolOutcome:
         try:
-            args = parse_arguments(arguments)
+            args = decode_arguments(arguments)
         except ArgumentError as exc:
             return ToolOutcome(f"Error: {exc}", True)
         if not isinstance(args, dict) or not isinstance(args.get("prompt"), str) or not args["prompt"].strip():

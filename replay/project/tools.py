@@ -8,7 +8,8 @@ call is not in the log cannot be named and is left out.
 
 ``tool_result(event)`` reads one ``tool/result`` event (in today's shape; the reader
 has already migrated legacy ones). ``ToolCall.parsed`` parses a call's raw arguments
-the way JavaScript's ``JSON.parse`` would (``replay.jsjson.parse``).
+the way JavaScript's ``JSON.parse`` would (``replay.jsjson.parse``);
+``ToolCall.display_args`` is what a UI shows for them (``display_arguments``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class ToolResult:
     is_error: bool
     error: dict[str, Any] | None
     """The structured error (``data.error``: ``{name, code}``) when the log has one."""
+    meta: Any = None
+    """The tool-private presentation payload (``data.meta``); ``None`` when absent."""
 
     @property
     def text(self) -> str:
@@ -103,7 +106,8 @@ def tool_result(event: Event) -> ToolResult | None:
         if isinstance(source, dict) and isinstance(source.get("callId"), str):
             call_id = source["callId"]
     error = data.get("error")
-    return ToolResult(event.seq, call_id, tuple(blocks), is_error, error if isinstance(error, dict) else None)
+    return ToolResult(event.seq, call_id, tuple(blocks), is_error, error if isinstance(error, dict) else None,
+                      data.get("meta"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +127,22 @@ class ToolCall:
     def parsed(self) -> tuple[bool, Any]:
         """``(True, value)`` when the arguments are JSON, else ``(False, None)``."""
         return parse(self.args_raw)
+
+    @property
+    def display_args(self) -> Any:
+        """The arguments as a UI shows them (``display_arguments``)."""
+        return display_arguments(self.args_raw)
+
+
+def display_arguments(raw: str) -> Any:
+    """A call's raw arguments as the harness's presenters and UIs read them: ``""`` is
+    ``{}``, JSON is its value, anything else stays the raw string (the card shows what
+    the model wrote). Never raises; compare ``replay.todo.tool.decode_arguments``, the
+    tool's own strict reading."""
+    if raw == "":
+        return {}
+    ok, value = parse(raw)
+    return value if ok else raw
 
 
 def tool_call(event: Event) -> ToolCall | None:

@@ -106,8 +106,11 @@ class ArgumentError(ValueError):
     """The arguments do not match the schema (the tool registry's check)."""
 
 
-def parse_arguments(raw: str) -> Any:
-    """The model's raw argument string as the registry reads it: empty means ``{}``."""
+def decode_arguments(raw: str) -> Any:
+    """The model's raw argument string as the tool registry reads it before executing:
+    empty (or blank) means ``{}``; text that is not JSON raises ``ArgumentError`` (the
+    call fails). Compare ``replay.project.tools.display_arguments``, which never
+    raises: a UI shows non-JSON arguments as they are."""
     if raw.strip() == "":
         return {}
     ok, value = parse(raw)

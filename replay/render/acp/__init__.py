@@ -42,7 +42,6 @@ from replay.render.acp.translate import (
     Mode,
     Notification,
     iso_time,
-    parse_arguments,
     render_acp,
 )
 from replay.render.acp.views import (
@@ -86,7 +85,6 @@ __all__ = [
     "iso_time",
     "normalize_line",
     "normalize_notification",
-    "parse_arguments",
     "render_acp",
     "shipped_presenters",
 ]

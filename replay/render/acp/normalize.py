@@ -8,7 +8,9 @@ Every string leaf is scrubbed, in order:
 3. spilled-output locators → ``{{spillLocator:<name>}}``;
 4. the session id, then any UUID → ``{{sessionId}}``.
 
-Then a ``session_info_update``'s ``updatedAt`` becomes ``{{updatedAt}}``.
+Then a ``session_info_update``'s ``updatedAt`` becomes ``{{updatedAt}}``, and a frame's
+JSON-RPC ``id`` becomes its first-seen number in the stream (1, 2, …), as the harness's
+normalizer numbers responses and the agent's own requests alike.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Normalizer:
         spellings = {c for c in cwds if c and c != CWD_TOKEN}
         self._cwds = sorted(spellings, key=len, reverse=True)
         self._session_id = session_id if session_id and session_id != SESSION_TOKEN else None
+        self._ids: dict[str, int] = {}
 
     def text(self, value: str) -> str:
         for cwd in self._cwds:
@@ -60,7 +63,10 @@ class Normalizer:
         return value
 
     def notification(self, frame: Any) -> Any:
+        """One frame of the stream, normalized (ids are numbered across the stream)."""
         out = self.value(frame)
+        if isinstance(out, dict) and "id" in out:
+            out["id"] = self._ids.setdefault(dumps(out["id"]), len(self._ids) + 1)
         params = out.get("params") if isinstance(out, dict) else None
         update = params.get("update") if isinstance(params, dict) else None
         if isinstance(update, dict) and update.get("sessionUpdate") == "session_info_update" \

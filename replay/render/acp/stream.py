@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from replay.jsjson import dumps
 from replay.log.event import Event
 from replay.render.acp.normalize import CWD_TOKEN, Normalizer
-from replay.render.acp.translate import Mode, render_acp
+from replay.render.acp.profiles import DEFAULT_PROFILE, Profile
+from replay.render.acp.translate import Mode, Notification, render_acp
 from replay.render.acp.views import PresenterRegistry
 
 STAND_IN_CWD = "/replay-stand-in-cwd"
@@ -32,14 +33,24 @@ def normalized_lines(
     session_id: str,
     header_cwd: str | None,
     mode: Mode = "live",
+    profile: Profile = DEFAULT_PROFILE,
     terminal_output: bool = False,
     presenters: PresenterRegistry | None = None,
     exclude: Iterable[str] = (),
 ) -> list[str]:
-    """The session's ACP stream, one normalized JSON line per notification."""
+    """The session's ACP stream, one normalized JSON line per frame, minus the
+    ``session/update`` kinds in ``exclude``."""
     cwd = render_cwd(header_cwd)
     normalizer = Normalizer([c for c in (header_cwd, cwd, STAND_IN_CWD) if c], session_id)
     skip = frozenset(exclude)
-    frames = render_acp(events, session_id=session_id, mode=mode, terminal_output=terminal_output, cwd=cwd,
-                        presenters=presenters)
-    return [dumps(normalizer.notification(f)) for f in frames if f["params"]["update"]["sessionUpdate"] not in skip]
+    frames = render_acp(events, session_id=session_id, mode=mode, profile=profile, terminal_output=terminal_output,
+                        cwd=cwd, presenters=presenters)
+    return [dumps(normalizer.notification(f)) for f in frames if update_kind(f) not in skip]
+
+
+def update_kind(frame: Notification) -> str | None:
+    """A ``session/update``'s ``sessionUpdate``; ``None`` for any other frame."""
+    params = frame.get("params")
+    update = params.get("update") if isinstance(params, dict) else None
+    kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+    return kind if isinstance(kind, str) else None

@@ -12,10 +12,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replay.jsjson import js_string, parse
+from replay.jsjson import js_string
 from replay.log.event import Event
+from replay.log.repair import with_repair
+from replay.project.tools import tool_call, tool_result
 from replay.render.acp.paths import relativize_title, terminal_cwd
+from replay.render.acp.permissions import PermissionRequests
 from replay.render.acp.presenters import shipped_presenters
+from replay.render.acp.profiles import DEFAULT_PROFILE, AutomationSession, Profile
+from replay.render.acp.validation import ArgumentSchema
 from replay.render.acp.views import (
     UNSET,
     CallView,
@@ -24,6 +29,7 @@ from replay.render.acp.views import (
     DiffResult,
     GenericCall,
     GenericResult,
+    Presenter,
     PresenterRegistry,
     ResultView,
     TerminalResult,
@@ -43,6 +49,8 @@ class AcpOptions:
     the live path does not. ``terminal_output``: the client opted in to terminal cards
     (``clientCapabilities._meta.terminal_output``). ``cwd``: the absolute session cwd
     used by path logic (title relativization, terminal cwd); ``None`` for none.
+    ``permission_requests``: also give the ``session/request_permission`` requests the
+    agent sent (live only: a load replays no requests; ``permissions.py``).
     """
 
     session_id: str
@@ -50,6 +58,7 @@ class AcpOptions:
     terminal_output: bool = False
     cwd: str | None = None
     presenters: PresenterRegistry = field(default_factory=shipped_presenters)
+    permission_requests: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,17 +66,6 @@ class _InFlight:
     name: str
     args: Any
     card: str
-
-
-def parse_arguments(raw: Any) -> Any:
-    """A tool call's arguments: ``""`` → ``{}``, valid JSON → its value, anything
-    else → the raw string (what ``JSON.parse`` accepts: no NaN/Infinity)."""
-    if not isinstance(raw, str):
-        return raw
-    if raw == "":
-        return {}
-    ok, value = parse(raw)
-    return value if ok else raw
 
 
 def iso_time(ms: Any) -> str | None:
@@ -136,12 +134,16 @@ class AcpSession:
     def __init__(self, options: AcpOptions) -> None:
         self.options = options
         self._in_flight: dict[str, _InFlight] = {}
+        self._permissions = PermissionRequests(options.session_id) if options.permission_requests else None
+        self._presenters = options.presenters
 
     # -- events ---------------------------------------------------------------
 
     def translate(self, event: Event) -> list[Notification]:
-        """The notifications one event produces, in order."""
-        return [self.wrap(update) for update in self.updates(event)]
+        """The frames one event produces, in order (a permission request before the
+        updates; the event that asks has none)."""
+        frames = [] if self._permissions is None else self._permissions.frames(event)
+        return frames + [self.wrap(update) for update in self.updates(event)]
 
     def wrap(self, update: Update) -> Notification:
         return {"jsonrpc": "2.0", "method": "session/update",
@@ -173,7 +175,9 @@ class AcpSession:
         return [_text_chunk("agent_message_chunk", text)]
 
     def _user_message(self, event: Event, data: dict[str, Any]) -> list[Update]:
-        if not self.options.include_user_messages:
+        # Only what the log wrote as a user/message: the reader migrates a legacy
+        # steering/message (a hook's continuation, …) into one, the bridge never showed it.
+        if not self.options.include_user_messages or event.record.get("type") != "user/message":
             return []
         envelope = data.get("envelope")
         shown = envelope.get("displayContent") if isinstance(envelope, dict) else None
@@ -226,19 +230,32 @@ class AcpSession:
     # -- tools ----------------------------------------------------------------
 
     def _tool_call(self, event: Event, data: dict[str, Any]) -> list[Update]:
-        call_id = data.get("callId")
-        name = data.get("name")
-        if not isinstance(call_id, str):
+        call = tool_call(event)
+        if call is None or not isinstance(data.get("callId"), str):
             return []
-        name = name if isinstance(name, str) else js_string(name)
-        args = parse_arguments(data.get("arguments"))
+        name = data["name"] if isinstance(data.get("name"), str) else js_string(data.get("name"))
+        args = call.display_args
         view = self._present_call(name, args)
         card = "generic" if isinstance(view, GenericCall) else "diff" if isinstance(view, DiffCall) else "terminal"
-        self._in_flight[call_id] = _InFlight(name, args, card)
-        return [self._call_update(call_id, view)]
+        self._in_flight[call.call_id] = _InFlight(name, args, card)
+        return [self._call_update(call.call_id, view)]
+
+    def _presenter(self, name: str, args: Any) -> Presenter | None:
+        """The tool's presenter when it may see these arguments (they validate)."""
+        presenter = self._presenters.get(name)
+        return presenter if presenter is not None and presenter.accepts(args) else None
+
+    def _request_header(self, event: Event, data: dict[str, Any]) -> list[Update]:
+        """No update; but a header that lists the tools offered says which schema each
+        call is validated against (a tokenized ``"{{tools}}"`` keeps the registry's)."""
+        header = data.get("header")
+        tools = header.get("tools") if isinstance(header, dict) else None
+        if isinstance(tools, list):
+            self._presenters = self._presenters.with_parameters(offered_schemas(tools))
+        return []
 
     def _present_call(self, name: str, args: Any) -> CallView:
-        presenter = self.options.presenters.get(name)
+        presenter = self._presenter(name, args)
         if presenter is not None and presenter.call is not None:
             try:
                 view = presenter.call(args)
@@ -278,7 +295,7 @@ class AcpSession:
             update["status"] = "in_progress"
             update["rawInput"] = view.title
             content: list[dict[str, Any]] = []
-            if view.description:
+            if view.description is not None:
                 content.append({"type": "content", "content": {"type": "text", "text": view.description}})
             if self.options.terminal_output:
                 content.append({"type": "terminal", "terminalId": call_id})
@@ -296,29 +313,18 @@ class AcpSession:
         op = event.record.get("surfaceOp")
         if op is not None and op != "append":
             return []  # a context rewrite (e.g. pruning), not an execution
-        message = data.get("message")
-        blocks = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(blocks, list):
+        result = tool_result(event)
+        if result is None or result.call_id is None:
             return []
-        meta = data.get("meta", UNSET)
-        updates = []
-        for block in blocks:
-            if not isinstance(block, dict) or block.get("type") != "tool-result":
-                continue
-            call_id = block.get("toolCallId")
-            if not isinstance(call_id, str):
-                continue
-            content = block.get("content")
-            outcome = ToolOutcome(content if isinstance(content, list) else [], block.get("isError") is True, meta)
-            updates.append(self._result_update(call_id, outcome))
-        return updates
+        meta = UNSET if result.meta is None else result.meta
+        return [self._result_update(result.call_id, ToolOutcome(list(result.blocks), result.is_error, meta))]
 
     def _present_result(self, call_id: str, outcome: ToolOutcome) -> ResultView:
         call = self._in_flight.pop(call_id, None)
         raw = GenericResult(content=outcome.content)
         if call is None:
             return raw
-        presenter = self.options.presenters.get(call.name)
+        presenter = self._presenter(call.name, call.args)
         view: ResultView | None = None
         if presenter is not None and presenter.result is not None:
             try:
@@ -364,6 +370,20 @@ class AcpSession:
         return update
 
 
+def offered_schemas(tools: list[Any]) -> dict[str, Any]:
+    """Tool name → parameter schema, for the entries of a header's tool list that are
+    usable (a malformed entry or schema is passed over: the registry's stays)."""
+    schemas: dict[str, Any] = {}
+    for tool in tools:
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str) and isinstance(tool.get("parameters"), dict):
+            try:
+                ArgumentSchema(tool["parameters"])
+            except ValueError:
+                continue
+            schemas[tool["name"]] = tool["parameters"]
+    return schemas
+
+
 def _js(data: dict[str, Any], key: str) -> str:
     return js_string(data[key]) if key in data else "undefined"
 
@@ -377,6 +397,7 @@ _HANDLERS = {
     "todo/write": AcpSession._todo_write,
     "session/title": AcpSession._title,
     "turn/end": AcpSession._turn_end,
+    "request/header": AcpSession._request_header,
 }
 
 
@@ -385,23 +406,38 @@ def render_acp(
     *,
     session_id: str,
     mode: Mode = "live",
+    profile: Profile = DEFAULT_PROFILE,
     terminal_output: bool = False,
     cwd: str | None = None,
     presenters: PresenterRegistry | None = None,
+    repair: bool = True,
 ) -> Iterator[Notification]:
-    """The ``session/update`` notifications of a session's events, in order.
+    """The frames a client received for a session's events, in order: ``session/update``
+    notifications and, live, ``session/request_permission`` requests.
 
     ``mode="live"`` is what a client saw while the session ran (user messages are not
     echoed); ``mode="load"`` is a ``session/load`` replay (every event, user messages
-    included, through a fresh presenter).
+    included, through a fresh presenter). ``profile`` is the generation of the
+    harness's ACP agent (``profiles.py``); the 2026-08 agent has no load (``ValueError``).
+    ``repair``: a log that ends inside a turn is first closed the way the harness's
+    cold load closes it (``replay.log.repair``), and the closers are rendered too.
     """
+    source = with_repair(events) if repair else events
+    if profile == "2026-08":
+        if mode == "load":
+            raise ValueError("the 2026-08 ACP agent has no session/load: render it live")
+        automation = AutomationSession(session_id)
+        for event in source:
+            yield from automation.translate(event)
+        return
     options = AcpOptions(
         session_id=session_id,
         include_user_messages=mode == "load",
         terminal_output=terminal_output,
         cwd=cwd,
         presenters=presenters if presenters is not None else shipped_presenters(),
+        permission_requests=mode == "live",
     )
     session = AcpSession(options)
-    for event in events:
+    for event in source:
         yield from session.translate(event)

@@ -1,5 +1,6 @@
-"""Load replay = the live stream plus the user-message chunks, at the positions of the
-user/message events (the translator is a pure function of the event sequence)."""
+"""Load replay = the live stream minus its permission requests, plus the user-message
+chunks at the positions of the user/message events (the translator is a pure function
+of the event sequence; a crash tail's closers are part of both)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
+from replay.log.repair import with_repair
 from replay.log.source import file_source
 from replay.render.acp import AcpOptions, AcpSession, dump_notification, render_acp
 from replay.render.acp.stream import render_cwd
@@ -27,7 +29,10 @@ def _events(path: Path) -> tuple[list[Event], str, str | None]:
 
 
 def _user_chunks(event: Event, session_id: str) -> list[str]:
-    """The user_message_chunk lines of a user/message, derived from the event alone."""
+    """The user_message_chunk lines of a user/message, derived from the event alone
+    (a steering/message the reader migrated into one shows nothing)."""
+    if event.record.get("type") != "user/message":
+        return []
     data = event.data if isinstance(event.data, dict) else {}
     envelope = data.get("envelope")
     shown = envelope.get("displayContent") if isinstance(envelope, dict) else None
@@ -40,16 +45,18 @@ def _user_chunks(event: Event, session_id: str) -> list[str]:
 
 def _check(events: list[Event], session_id: str, cwd: str | None, terminal: bool) -> None:
     live_session = AcpSession(AcpOptions(session_id, include_user_messages=False, terminal_output=terminal,
-                                         cwd=cwd))
+                                         cwd=cwd, permission_requests=True))
     live: list[str] = []
     expected_load: list[str] = []
-    for event in events:
-        produced = [dump_notification(n) for n in live_session.translate(event)]
+    for event in with_repair(events):
+        frames = live_session.translate(event)
+        produced = [dump_notification(n) for n in frames]
         if event.type == "user/message":
             assert produced == []  # the live path never echoes the prompt
             expected_load.extend(_user_chunks(event, session_id))
         live.extend(produced)
-        expected_load.extend(produced)
+        # A load replays no permission request (the agent sent them live).
+        expected_load.extend(line for line, frame in zip(produced, frames, strict=True) if "id" not in frame)
     options: dict[str, Any] = {"session_id": session_id, "terminal_output": terminal, "cwd": cwd}
     assert [dump_notification(n) for n in render_acp(events, mode="live", **options)] == live
     assert [dump_notification(n) for n in render_acp(events, mode="load", **options)] == expected_load

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from replay.project.tools import display_arguments
 from replay.render.acp import GenericCall, GenericResult, Presenter, shipped_presenters
-from replay.render.acp.translate import iso_time, parse_arguments
+from replay.render.acp.translate import iso_time
 from tests.render.acp.util import call, ev, lines, result, updates
 
 
@@ -161,22 +162,26 @@ def test_a_call_is_forgotten_after_its_result() -> None:
 
 
 def test_terminal_exit_status_and_cwd() -> None:
-    events = [call("b1", "bash", {"command": "make", "workdir": "sub/dir"}),
+    events = [call("b1", "bash", {"command": "make", "description": "Build", "workdir": "sub/dir"}),
               result("b1", "boom\n[exit code: 2]"),
-              call("b2", "bash", {"command": "sleep 9", "workdir": "/abs"}),
+              call("b2", "bash", {"command": "sleep 9", "description": "", "workdir": "/abs"}),
               result("b2", "\n[killed by signal: SIGTERM]")]
     got = updates(events, terminal_output=True, cwd="/w")
     assert got[0]["_meta"] == {"terminal_info": {"terminal_id": "b1", "cwd": "/w/sub/dir"}}
     assert got[1]["_meta"]["terminal_exit"] == {"terminal_id": "b1", "exit_code": 2}
     assert got[2]["_meta"] == {"terminal_info": {"terminal_id": "b2", "cwd": "/abs"}}
+    # An empty description is still a description: its (empty) text block comes first.
+    assert got[2]["content"] == [{"type": "content", "content": {"type": "text", "text": ""}},
+                                 {"type": "terminal", "terminalId": "b2"}]
     assert got[3]["_meta"]["terminal_exit"] == {"terminal_id": "b2", "signal": "SIGTERM"}
 
 
 def test_terminal_without_the_capability_is_a_console_fence() -> None:
-    events = [call("b1", "bash", {"command": "ls"}), result("b1", "a\nb\n\n")]
+    events = [call("b1", "bash", {"command": "ls", "description": "List"}), result("b1", "a\nb\n\n")]
     assert updates(events, cwd="/w") == [
         {"sessionUpdate": "tool_call", "toolCallId": "b1", "title": "ls", "kind": "execute",
-         "status": "in_progress", "rawInput": "ls"},
+         "status": "in_progress", "rawInput": "ls",
+         "content": [{"type": "content", "content": {"type": "text", "text": "List"}}]},
         {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "status": "completed",
          "content": [{"type": "content", "content": {"type": "text", "text": "```console\na\nb\n```"}}]},
     ]
@@ -247,10 +252,11 @@ def test_plan_review_and_exit_plan_mode_heading() -> None:
 
 
 def test_unparsable_arguments_reach_the_generic_card_raw() -> None:
-    assert parse_arguments("") == {}
-    assert parse_arguments("{bad") == "{bad"
-    assert parse_arguments("NaN") == "NaN"
-    assert parse_arguments('{"a": [1, 2.5]}') == {"a": [1, 2.5]}
+    assert display_arguments("") == {}
+    assert display_arguments("{bad") == "{bad"
+    assert display_arguments("NaN") == "NaN"
+    assert display_arguments(" ") == " "
+    assert display_arguments('{"a": [1, 2.5]}') == {"a": [1, 2.5]}
     assert updates([call("x", "mystery", "{bad")]) == [
         {"sessionUpdate": "tool_call", "toolCallId": "x", "title": "mystery", "kind": "other",
          "status": "in_progress", "rawInput": "{bad"}]
@@ -285,7 +291,7 @@ def test_search_and_terminal_family_titles() -> None:
               call("s", "terminal_send", {"sessionId": "pty-1", "text": ""}),
               call("i", "cordis_inspect", {"what": "api"}),
               call("k", "skill", {"name": "pdf"}),
-              call("w", "workflow", {"script": "return 1"})]
+              call("w", "workflow", {"script": "return 1", "meta": {"name": "one", "description": "One"}})]
     got = [(u["title"], u["kind"], u.get("rawInput"), u.get("locations")) for u in updates(events, cwd="/w")]
     assert got == [
         ("Glob **/*.py in src", "search", "**/*.py", None),
@@ -295,5 +301,5 @@ def test_search_and_terminal_family_titles() -> None:
         ("(send input)", "execute", "(send input)", None),
         ("Inspect cordis runtime: api", "read", None, None),
         ("Load skill pdf", "read", "pdf", None),
-        ("workflow", "other", "return 1", None),
+        ("workflow: one", "other", "return 1", None),
     ]

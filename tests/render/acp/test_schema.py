@@ -17,11 +17,11 @@ from tests.render.acp.corpus import corpus_logs, render_log
 LOGS = corpus_logs()
 
 
-def _validator() -> Any:
+def _validator(definition: str = "SessionNotification") -> Any:
     path = corpus_file("../acp-schema/schema-v1.19.0.json")  # beside the corpus, in the shared folder
     schema = json.loads(path.read_text(encoding="utf-8"))
     cls = jsonschema.validators.validator_for(schema)
-    return cls({"$ref": "#/$defs/SessionNotification", "$defs": schema["$defs"]})
+    return cls({"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]})
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +36,16 @@ def test_every_notification_is_schema_valid_and_round_trips(validator: Any, mode
     if not LOGS:
         pytest.skip("the corpus is absent (set REPLAY_CORPUS)")
     kinds: set[str] = set()
-    count = 0
+    count = requests = 0
+    permission = _validator("RequestPermissionRequest")
     for path in LOGS:
         for frame in render_log(path, mode, terminal_output):
+            if frame.get("method") == "session/request_permission":
+                assert mode == "live" and list(frame) == ["jsonrpc", "id", "method", "params"]
+                errors = [e.message for e in permission.iter_errors(frame["params"])]
+                assert errors == [], f"{path}: {frame}"
+                requests += 1
+                continue
             assert list(frame) == ["jsonrpc", "method", "params"]
             params = frame["params"]
             errors = [e.message for e in validator.iter_errors(params)]
@@ -52,6 +59,8 @@ def test_every_notification_is_schema_valid_and_round_trips(validator: Any, mode
     expected = {"agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan",
                 "session_info_update"}
     assert kinds == expected | ({"user_message_chunk"} if mode == "load" else set())
+    # The three escalation scenarios of both ACP corpora, and two web scenarios whose policy is "ask".
+    assert requests == (8 if mode == "live" else 0)
 
 
 def test_the_validator_rejects_what_the_sdk_would_swallow(validator: Any) -> None:
