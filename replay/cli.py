@@ -25,6 +25,7 @@ from replay.todo.plan import standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
 
 if TYPE_CHECKING:
+    from replay.render.acp.profiles import Profile
     from replay.render.acp.translate import Mode
 
 # The snapshot and render stages (pydantic, deepdiff, the ACP presenters) are imported
@@ -297,14 +298,18 @@ def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
 @click.option("--normalize", is_flag=True, help="acp: write the goldens' placeholders for volatile values.")
 @click.option("--terminal-output/--no-terminal-output", default=None,
               help="acp: the client's terminal capability (default: from the folder's input.json, else off).")
+@click.option("--profile", type=click.Choice(["2026-07", "2026-08", "auto"]), default="2026-07", show_default=True,
+              help="acp: which generation of the harness's ACP agent to render as: 2026-07, the editor projection "
+                   "(tool cards, plans, titles, every delta); 2026-08, the automation transport (final message "
+                   "chunks and permission requests only); auto, the one the log's generation says.")
 @click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True, help="web: strings.")
 @click.option("--html", is_flag=True, help="web: a self-contained HTML page instead of the golden text.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of standard output.")
 @click.option("--no-color", is_flag=True, help="stdio: no colour codes even on a terminal.")
 @limit_options
-def render(surface: str, path: str, live: bool, normalize: bool, terminal_output: bool | None, locale: str,
-           html: bool, output: Path | None, no_color: bool, max_record_bytes: int,
+def render(surface: str, path: str, live: bool, normalize: bool, terminal_output: bool | None, profile: str,
+           locale: str, html: bool, output: Path | None, no_color: bool, max_record_bytes: int,
            max_decompressed_bytes: int) -> None:
     """Replay a session log through a renderer: acp, stdio or web.
 
@@ -312,6 +317,7 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     (input.json + session.jsonl); child logs contribute nothing to the parent's stream.
     """
     from replay.render.acp import dump_notification, render_acp
+    from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, detect_profile
     from replay.render.acp.stream import normalized_lines
     from replay.render.stdio import stdio_text
     from replay.render.web import html_page, web_golden
@@ -325,12 +331,22 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
         session_id = log.header.id or ""
         terminal = folder_terminal if terminal_output is None else terminal_output
         mode: Mode = "live" if live else "load"
+        chosen: Profile
+        if profile == "auto":
+            listed = list(events)
+            chosen = detect_profile(listed) or DEFAULT_PROFILE
+            events = iter(listed)
+        else:
+            chosen = "2026-08" if profile == "2026-08" else "2026-07"
+        if mode == "load" and not PROFILES[chosen].has_load:
+            raise click.UsageError(f"the {chosen} ACP agent has no session/load; render it --live")
         if normalize:
             lines = normalized_lines(events, session_id=session_id, header_cwd=log.header.cwd, mode=mode,
-                                     terminal_output=terminal)
+                                     profile=chosen, terminal_output=terminal)
         else:
             lines = [dump_notification(n) for n in render_acp(events, session_id=session_id, mode=mode,
-                                                              terminal_output=terminal, cwd=log.header.cwd)]
+                                                              profile=chosen, terminal_output=terminal,
+                                                              cwd=log.header.cwd)]
         text = "".join(line + "\n" for line in lines)
     elif surface == "stdio":
         text = stdio_text(events, color=use_color(out, no_color) if output is None else False,
@@ -370,12 +386,17 @@ def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_
 @click.argument("roots", nargs=-1, required=True, metavar="CORPUS_DIR...",
                 type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def conformance(roots: tuple[Path, ...], fmt: str) -> None:
-    """Render every harness scenario under the roots (acp, live, normalized) and compare
-    it with the recorded stdout golden; exit 1 when a derivable scenario differs."""
+@click.option("--profile", type=click.Choice(["2026-07", "2026-08"]), default=None,
+              help="Render every scenario as this generation of the harness's ACP agent (default: per corpus "
+                   "folder, the generation its logs were written in).")
+def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
+    """Render every harness scenario under the roots (acp, live and load, normalized) and
+    compare the streams with its goldens; exit 1 when a scored scenario differs.
+    Scenarios with replay.override.json or a slash-command prompt are counted apart."""
     from replay.snapshot.conformance import format_json, format_text, run_conformance
 
-    report = run_conformance(roots)
+    chosen: Profile | None = None if profile is None else "2026-08" if profile == "2026-08" else "2026-07"
+    report = run_conformance(roots, profile=chosen)
     if not report.scenarios:
         raise click.UsageError("no harness scenario folders with a stdout golden under the given roots")
     click.echo(format_json(report) if fmt == "json" else format_text(report), nl=False)

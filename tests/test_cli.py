@@ -307,9 +307,38 @@ def test_conformance_command() -> None:
     if not all(r.exists() for r in roots):
         pytest.skip("the ACP corpus folders are absent (set REPLAY_CORPUS)")
     code, out = run("conformance", *map(str, roots))
-    assert code == 0 and out.splitlines()[-1] == "58/58 scenarios byte-exact"
+    assert code == 0 and out.splitlines()[-1] == (
+        "58/58 scenarios byte-exact (live 58/58; load 58/58; profile 2026-07: 58); without an override 50/50; "
+        "with replay.override.json 8: 8 byte-exact from the log")
     doc = json.loads(run("conformance", "--format", "json", str(roots[1]))[1])
-    assert len(doc["scenarios"]) == 10
+    assert len(doc["scenarios"]) == 10 and {s["profile"] for s in doc["scenarios"]} == {"2026-07"}
+    # Forced to the other generation, the editor-projection corpus no longer matches: exit 1.
+    code, out = run("conformance", "--profile", "2026-08", str(roots[1]))
+    assert code == 1 and out.splitlines()[-1].startswith("3/") and "profile 2026-08: 10" in out.splitlines()[-1]
+
+
+def test_conformance_of_todays_agent_picks_the_2026_08_profile() -> None:
+    root = corpus_root() / "sessions-2026-08-20" / "examples_acp-agent_tests_snapshots"
+    if not root.exists():
+        pytest.skip("the 2026-08 corpus is absent (set REPLAY_CORPUS)")
+    code, out = run("conformance", str(root))
+    assert code == 0 and out.splitlines()[-1] == (
+        "84/84 scenarios byte-exact (live 84/84; profile 2026-08: 84); without an override 72/72; "
+        "with replay.override.json 12: 12 byte-exact from the log")
+
+
+def test_render_acp_profiles(tmp_path: Path) -> None:
+    folder = corpus_root() / "sessions-2026-08-20" / "examples_acp-agent_tests_snapshots" / "escalation-approved"
+    if not folder.exists():
+        pytest.skip("the 2026-08 corpus is absent (set REPLAY_CORPUS)")
+    auto = run("render", "acp", "--normalize", "--profile", "auto", str(folder))[1].splitlines()
+    golden = [line for line in (folder / "stdout.expected.jsonl").read_text().splitlines()
+              if '"method":"session/update"' in line or '"method":"session/request_permission"' in line]
+    assert auto == golden == run("render", "acp", "--normalize", "--profile", "2026-08", str(folder))[1].splitlines()
+    editor = run("render", "acp", "--normalize", str(folder))[1].splitlines()
+    assert len(editor) > 40 and '"sessionUpdate":"tool_call"' in "".join(editor)
+    code, out = run("render", "acp", "--load", "--profile", "2026-08", str(folder))
+    assert code == 2 and "the 2026-08 ACP agent has no session/load; render it --live" in out
 
 
 def test_view_writes_a_page_and_prints_its_path() -> None:

@@ -1,11 +1,30 @@
-"""ACP conformance: re-render each recorded harness scenario's live ACP stream from its
-primary session log and compare it, byte for byte, with the ``session/update`` lines of
-its stdout golden.
+"""ACP conformance: re-render each recorded harness scenario's ACP streams from its
+primary session log and compare them, byte for byte, with its goldens.
 
-``available_commands_update`` and ``current_mode_update`` are left out of the
-comparison: they come from the agent's configuration, not from the log. A scenario
-whose prompt is a slash command is "not derivable" (the command's output is never
-logged) and stays outside the score.
+What is compared, per scenario:
+
+* **live**: the ``session/update`` lines and the agent's ``session/request_permission``
+  requests of the stdout golden (or the lines of ``live.expected.jsonl``), against the
+  live stream rendered from the log;
+* **load**: ``load.expected.jsonl`` against the ``session/load`` replay rendered from
+  the log; without one, the live golden as a load replays it (no permission requests)
+  against the replay minus its user-message chunks (a load replays exactly what live
+  streamed, plus the user's side). A profile without ``session/load`` has no load.
+
+``available_commands_update`` and ``current_mode_update`` are left out: they come from
+the agent's configuration, not from the log; so are ``elicitation/create`` requests
+(their questions are not logged).
+
+The renderer profile (``replay.render.acp.profiles``) is the flag's, or else chosen
+per corpus root from the generation its logs were written in (most of them).
+
+A prompt that is a slash command makes a scenario "not derivable" (the command's output
+is never logged): outside the score. A scenario with ``replay.override.json`` had its
+model calls scripted by the override rather than derived from the log; its log still
+records what the override made the model do, so its streams are rendered from the log
+like any other: byte-exact, it counts as exact (and is counted as overridden); if not,
+it is "overridden" — outside the score, since only a keyless run with the override as
+the model could tell whether the renderer or the log is at fault.
 
 ``check_scenario`` / ``run_conformance`` return data; ``format_text`` and
 ``format_json`` are pure formatters of it.
@@ -15,33 +34,85 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.log.values import show
 from replay.render.acp import PresenterRegistry
+from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, Profile, detect_profile
 from replay.render.acp.stream import normalized_lines
-from replay.snapshot.harness import HarnessScenario, find_harness_scenarios, golden_update_lines
+from replay.render.acp.translate import Mode
+from replay.snapshot.harness import (
+    HarnessScenario,
+    find_harness_scenarios,
+    golden_load_lines,
+    golden_update_lines,
+)
 
 EXCLUDED_UPDATES = ("available_commands_update", "current_mode_update")
 """Updates that come from the agent's configuration, not from the log."""
+COMPARED_REQUESTS = ("session/request_permission",)
+"""The agent's requests a log determines."""
+PERMISSION_REQUEST = '"method":"session/request_permission"'
+USER_CHUNK = "user_message_chunk"
 
-Status = Literal["exact", "differs", "not derivable"]
+Status = Literal["exact", "differs", "not derivable", "overridden"]
+ProfileSource = Literal["flag", "corpus", "log", "default"]
 
 
 @dataclass(frozen=True, slots=True)
 class LineDiff:
-    """The first differing line (0-based among the compared lines): what was expected,
-    what was rendered (``None`` when one side ran out), and a short semantic summary."""
+    """The first difference, with the two streams aligned: the golden line (0-based
+    ``index`` among the compared golden lines, ``None`` for an extra rendered line) and
+    the rendered one (``rendered_index``; ``None`` when a golden line was not rendered),
+    and a short semantic summary."""
 
-    index: int
+    index: int | None
+    rendered_index: int | None
     expected: str | None
     got: str | None
     summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModeResult:
+    """One stream of one scenario against its golden. ``matching`` golden lines were
+    rendered, in order; ``missing`` golden lines were not rendered, ``extra`` rendered
+    lines are not in the golden, ``changed`` pairs differ in place."""
+
+    mode: Mode
+    golden: str
+    expected: int
+    rendered: int
+    matching: int
+    missing: int = 0
+    extra: int = 0
+    changed: int = 0
+    first_diff: LineDiff | None = None
+
+    @property
+    def exact(self) -> bool:
+        return self.first_diff is None
+
+    @property
+    def what_differs(self) -> str:
+        """What actually differs, in words."""
+        if self.exact:
+            return f"{self.expected} lines, byte-exact"
+        parts = []
+        if self.changed:
+            parts.append(f"{self.changed} changed")
+        if self.missing:
+            parts.append(f"{self.missing} golden line{'s' if self.missing != 1 else ''} not rendered")
+        if self.extra:
+            parts.append(f"{self.extra} rendered line{'s' if self.extra != 1 else ''} not in the golden")
+        return f"{self.matching}/{self.expected} golden lines rendered in order; " + ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +120,18 @@ class ScenarioResult:
     name: str
     folder: str
     status: Status
-    expected: int
-    rendered: int
-    matching: int
-    first_diff: LineDiff | None = None
+    profile: Profile
+    profile_source: ProfileSource
+    modes: tuple[ModeResult, ...] = ()
     reason: str | None = None
+    overridden: bool = False
+
+    @property
+    def scored(self) -> bool:
+        return self.status in ("exact", "differs")
+
+    def mode(self, mode: Mode) -> ModeResult | None:
+        return next((m for m in self.modes if m.mode == mode), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,40 +139,82 @@ class ConformanceReport:
     scenarios: tuple[ScenarioResult, ...]
 
     @property
-    def derivable(self) -> tuple[ScenarioResult, ...]:
-        return tuple(s for s in self.scenarios if s.status != "not derivable")
+    def scored(self) -> tuple[ScenarioResult, ...]:
+        return tuple(s for s in self.scenarios if s.scored)
 
     @property
     def exact(self) -> int:
         return sum(1 for s in self.scenarios if s.status == "exact")
 
+    def count(self, status: Status) -> int:
+        return sum(1 for s in self.scenarios if s.status == status)
+
+    @property
+    def overridden(self) -> tuple[ScenarioResult, ...]:
+        return tuple(s for s in self.scenarios if s.overridden)
+
+    def mode_score(self, mode: Mode) -> tuple[int, int]:
+        """(exact, compared) over the scored scenarios for one mode."""
+        compared = [m for s in self.scored if (m := s.mode(mode)) is not None]
+        return sum(1 for m in compared if m.exact), len(compared)
+
+    @property
+    def profiles(self) -> dict[Profile, int]:
+        return dict(Counter(s.profile for s in self.scenarios))
+
     @property
     def failed(self) -> bool:
-        """A derivable scenario differs (the CLI exits 1)."""
+        """A scored scenario differs (the CLI exits 1)."""
         return any(s.status == "differs" for s in self.scenarios)
 
 
-def rendered_update_lines(
-    log_path: Path, *, terminal_output: bool, presenters: PresenterRegistry | None = None
-) -> list[str]:
-    """The live ACP stream of one log, normalized the way the goldens were."""
-    log = read_log(file_source(log_path))
+def _log_events(path: Path) -> tuple[list[Event], str, str | None]:
+    log = read_log(file_source(path))
     header = log.header
-    return normalized_lines(iter_events(log.items()), session_id=(header.id if header else None) or "",
-                            header_cwd=header.cwd if header else None, terminal_output=terminal_output,
-                            presenters=presenters, exclude=EXCLUDED_UPDATES)
+    events = list(iter_events(log.items()))
+    return events, (header.id if header else None) or "", header.cwd if header else None
+
+
+def rendered_update_lines(
+    log_path: Path, *, terminal_output: bool, presenters: PresenterRegistry | None = None, mode: Mode = "live",
+    profile: Profile = DEFAULT_PROFILE,
+) -> list[str]:
+    """One stream of one log, normalized the way the goldens were."""
+    events, session_id, cwd = _log_events(log_path)
+    return _render(events, session_id, cwd, mode, profile, terminal_output, presenters)
+
+
+def _render(events: list[Event], session_id: str, cwd: str | None, mode: Mode, profile: Profile,
+            terminal_output: bool, presenters: PresenterRegistry | None) -> list[str]:
+    return normalized_lines(iter(events), session_id=session_id, header_cwd=cwd, mode=mode, profile=profile,
+                            terminal_output=terminal_output, presenters=presenters, exclude=EXCLUDED_UPDATES)
 
 
 def compare_lines(expected: Sequence[str], got: Sequence[str]) -> tuple[int, LineDiff | None]:
-    """(lines of ``expected`` matched in order, the first difference or ``None``)."""
+    """(golden lines rendered in order, the first difference or ``None``)."""
+    result = compare_mode("live", "", expected, got)
+    return result.matching, result.first_diff
+
+
+def compare_mode(mode: Mode, golden: str, expected: Sequence[str], got: Sequence[str]) -> ModeResult:
+    """Align the two streams and say what differs."""
     matcher = difflib.SequenceMatcher(None, list(expected), list(got), autojunk=False)
-    matching = sum(block.size for block in matcher.get_matching_blocks())
-    for i in range(max(len(expected), len(got))):
-        exp = expected[i] if i < len(expected) else None
-        act = got[i] if i < len(got) else None
-        if exp != act:
-            return matching, LineDiff(i, exp, act, describe_difference(exp, act))
-    return matching, None
+    matching = missing = extra = changed = 0
+    first: LineDiff | None = None
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            matching += i2 - i1
+            continue
+        pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        changed += pairs
+        missing += (i2 - i1) - pairs
+        extra += (j2 - j1) - pairs
+        if first is None:
+            exp = expected[i1] if i1 < i2 else None
+            act = got[j1] if j1 < j2 else None
+            first = LineDiff(i1 if exp is not None else None, j1 if act is not None else None, exp, act,
+                             describe_difference(exp, act))
+    return ModeResult(mode, golden, len(expected), len(got), matching, missing, extra, changed, first)
 
 
 def describe_difference(expected: str | None, got: str | None) -> str:
@@ -116,9 +236,15 @@ def describe_difference(expected: str | None, got: str | None) -> str:
 def _kind(line: str | None) -> str:
     try:
         frame = json.loads(line or "")
-        return str(frame["params"]["update"]["sessionUpdate"])
-    except (ValueError, KeyError, TypeError):
+    except ValueError:
         return "?"
+    if not isinstance(frame, dict):
+        return "?"
+    params = frame.get("params")
+    update = params.get("update") if isinstance(params, dict) else None
+    if isinstance(update, dict) and isinstance(update.get("sessionUpdate"), str):
+        return str(update["sessionUpdate"])
+    return str(frame["method"]) if isinstance(frame.get("method"), str) else "?"
 
 
 def _first_difference(exp: Any, act: Any, path: str) -> str | None:
@@ -149,42 +275,132 @@ def _first_difference(exp: Any, act: Any, path: str) -> str | None:
     return None
 
 
-def check_scenario(scenario: HarnessScenario, presenters: PresenterRegistry | None = None) -> ScenarioResult:
-    expected = golden_update_lines(scenario, exclude=EXCLUDED_UPDATES)
-    folder = str(scenario.folder)
-    slash = scenario.slash_commands
-    if slash:
-        return ScenarioResult(scenario.name, folder, "not derivable", len(expected), 0, 0,
-                              reason=f"slash command prompt {slash[0]!r}: its output is never logged")
-    got = rendered_update_lines(scenario.primary_log, terminal_output=scenario.terminal_output,
-                                presenters=presenters)
-    matching, first = compare_lines(expected, got)
-    status: Status = "exact" if first is None else "differs"
-    return ScenarioResult(scenario.name, folder, status, len(expected), len(got), matching, first)
+def _golden_name(scenario: HarnessScenario) -> str:
+    path = scenario.live_golden or scenario.golden
+    return path.name if path is not None else "(none)"
 
 
-def run_conformance(roots: Iterable[Path], presenters: PresenterRegistry | None = None) -> ConformanceReport:
-    """Check every scenario folder under the roots that has a stdout golden."""
-    scenarios = [s for s in find_harness_scenarios(roots) if s.golden is not None]
-    return ConformanceReport(tuple(check_scenario(s, presenters) for s in scenarios))
+def check_scenario(
+    scenario: HarnessScenario,
+    presenters: PresenterRegistry | None = None,
+    profile: Profile | None = None,
+    profile_source: ProfileSource | None = None,
+) -> ScenarioResult:
+    """Render the scenario's streams and compare them with its goldens. Without a
+    ``profile``, the one of its log's generation (else the default)."""
+    events, session_id, cwd = _log_events(scenario.primary_log)
+    if profile is None:
+        detected = detect_profile(events)
+        profile, profile_source = (detected, "log") if detected is not None else (DEFAULT_PROFILE, "default")
+    source: ProfileSource = profile_source or "flag"
+    terminal = scenario.terminal_output
+    modes: list[ModeResult] = []
+
+    live_expected = golden_update_lines(scenario, exclude=EXCLUDED_UPDATES, requests=COMPARED_REQUESTS)
+    if scenario.live_golden is not None or scenario.golden is not None:
+        got = _render(events, session_id, cwd, "live", profile, terminal, presenters)
+        modes.append(compare_mode("live", _golden_name(scenario), live_expected, got))
+
+    if PROFILES[profile].has_load:
+        load_expected = golden_load_lines(scenario, exclude=EXCLUDED_UPDATES)
+        got = _render(events, session_id, cwd, "load", profile, terminal, presenters)
+        if load_expected is not None:
+            modes.append(compare_mode("load", LOAD_NAME, load_expected, got))
+        elif modes:
+            # No load golden: a load replays what live streamed, plus the user's side.
+            expected = [line for line in live_expected if PERMISSION_REQUEST not in line]
+            got = [line for line in got if f'"sessionUpdate":"{USER_CHUNK}"' not in line]
+            modes.append(compare_mode("load", f"{_golden_name(scenario)} as a load replays it", expected, got))
+
+    overridden = scenario.override is not None
+    status: Status = "exact" if all(m.exact for m in modes) else "overridden" if overridden else "differs"
+    reason = None
+    if scenario.slash_commands:
+        status = "not derivable"
+        reason = f"slash command prompt {scenario.slash_commands[0]!r}: its output is never logged"
+    elif overridden and status == "exact":
+        reason = f"{OVERRIDE_NOTE}; rendered from the log, byte-exact"
+    elif overridden:
+        reason = f"{OVERRIDE_NOTE}; only a keyless run with the override as the model can derive its stream"
+    return ScenarioResult(scenario.name, str(scenario.folder), status, profile, source, tuple(modes), reason,
+                          overridden)
+
+
+OVERRIDE_NOTE = "replay.override.json scripted its model calls"
+
+
+LOAD_NAME = "load.expected.jsonl"
+
+
+def corpus_profile(scenarios: Iterable[HarnessScenario]) -> Profile | None:
+    """The generation most of the corpus's logs were written in (``None``: no log
+    tells)."""
+    found: Counter[Profile] = Counter()
+    for scenario in scenarios:
+        detected = detect_profile(_log_events(scenario.primary_log)[0])
+        if detected is not None:
+            found[detected] += 1
+    return found.most_common(1)[0][0] if found else None
+
+
+def run_conformance(
+    roots: Iterable[Path], presenters: PresenterRegistry | None = None, profile: Profile | None = None
+) -> ConformanceReport:
+    """Check every scenario folder under the roots that has a golden; the profile is
+    ``profile``, or else chosen per root from its logs' generation."""
+    results: list[ScenarioResult] = []
+    for root in roots:
+        scenarios = [s for s in find_harness_scenarios([root]) if s.has_golden]
+        chosen: Profile | None = profile
+        source: ProfileSource = "flag"
+        if chosen is None:
+            chosen = corpus_profile(scenarios)
+            source = "corpus" if chosen is not None else "default"
+            chosen = chosen or DEFAULT_PROFILE
+        results.extend(check_scenario(s, presenters, chosen, source) for s in scenarios)
+    return ConformanceReport(tuple(results))
 
 
 def score_line(report: ConformanceReport) -> str:
-    line = f"{report.exact}/{len(report.derivable)} scenarios byte-exact"
-    skipped = len(report.scenarios) - len(report.derivable)
-    return line + (f" ({skipped} not derivable)" if skipped else "")
+    """``exact/scored scenarios byte-exact``, then each mode's score, the profiles used
+    and the scenarios outside the score."""
+    scored = report.scored
+    modes = []
+    for mode in ("live", "load"):
+        exact, compared = report.mode_score(mode)
+        if compared:
+            modes.append(f"{mode} {exact}/{compared}")
+    profiles = ", ".join(f"profile {p}: {n}" for p, n in sorted(report.profiles.items()))
+    line = f"{report.exact}/{len(scored)} scenarios byte-exact ({'; '.join([*modes, profiles])})"
+    overridden = report.overridden
+    if overridden:
+        plain = [s for s in scored if not s.overridden]
+        exact_plain = sum(1 for s in plain if s.status == "exact")
+        matched = sum(1 for s in overridden if s.status == "exact")
+        line += (f"; without an override {exact_plain}/{len(plain)}; with replay.override.json "
+                 f"{len(overridden)}: {matched} byte-exact from the log")
+        if report.count("overridden"):
+            line += f", {report.count('overridden')} not scored"
+    if report.count("not derivable"):
+        line += f"; not derivable: {report.count('not derivable')}"
+    return line
 
 
 def format_text(report: ConformanceReport) -> str:
-    """A human-readable report: one line per scenario, details of each difference,
-    then the score."""
+    """A human-readable report: one line per scenario (what differs, per stream),
+    details of each first difference, then the score."""
     out = []
     for s in report.scenarios:
-        out.append(f"{s.status:<13} {s.folder}  ({s.matching}/{s.expected} lines match)"
-                   if s.status != "not derivable" else f"{s.status:<13} {s.folder}  ({s.reason})")
-        if s.first_diff is not None:
-            d = s.first_diff
-            out.append(f"    line {d.index + 1}: {d.summary}")
+        streams = "; ".join(f"{m.mode}: {m.what_differs}" for m in s.modes) or "no stream compared"
+        note = f" [{s.reason}]" if s.reason else ""
+        out.append(f"{s.status:<13} {s.folder}  ({streams}){note}")
+        for m in s.modes:
+            d = m.first_diff
+            if d is None:
+                continue
+            golden_at = f"golden line {d.index + 1}" if d.index is not None else "no golden line"
+            rendered_at = f"rendered line {d.rendered_index + 1}" if d.rendered_index is not None else "none rendered"
+            out.append(f"    {m.mode} vs {m.golden}, {golden_at} / {rendered_at}: {d.summary}")
             out.append(f"      expected: {_clip(d.expected)}")
             out.append(f"      got:      {_clip(d.got)}")
     out.append(score_line(report))
@@ -197,34 +413,59 @@ def _clip(line: str | None, width: int = 200) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
+def _mode_doc(m: ModeResult) -> dict[str, Any]:
+    d = m.first_diff
+    return {
+        "mode": m.mode,
+        "golden": m.golden,
+        "exact": m.exact,
+        "expected": m.expected,
+        "rendered": m.rendered,
+        "matching": m.matching,
+        "missing": m.missing,
+        "extra": m.extra,
+        "changed": m.changed,
+        "firstDiff": None if d is None else {
+            "index": d.index,
+            "renderedIndex": d.rendered_index,
+            "expected": d.expected,
+            "got": d.got,
+            "summary": d.summary,
+        },
+    }
+
+
 def format_json(report: ConformanceReport) -> str:
     """The report as JSON (one document, trailing newline)."""
+    summary: dict[str, Any] = {
+        "scenarios": len(report.scenarios),
+        "scored": len(report.scored),
+        "exact": report.exact,
+        "differs": report.count("differs"),
+        "overridden": len(report.overridden),
+        "overriddenExact": sum(1 for s in report.overridden if s.status == "exact"),
+        "overriddenNotScored": report.count("overridden"),
+        "notDerivable": report.count("not derivable"),
+        "profiles": report.profiles,
+    }
+    for mode in ("live", "load"):
+        exact, compared = report.mode_score(mode)
+        summary[mode] = {"exact": exact, "compared": compared}
+    summary["score"] = score_line(report)
     doc = {
         "scenarios": [
             {
                 "name": s.name,
                 "folder": s.folder,
                 "status": s.status,
-                "expected": s.expected,
-                "rendered": s.rendered,
-                "matching": s.matching,
-                "firstDiff": None if s.first_diff is None else {
-                    "index": s.first_diff.index,
-                    "expected": s.first_diff.expected,
-                    "got": s.first_diff.got,
-                    "summary": s.first_diff.summary,
-                },
+                "profile": s.profile,
+                "profileSource": s.profile_source,
                 "reason": s.reason,
+                "overridden": s.overridden,
+                "modes": [_mode_doc(m) for m in s.modes],
             }
             for s in report.scenarios
         ],
-        "summary": {
-            "scenarios": len(report.scenarios),
-            "derivable": len(report.derivable),
-            "exact": report.exact,
-            "differs": sum(1 for s in report.scenarios if s.status == "differs"),
-            "notDerivable": len(report.scenarios) - len(report.derivable),
-            "score": score_line(report),
-        },
+        "summary": summary,
     }
     return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"

@@ -8,7 +8,11 @@ stream needs:
   ``clientCapabilities._meta.terminal_output``), and its prompts say whether a slash
   command ran (its output is never logged);
 * ``stdout.expected.jsonl`` (or the older ``stdout.golden.jsonl``): the recorded,
-  normalized JSON-RPC stdout.
+  normalized JSON-RPC stdout;
+* ``live.expected.jsonl`` / ``load.expected.jsonl``: the normalized ``session/update``
+  lines alone, live and as a ``session/load`` replay (the answer-key folders);
+* ``replay.override.json``: the replay script replaces (or patches) the model calls
+  the log records, so the log alone does not determine the stream.
 
 Reading is I/O; everything that interprets the files is a pure function of their
 parsed content.
@@ -28,7 +32,10 @@ from replay.jsjson import parse
 
 PRIMARY_LOG = "session.jsonl"
 GOLDEN_NAMES = ("stdout.expected.jsonl", "stdout.golden.jsonl")
+LIVE_GOLDEN = "live.expected.jsonl"
+LOAD_GOLDEN = "load.expected.jsonl"
 INPUT_NAME = "input.json"
+OVERRIDE_NAME = "replay.override.json"
 _CHILD_LOG = re.compile(r"session\.([1-9][0-9]*)\.jsonl")
 _PROMPT_OPS = frozenset({"prompt", "promptExpectError", "promptAndCancel", "promptAndWaitForAgentMessage"})
 
@@ -36,7 +43,9 @@ _PROMPT_OPS = frozenset({"prompt", "promptExpectError", "promptAndCancel", "prom
 @dataclass(frozen=True, slots=True)
 class HarnessScenario:
     """One scenario folder. ``input`` is the parsed ``input.json`` (``None`` when
-    absent); ``golden`` the stdout golden (``None`` when absent)."""
+    absent); ``golden`` the stdout golden, ``live_golden`` / ``load_golden`` the
+    update-only goldens and ``override`` the replay override (each ``None`` when
+    absent)."""
 
     name: str
     folder: Path
@@ -44,6 +53,13 @@ class HarnessScenario:
     child_logs: tuple[Path, ...]
     golden: Path | None
     input: Any
+    live_golden: Path | None = None
+    load_golden: Path | None = None
+    override: Path | None = None
+
+    @property
+    def has_golden(self) -> bool:
+        return self.golden is not None or self.live_golden is not None or self.load_golden is not None
 
     @property
     def terminal_output(self) -> bool:
@@ -110,7 +126,12 @@ def load_harness_scenario(folder: Path) -> HarnessScenario:
         key=lambda p: int(_CHILD_LOG.fullmatch(p.name).group(1)),  # type: ignore[union-attr]
     )
     steps = _read_input(folder / INPUT_NAME)
-    return HarnessScenario(folder.name, folder, folder / PRIMARY_LOG, tuple(children), golden_path(folder), steps)
+    return HarnessScenario(folder.name, folder, folder / PRIMARY_LOG, tuple(children), golden_path(folder), steps,
+                           _file(folder / LIVE_GOLDEN), _file(folder / LOAD_GOLDEN), _file(folder / OVERRIDE_NAME))
+
+
+def _file(path: Path) -> Path | None:
+    return path if path.is_file() else None
 
 
 def _read_input(path: Path) -> Any:
@@ -137,10 +158,12 @@ def find_harness_scenarios(roots: Iterable[Path]) -> list[HarnessScenario]:
     return found
 
 
-def update_lines(stdout: str, *, exclude: Iterable[str] = ()) -> list[str]:
+def update_lines(stdout: str, *, exclude: Iterable[str] = (), requests: Iterable[str] = ()) -> list[str]:
     """The ``session/update`` notification lines of a JSON-RPC transcript, verbatim,
-    minus those whose ``sessionUpdate`` is in ``exclude``."""
+    minus those whose ``sessionUpdate`` is in ``exclude``, and the agent's requests
+    whose method is in ``requests``, in transcript order."""
     skip = frozenset(exclude)
+    wanted = frozenset(requests)
     lines = []
     for line in stdout.split("\n"):
         if not line.strip():
@@ -149,7 +172,12 @@ def update_lines(stdout: str, *, exclude: Iterable[str] = ()) -> list[str]:
             frame = json.loads(line)
         except ValueError:
             continue
-        if not isinstance(frame, dict) or frame.get("method") != "session/update":
+        if not isinstance(frame, dict):
+            continue
+        if frame.get("method") in wanted and "id" in frame:
+            lines.append(line)
+            continue
+        if frame.get("method") != "session/update":
             continue
         params = frame.get("params")
         update = params.get("update") if isinstance(params, dict) else None
@@ -159,7 +187,18 @@ def update_lines(stdout: str, *, exclude: Iterable[str] = ()) -> list[str]:
     return lines
 
 
-def golden_update_lines(scenario: HarnessScenario, *, exclude: Iterable[str] = ()) -> list[str]:
-    if scenario.golden is None:
+def golden_update_lines(scenario: HarnessScenario, *, exclude: Iterable[str] = (),
+                        requests: Iterable[str] = ()) -> list[str]:
+    """The live stream the scenario's golden holds: ``live.expected.jsonl`` when there
+    is one, else the updates (and ``requests``) of the stdout transcript."""
+    path = scenario.live_golden or scenario.golden
+    if path is None:
         return []
-    return update_lines(scenario.golden.read_bytes().decode("utf-8", "replace"), exclude=exclude)
+    return update_lines(path.read_bytes().decode("utf-8", "replace"), exclude=exclude, requests=requests)
+
+
+def golden_load_lines(scenario: HarnessScenario, *, exclude: Iterable[str] = ()) -> list[str] | None:
+    """The ``session/load`` replay the scenario's golden holds; ``None`` without one."""
+    if scenario.load_golden is None:
+        return None
+    return update_lines(scenario.load_golden.read_bytes().decode("utf-8", "replace"), exclude=exclude)

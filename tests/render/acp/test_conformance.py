@@ -3,6 +3,7 @@ byte-exact against the golden's session/update lines."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,9 +11,11 @@ import pytest
 from replay.snapshot.conformance import (
     ConformanceReport,
     LineDiff,
+    ModeResult,
     ScenarioResult,
     check_scenario,
     compare_lines,
+    compare_mode,
     format_json,
     format_text,
     rendered_update_lines,
@@ -47,17 +50,27 @@ FOLDERS = _folders()
 def test_scenario_is_byte_exact(folder: Path) -> None:
     scenario = load_harness_scenario(folder)
     result = check_scenario(scenario)
-    assert result.first_diff is None, format_text(ConformanceReport((result,)))
+    # A log with no model turn (the header alone) tells no generation: the default.
+    assert (result.profile, result.profile_source) in (("2026-07", "log"), ("2026-07", "default"))
+    assert [m.mode for m in result.modes] == ["live", "load"]
+    for mode in result.modes:
+        assert mode.first_diff is None, format_text(ConformanceReport((result,)))
+        assert mode.matching == mode.expected == mode.rendered
     assert result.status == "exact"
-    assert result.matching == result.expected == result.rendered
 
 
-def test_all_58_scenarios_score() -> None:
+def test_all_58_scenarios_score_live_and_load() -> None:
     roots = [corpus_file(suite) for suite in SUITES]
     report = run_conformance(roots)
     assert len(report.scenarios) == 58
     assert [s.name for s in report.scenarios if s.status != "exact"] == []
-    assert format_text(report).endswith("\n58/58 scenarios byte-exact\n")
+    assert report.mode_score("live") == (58, 58) and report.mode_score("load") == (58, 58)
+    assert [s.name for s in report.overridden] == [
+        "cancel", "cancel-tool-calls", "error-finish", "session-sandbox-root", "subagent-depth-two-rejection",
+        "workspace-context", "cancel", "error-finish"]
+    assert format_text(report).endswith(
+        "\n58/58 scenarios byte-exact (live 58/58; load 58/58; profile 2026-07: 58); without an override "
+        "50/50; with replay.override.json 8: 8 byte-exact from the log\n")
     assert not report.failed
 
 
@@ -100,76 +113,89 @@ def test_input_json_capability_and_slash_commands() -> None:
     assert slash_prompts(steps) == ("/goal ship it", "/plan")
 
 
-def test_slash_command_scenario_is_not_derivable(tmp_path: Path) -> None:
-    (tmp_path / "session.jsonl").write_text(
+def _scenario(folder: Path, prompt: str, golden: str, **files: str) -> None:
+    (folder / "session.jsonl").write_text(
         '{"type":"session","version":0,"id":"00000000-0000-0000-0000-000000000000","createdAt":0,'
         '"delegationDepth":0}\n')
-    (tmp_path / "input.json").write_text('{"steps":[{"op":"initialize"},{"op":"newSession"},'
-                                         '{"op":"prompt","text":"/goal finish"}]}')
-    (tmp_path / "stdout.expected.jsonl").write_text(
-        '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"{{sessionId}}","update":'
-        '{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"goal set"}}}}\n')
+    (folder / "input.json").write_text('{"steps":[{"op":"initialize"},{"op":"newSession"},'
+                                       f'{{"op":"prompt","text":"{prompt}"}}]}}')
+    (folder / "stdout.expected.jsonl").write_text(golden)
+    for name, text in files.items():
+        (folder / name.replace("_", ".")).write_text(text)
+
+
+CHUNK = ('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"{{sessionId}}","update":'
+         '{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"goal set"}}}}')
+
+
+def test_slash_command_scenario_is_not_derivable(tmp_path: Path) -> None:
+    _scenario(tmp_path, "/goal finish", CHUNK + "\n")
     report = run_conformance([tmp_path])
-    assert report.scenarios == (ScenarioResult(
-        tmp_path.name, str(tmp_path), "not derivable", 1, 0, 0,
-        reason="slash command prompt '/goal finish': its output is never logged"),)
+    (result,) = report.scenarios
+    assert (result.status, result.reason, result.profile, result.profile_source) == (
+        "not derivable", "slash command prompt '/goal finish': its output is never logged", "2026-07", "default")
+    assert [(m.mode, m.expected, m.rendered, m.missing) for m in result.modes] == [("live", 1, 0, 1),
+                                                                                  ("load", 1, 0, 1)]
     assert not report.failed
-    assert format_text(report) == (f"not derivable {tmp_path}  (slash command prompt '/goal finish': its output "
-                                   "is never logged)\n0/0 scenarios byte-exact (1 not derivable)\n")
+    assert format_text(report).splitlines()[-1] == (
+        "0/0 scenarios byte-exact (profile 2026-07: 1); not derivable: 1")
+
+
+def test_an_overridden_scenario_that_differs_is_not_scored(tmp_path: Path) -> None:
+    _scenario(tmp_path, "hello", CHUNK + "\n", replay_override_json="[]")
+    report = run_conformance([tmp_path])
+    (result,) = report.scenarios
+    assert result.status == "overridden" and result.overridden and not result.scored
+    assert result.reason == ("replay.override.json scripted its model calls; only a keyless run with the override "
+                             "as the model can derive its stream")
+    assert not report.failed
+    assert format_text(report).splitlines()[-1] == (
+        "0/0 scenarios byte-exact (profile 2026-07: 1); without an override 0/0; with replay.override.json 1: "
+        "0 byte-exact from the log, 1 not scored")
+
+
+def test_the_report_says_what_actually_differs() -> None:
+    expected = ['{"a":1}', '{"b":2}']
+    extra = compare_mode("live", "g", expected, ['{"a":1}', '{"x":0}', '{"b":2}'])
+    assert (extra.matching, extra.missing, extra.extra, extra.changed) == (2, 0, 1, 0)
+    assert extra.what_differs == "2/2 golden lines rendered in order; 1 rendered line not in the golden"
+    assert extra.first_diff == LineDiff(None, 1, None, '{"x":0}', "extra line rendered: ?")
+    short = compare_mode("live", "g", expected, ['{"a":1}'])
+    assert short.what_differs == "1/2 golden lines rendered in order; 1 golden line not rendered"
+    changed = compare_mode("load", "g", expected, ['{"a":1}', '{"b":3}'])
+    assert changed.what_differs == "1/2 golden lines rendered in order; 1 changed"
+    assert changed.first_diff == LineDiff(1, 1, '{"b":2}', '{"b":3}', "b: expected 2, got 3")
 
 
 def test_formatters() -> None:
     report = ConformanceReport((
-        ScenarioResult("a", "/c/a", "exact", 2, 2, 2),
-        ScenarioResult("b", "/c/b", "differs", 2, 2, 1,
-                       LineDiff(1, '{"k":1}', '{"k":2}', "k: expected 1, got 2")),
+        ScenarioResult("a", "/c/a", "exact", "2026-07", "corpus",
+                       (ModeResult("live", "stdout.expected.jsonl", 2, 2, 2),)),
+        ScenarioResult("b", "/c/b", "differs", "2026-08", "flag", (
+            ModeResult("live", "stdout.expected.jsonl", 2, 2, 1, changed=1,
+                       first_diff=LineDiff(1, 1, '{"k":1}', '{"k":2}', "k: expected 1, got 2")),)),
     ))
     assert report.failed
     assert format_text(report) == (
-        "exact         /c/a  (2/2 lines match)\n"
-        "differs       /c/b  (1/2 lines match)\n"
-        "    line 2: k: expected 1, got 2\n"
+        "exact         /c/a  (live: 2 lines, byte-exact)\n"
+        "differs       /c/b  (live: 1/2 golden lines rendered in order; 1 changed)\n"
+        "    live vs stdout.expected.jsonl, golden line 2 / rendered line 2: k: expected 1, got 2\n"
         '      expected: {"k":1}\n'
         '      got:      {"k":2}\n'
-        "1/2 scenarios byte-exact\n")
-    assert format_json(report) == """{
-  "scenarios": [
-    {
-      "name": "a",
-      "folder": "/c/a",
-      "status": "exact",
-      "expected": 2,
-      "rendered": 2,
-      "matching": 2,
-      "firstDiff": null,
-      "reason": null
-    },
-    {
-      "name": "b",
-      "folder": "/c/b",
-      "status": "differs",
-      "expected": 2,
-      "rendered": 2,
-      "matching": 1,
-      "firstDiff": {
-        "index": 1,
-        "expected": "{\\"k\\":1}",
-        "got": "{\\"k\\":2}",
-        "summary": "k: expected 1, got 2"
-      },
-      "reason": null
-    }
-  ],
-  "summary": {
-    "scenarios": 2,
-    "derivable": 2,
-    "exact": 1,
-    "differs": 1,
-    "notDerivable": 0,
-    "score": "1/2 scenarios byte-exact"
-  }
-}
-"""
+        "1/2 scenarios byte-exact (live 1/2; profile 2026-07: 1, profile 2026-08: 1)\n")
+    doc = json.loads(format_json(report))
+    assert doc["summary"] == {
+        "scenarios": 2, "scored": 2, "exact": 1, "differs": 1, "overridden": 0, "overriddenExact": 0,
+        "overriddenNotScored": 0, "notDerivable": 0, "profiles": {"2026-07": 1, "2026-08": 1},
+        "live": {"exact": 1, "compared": 2}, "load": {"exact": 0, "compared": 0},
+        "score": "1/2 scenarios byte-exact (live 1/2; profile 2026-07: 1, profile 2026-08: 1)"}
+    assert doc["scenarios"][1] == {
+        "name": "b", "folder": "/c/b", "status": "differs", "profile": "2026-08", "profileSource": "flag",
+        "reason": None, "overridden": False, "modes": [{
+            "mode": "live", "golden": "stdout.expected.jsonl", "exact": False, "expected": 2, "rendered": 2,
+            "matching": 1, "missing": 0, "extra": 0, "changed": 1,
+            "firstDiff": {"index": 1, "renderedIndex": 1, "expected": '{"k":1}', "got": '{"k":2}',
+                          "summary": "k: expected 1, got 2"}}]}
 
 
 def test_semantic_difference_summaries() -> None:
