@@ -317,7 +317,7 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     (input.json + session.jsonl); child logs contribute nothing to the parent's stream.
     """
     from replay.render.acp import dump_notification, render_acp
-    from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, detect_profile
+    from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, peek_profile
     from replay.render.acp.stream import normalized_lines
     from replay.render.stdio import stdio_text
     from replay.render.web import html_page, web_golden
@@ -333,9 +333,8 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
         mode: Mode = "live" if live else "load"
         chosen: Profile
         if profile == "auto":
-            listed = list(events)
-            chosen = detect_profile(listed) or DEFAULT_PROFILE
-            events = iter(listed)
+            detected, events = peek_profile(events)
+            chosen = detected or DEFAULT_PROFILE
         else:
             chosen = "2026-08" if profile == "2026-08" else "2026-07"
         if mode == "load" and not PROFILES[chosen].has_load:

@@ -337,7 +337,11 @@ def corpus_profile(scenarios: Iterable[HarnessScenario]) -> Profile | None:
     tells)."""
     found: Counter[Profile] = Counter()
     for scenario in scenarios:
-        detected = detect_profile(_log_events(scenario.primary_log)[0])
+        log = read_log(file_source(scenario.primary_log))
+        try:
+            detected = detect_profile(iter_events(log.items()))  # stops at the first telling event
+        finally:
+            log.close()
         if detected is not None:
             found[detected] += 1
     return found.most_common(1)[0][0] if found else None
