@@ -5,12 +5,10 @@ whole, so cases added to it are tried too."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from replay.render.acp.presenters import shipped_tool_schemas
 from replay.snapshot.conformance import ConformanceReport, check_scenario, format_text, run_conformance
 from replay.snapshot.harness import load_harness_scenario
 from tests.helpers import corpus_root
@@ -50,12 +48,3 @@ def test_the_whole_answer_key(capsys: pytest.CaptureFixture[str]) -> None:
     assert [s.name for s in report.scenarios if s.status != "exact"] == []
     assert live == load == (len(CASES), len(CASES))
     assert {s.profile for s in report.scenarios} == {"2026-07"}
-
-
-def test_the_shipped_schemas_are_the_ones_the_harness_offered() -> None:
-    path = ORACLE / "tool-schemas.json"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent (set REPLAY_CORPUS)")
-    offered = {t["name"]: t["parameters"] for t in json.loads(path.read_text(encoding="utf-8"))["tools"]}
-    assert dict(shipped_tool_schemas()) == offered
-    assert len(offered) == 33

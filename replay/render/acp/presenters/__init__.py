@@ -3,7 +3,8 @@
 ``shipped_presenters()`` is the registry the renderer uses by default: each tool's
 presenter bound to the parameter schema the harness offered the model for it
 (``tool_schemas.json``: the 33 tools of the harness at the revision the ACP goldens
-were recorded with, as its snapshot suite pinned them). A call whose arguments do not
+were recorded with, as its snapshot suite pinned them, reduced to what validation reads: the
+annotations — descriptions, titles, examples — are left out). A call whose arguments do not
 validate against its tool's schema is shown with the generic card, as the harness does
 (``replay.render.acp.validation``).
 
