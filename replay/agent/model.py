@@ -1,8 +1,12 @@
 """The model of a keyless run: a recorded log or a script, never a network service.
 
-A model is asked for one call at a time and answers with the stream chunks of that
-call (``block-start``, deltas, ``block-end``, ``usage``, ``finish``), exactly the
-``assistant/chunk`` payloads the harness persists.
+A model is asked for one call at a time and answers with a ``ModelCall``: the stream
+chunks of that call (``block-start``, deltas, ``block-end``, ``usage``, ``finish``),
+exactly the ``assistant/chunk`` payloads the harness persists, and how the stream
+ended when it did not finish: it threw (a provider failure), or it hung until the user
+cancelled the turn. These are the harness's replay entries (acp-and-snapshots.md
+§B.6): ``chunks``, ``throw`` and ``hang``; an override file of those entries can
+replace or patch what a recording derives.
 """
 
 from __future__ import annotations
@@ -22,16 +26,32 @@ class ModelError(Exception):
     """The model cannot answer: its script is exhausted, or a recorded stream is broken."""
 
 
+@dataclass(frozen=True)
+class ModelCall:
+    """One answer of the model.
+
+    ``failure`` (``{message, code[, status]}``): the stream threw after ``chunks`` —
+    the turn ends in that error. ``hang``: the stream stalled after ``chunks`` and the user cancelled the
+    turn. ``source``: the ``assistant/message`` source a recording gave this call
+    (provider, model, …), when known.
+    """
+
+    chunks: list[Chunk]
+    failure: dict[str, Any] | None = None
+    hang: bool = False
+    source: dict[str, Any] | None = None
+
+
 class Model(Protocol):
-    def next_call(self) -> list[Chunk]: ...
+    def next_call(self) -> ModelCall: ...
 
     def unused(self) -> int:
         """Calls left unanswered (a recorded model should end with none)."""
         ...
 
 
-def _chunk_problem(chunk: Any) -> str | None:
-    """What makes a recorded chunk unusable as model output, or ``None``."""
+def chunk_problem(chunk: Any) -> str | None:
+    """What makes a chunk unusable as model output, or ``None``."""
     if not isinstance(chunk, dict) or not isinstance(chunk.get("type"), str):
         return "is not a chunk object with a type"
     if chunk["type"] == "block-end":
@@ -46,6 +66,108 @@ def _chunk_problem(chunk: Any) -> str | None:
     return None
 
 
+def failure_of(raw: Any) -> dict[str, Any] | None:
+    """An ``LlmFailure`` (``{message, code[, status]}``) made from a recorded one."""
+    if not isinstance(raw, dict):
+        return None
+    message, code, status = raw.get("message"), raw.get("code"), raw.get("status")
+    failure: dict[str, Any] = {"message": message if isinstance(message, str) else "model error",
+                               "code": code if isinstance(code, str) else "UNKNOWN"}
+    if type(status) is int:
+        failure["status"] = status
+    return failure
+
+
+def _failure_of(reason: Any) -> dict[str, Any] | None:
+    """The failure of an error ``turn/end`` reason, or ``None``."""
+    if not isinstance(reason, dict) or reason.get("kind") != "error":
+        return None
+    return failure_of(reason.get("error", reason.get("failure")))
+
+
+@dataclass
+class _Step:
+    """What a recorded step contributed to the script while it is being read."""
+
+    key: tuple[Any, Any]
+    calls: int = 0
+    open: list[Chunk] = field(default_factory=list)
+    line: int = 0
+
+
+class _Deriver:
+    """Reads a recording's events into replay entries (the harness's derivation,
+    plus the two ends a recording shows without an override: a stream that threw
+    — no ``finish``, then an error ``turn/end`` — and a stream the user cancelled)."""
+
+    def __init__(self) -> None:
+        self.calls: list[ModelCall] = []
+        self.sources: dict[tuple[Any, Any], dict[str, Any]] = {}
+        self._keys: list[tuple[Any, Any]] = []
+        self.step: _Step | None = None
+
+    def chunk(self, ev: Event) -> None:
+        here = (ev.data.get("turn"), ev.data.get("step"))
+        if self.step is None or self.step.key != here:
+            self._unterminated(None)
+            self.step = _Step(here)
+        chunk = ev.data.get("chunk")
+        problem = chunk_problem(chunk)
+        if problem is not None:
+            raise ModelError(f"the recorded chunk at line {ev.line} (seq {ev.seq}) {problem}; the recording "
+                             "cannot play the model (run `replay audit` on it)")
+        assert isinstance(chunk, dict)
+        if not self.step.open:
+            self.step.line = ev.line
+        self.step.open.append(chunk)
+        if chunk["type"] == "finish":
+            self._emit(ModelCall(self.step.open))
+            self.step.open = []
+            self.step.calls += 1
+
+    def step_start(self, ev: Event) -> None:
+        self._unterminated(None)
+        self.step = _Step((ev.data.get("turn"), ev.data.get("step")))
+
+    def turn_end(self, ev: Event) -> None:
+        self._unterminated(ev.data.get("reason"))
+        self.step = None
+
+    def _emit(self, call: ModelCall) -> None:
+        assert self.step is not None
+        self.calls.append(call)
+        self._keys.append(self.step.key)
+
+    def _unterminated(self, reason: Any) -> None:
+        """Close the current step: its chunks without a ``finish`` (or a step with no
+        call at all) are a throw when the turn ended in an error, a hang when the user
+        cancelled it, and a broken recording otherwise."""
+        step = self.step
+        if step is None or (not step.open and (step.calls or reason is None)):
+            return
+        failure = _failure_of(reason)
+        kind = reason.get("kind") if isinstance(reason, dict) else None
+        if failure is not None:
+            self._emit(ModelCall(step.open, failure=failure))
+        elif kind == "aborted":
+            self._emit(ModelCall(step.open, hang=True))
+        elif step.open:
+            turn, number = step.key
+            raise ModelError(f"the recorded stream of turn {turn} step {number} ends without a finish chunk "
+                             f"(line {step.line}) and the turn neither failed nor was cancelled there; the "
+                             "recording needs an override")
+        step.open = []
+        step.calls += 1
+
+    def finish(self) -> list[ModelCall]:
+        if self.step is not None and self.step.open:
+            turn, number = self.step.key
+            raise ModelError(f"the recorded stream of turn {turn} step {number} ends without a finish chunk "
+                             f"(line {self.step.line}); the recording needs an override")
+        return [ModelCall(c.chunks, c.failure, c.hang, self.sources.get(key))
+                for c, key in zip(self.calls, self._keys, strict=True)]
+
+
 @dataclass
 class RecordedModel:
     """Plays back the assistant output of a recorded log, one call per model call.
@@ -55,46 +177,113 @@ class RecordedModel:
     seed (before the header's ``seedLength``) are not this session's calls.
     """
 
-    calls: list[list[Chunk]]
+    calls: list[ModelCall]
     cursor: int = 0
 
     @classmethod
     def from_events(cls, events: Iterable[Event], seed_length: int = 0) -> RecordedModel:
-        calls: list[list[Chunk]] = []
-        current: list[Chunk] = []
-        key: tuple[Any, Any] | None = None
+        derive = _Deriver()
         for ev in events:
-            if ev.seq < seed_length or ev.type != "assistant/chunk" or not isinstance(ev.data, dict):
+            if ev.seq < seed_length or not isinstance(ev.data, dict):
                 continue
-            here = (ev.data.get("turn"), ev.data.get("step"))
-            if current and here != key:
-                raise ModelError(f"the recorded stream of turn {key[0] if key else '?'} step "
-                                 f"{key[1] if key else '?'} ends without a finish chunk (line {ev.line}); the "
-                                 "recording needs an override")
-            key = here
-            chunk = ev.data.get("chunk")
-            problem = _chunk_problem(chunk)
-            if problem is not None:
-                raise ModelError(f"the recorded chunk at line {ev.line} (seq {ev.seq}) {problem}; the recording "
-                                 "cannot play the model (run `replay audit` on it)")
-            assert isinstance(chunk, dict)
-            current.append(chunk)
-            if isinstance(chunk, dict) and chunk.get("type") == "finish":
-                calls.append(current)
-                current = []
-        if current:
-            raise ModelError("the recorded stream ends without a finish chunk; the recording needs an override")
-        return cls(calls)
+            if ev.type == "assistant/chunk":
+                derive.chunk(ev)
+            elif ev.type == "step/start":
+                derive.step_start(ev)
+            elif ev.type == "turn/end":
+                derive.turn_end(ev)
+            elif ev.type == "assistant/message":
+                message = ev.data.get("message")
+                source = message.get("source") if isinstance(message, dict) else None
+                if isinstance(source, dict):
+                    derive.sources[(ev.data.get("turn"), ev.data.get("step"))] = source
+        return cls(derive.finish())
 
-    def next_call(self) -> list[Chunk]:
+    def with_override(self, doc: Any) -> RecordedModel:
+        """The script after a harness override (``replay.override.json``): a list of
+        entries replaces the derived script; ``{"patches": [{"at": i, "entry": …}]}``
+        replaces entry ``i`` (or appends, at ``i`` = the script's length)."""
+        return RecordedModel(apply_override([c for c in self.calls], doc))
+
+    def next_call(self) -> ModelCall:
         if self.cursor >= len(self.calls):
-            raise ModelError(f"the recorded script is exhausted after {len(self.calls)} calls: the run asks the "
-                             "model more often than the recording did (re-record, or script the extra call)")
+            raise ModelError(f"the recording has no model call here: it holds {len(self.calls)} calls and the run "
+                             "asks for more (the scenario diverged from the recording: re-record, or revert the "
+                             "edit)")
         self.cursor += 1
-        return [dict(c) for c in self.calls[self.cursor - 1]]
+        call = self.calls[self.cursor - 1]
+        return ModelCall([dict(c) for c in call.chunks], call.failure, call.hang, call.source)
 
     def unused(self) -> int:
         return len(self.calls) - self.cursor
+
+
+class OverrideError(ModelError):
+    """An override document that is not the harness's replay-entry format."""
+
+
+_ENTRY_KEYS = {"chunks": ({"kind", "chunks"}, set()),
+               "throw": ({"kind", "chunks", "message", "code"}, {"status"}),
+               "hang": ({"kind"}, {"readyFile"})}
+_HANG_CHUNKS: list[Chunk] = [{"type": "block-start", "index": 0, "blockType": "text"},
+                             {"type": "text-delta", "index": 0, "text": "partial"}]
+
+
+def override_entry(entry: Any, where: str) -> ModelCall:
+    """One replay entry, strictly validated (exact keys, known kinds, valid chunks)."""
+    if not isinstance(entry, dict) or entry.get("kind") not in _ENTRY_KEYS:
+        raise OverrideError(f"{where}: an entry is an object whose kind is chunks, throw or hang")
+    kind = entry["kind"]
+    required, optional = _ENTRY_KEYS[kind]
+    keys = set(entry)
+    if not required <= keys or keys - required - optional:
+        wanted = ", ".join(sorted(required | optional))
+        raise OverrideError(f"{where}: a {kind} entry has exactly the keys {wanted} (got {', '.join(sorted(keys))})")
+    if kind == "hang":
+        if "readyFile" in entry and not isinstance(entry["readyFile"], str):
+            raise OverrideError(f"{where}.readyFile: must be a string")
+        return ModelCall([dict(c) for c in _HANG_CHUNKS], hang=True)
+    chunks = entry["chunks"]
+    if not isinstance(chunks, list):
+        raise OverrideError(f"{where}.chunks: must be an array of chunks")
+    for i, chunk in enumerate(chunks):
+        problem = chunk_problem(chunk)
+        if problem is not None:
+            raise OverrideError(f"{where}.chunks[{i}] {problem}")
+    if kind == "throw":
+        if not isinstance(entry["message"], str) or not isinstance(entry["code"], str):
+            raise OverrideError(f"{where}: a throw entry's message and code are strings")
+        if "status" in entry and type(entry["status"]) is not int:
+            raise OverrideError(f"{where}.status: must be an integer (the provider's HTTP status)")
+        return ModelCall(list(chunks), failure=failure_of(entry))
+    if not chunks or chunks[-1].get("type") != "finish":
+        raise OverrideError(f"{where}.chunks: a chunks entry ends with a finish chunk")
+    return ModelCall(list(chunks))
+
+
+def apply_override(calls: Sequence[ModelCall], doc: Any) -> list[ModelCall]:
+    """``calls`` with a harness override applied (see ``RecordedModel.with_override``)."""
+    if isinstance(doc, list):
+        return [override_entry(e, f"override[{i}]") for i, e in enumerate(doc)]
+    if not isinstance(doc, dict) or set(doc) != {"patches"} or not isinstance(doc["patches"], list):
+        raise OverrideError('override: the document is an array of entries, or {"patches": [{"at": i, '
+                            '"entry": …}, …]}')
+    out = list(calls)
+    seen: set[int] = set()
+    for i, patch in enumerate(doc["patches"]):
+        where = f"override.patches[{i}]"
+        if not isinstance(patch, dict) or set(patch) != {"at", "entry"}:
+            raise OverrideError(f"{where}: a patch has exactly the keys at and entry")
+        at = patch["at"]
+        if type(at) is not int or not 0 <= at <= len(out) or at in seen:
+            raise OverrideError(f"{where}.at: must be a unique call index from 0 to {len(out)} (got {dumps(at)})")
+        seen.add(at)
+        entry = override_entry(patch["entry"], f"{where}.entry")
+        if at == len(out):
+            out.append(entry)
+        else:
+            out[at] = entry
+    return out
 
 
 @dataclass(frozen=True)
@@ -132,9 +321,10 @@ class ScriptedModel:
     cursor: int = 0
     _tool_calls: int = field(default=0, repr=False)
 
-    def next_call(self) -> list[Chunk]:
+    def next_call(self) -> ModelCall:
         if self.cursor >= len(self.script):
-            raise ModelError(f"the scripted model has only {len(self.script)} calls; the run asked for more")
+            raise ModelError(f"the script has no step here (it holds {len(self.script)}, all used); a turn ends at "
+                             "a step with text and no tool calls")
         call = self.script[self.cursor]
         self.cursor += 1
         chunks: list[Chunk] = []
@@ -162,12 +352,12 @@ class ScriptedModel:
             message, code = call.error
             failure = {"message": message, "code": code}
             chunks.append({"type": "finish", "reason": {"kind": "error", "failure": failure}})
-            return chunks
+            return ModelCall(chunks)
         words = sum(len(_pieces(b.get("text") or b.get("arguments") or "")) for b in blocks)
         chunks.append({"type": "usage", "usage": {"inputTokens": 100 * self.cursor, "outputTokens": words}})
         kind = call.finish or ("tool-calls" if call.tool_calls else "stop")
         chunks.append({"type": "finish", "reason": {"kind": kind}})
-        return chunks
+        return ModelCall(chunks)
 
     def unused(self) -> int:
         return len(self.script) - self.cursor

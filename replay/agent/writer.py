@@ -33,6 +33,10 @@ class Clock:
         self.now += self.step
         return value
 
+    def advance(self, ms: int) -> None:
+        """Let ``ms`` milliseconds pass (a recorded tool call's duration)."""
+        self.now += max(0, ms)
+
 
 @dataclass
 class Ids:
@@ -70,14 +74,17 @@ class SessionLog:
     def id(self) -> str:
         return str(self.header["id"])
 
-    def append(self, type: str, data: Any, *, surface: bool = False,
-               sources: list[int] | None = None) -> dict[str, Any]:
-        """Append one event; surface events get ``surfaceOp: "append"``."""
+    def append(self, type: str, data: Any, *, surface: bool = False, sources: list[int] | None = None,
+               surface_op: Any = None, ignorable: bool = False) -> dict[str, Any]:
+        """Append one event; surface events get ``surfaceOp: "append"`` (or the
+        ``surface_op`` given: a replacement replayed from a recording)."""
         record: dict[str, Any] = {"type": type, "seq": len(self.events), "time": self.clock.tick(), "data": data}
         if sources is not None:
             record["sourceEventSeqs"] = sources
-        if surface:
-            record["surfaceOp"] = "append"
+        if surface_op is not None or surface:
+            record["surfaceOp"] = surface_op if surface_op is not None else "append"
+        if ignorable:
+            record["ignorable"] = True
         self.events.append(record)
         return record
 

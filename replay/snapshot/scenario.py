@@ -1,106 +1,298 @@
 """Scenarios: ``scenarios/<name>/scenario.json`` and what a keyless run of one gives.
 
-A scenario names its prompts (one per turn), the agent's tool configuration (at least
-``todo_write.allowParallelInProgress``), the locale and client capabilities of the
-renderers, and its model: a script of calls, or ``recorded`` — the assistant output
-read back from ``session.jsonl`` (and ``session.N.jsonl`` for children) in the
-scenario folder. Children (subagents) have their own tools and model.
+A scenario names its prompts (one per turn), the agent's tools, the locale and client
+capabilities of the renderers, the session's working directory, and its model: a
+script of calls, or ``recorded`` — the assistant output read back from the scenario's
+``session.jsonl`` (and ``session.N.jsonl`` for children), which then also answers the
+calls of the tools listed under ``tools.recorded`` and brings back every event the
+loop does not write itself. Children (subagents) have their own tools and model.
+
+The format is documented in ``docs/scenarios.md``; its JSON Schema, generated from
+the models below, ships as ``replay/snapshot/scenario.schema.json`` (regenerate it
+with ``python -m replay.snapshot.scenario``) and is printed by
+``replay schema scenario``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+import json
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from replay.agent.loop import Agent
+from replay.agent.loop import Agent, RunError
 from replay.agent.model import Model, ModelError, RecordedModel, ScriptedCall, ScriptedModel
-from replay.agent.tools import SubagentTool, TodoTool, Tool, ToolOutcome
+from replay.agent.recording import Recording
+from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolOutcome
 from replay.agent.writer import Clock, Ids, SessionLog
+from replay.jsjson import parse
+from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.todo.tool import Config
 
 SCENARIO_FILE = "scenario.json"
+SCHEMA_FILE = "scenario.schema.json"
+"""The schema's name: shipped in this package, and copied next to the scenario folders."""
+SCHEMA_REF = f"../{SCHEMA_FILE}"
+"""The ``$schema`` a scenario carries: the copy in the folder of scenario folders."""
 CWD_PLACEHOLDER = "{{cwd}}"
+MAX_JSON_BYTES = 16 << 20
+"""The largest ``scenario.json`` or override file read."""
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class TodoWriteConfig(_Strict):
+    """The ``todo_write`` tool, run for real."""
+
     allow_parallel_in_progress: bool = Field(alias="allowParallelInProgress")
+    """The deployment's policy: `true` lets several todos be `in_progress` at once; `false` rejects a list with
+    more than one. Required: it is a choice, and the offered description's policy sentence follows it."""
+
+
+class SubagentConfig(_Strict):
+    """The ``subagent`` tool with options."""
+
+    max_depth: int | None = Field(default=None, alias="maxDepth", ge=1)
+    """Refuse a child deeper than this delegation depth, as the harness's `maxDepth` does. No limit when absent."""
 
 
 class ToolsConfig(_Strict):
+    """The tools the session offers. `todo_write` and `subagent` run for real; the tools in `recorded` answer from
+    the recording."""
+
     todo_write: TodoWriteConfig | None = None
-    subagent: bool = False
-    """Offer the ``subagent`` tool (children are configured under ``children``)."""
+    """Offer `todo_write` under this policy. Absent: not offered."""
+    subagent: bool | SubagentConfig = False
+    """Offer `subagent` (`true`, or an object with options): each call runs the next entry of `children`."""
+    recorded: list[str] = Field(default_factory=list)
+    """Tools the loop does not model (`bash`, `read`, `edit`, …): a call gets the result the recording holds for
+    its call id, with the recorded error flag and duration. Needs a recorded model."""
+
+    @model_validator(mode="after")
+    def _distinct(self) -> ToolsConfig:
+        if "todo_write" in self.recorded:
+            raise ValueError("recorded: todo_write always runs for real (its policy decides); configure it under "
+                             "todo_write")
+        if "subagent" in self.recorded and self.offers_subagent:
+            raise ValueError("subagent is either run for real (subagent) or answered from the recording "
+                             "(recorded), not both")
+        if len(set(self.recorded)) != len(self.recorded):
+            raise ValueError("recorded: a tool is listed twice")
+        return self
+
+    @property
+    def subagent_max_depth(self) -> int | None:
+        return self.subagent.max_depth if isinstance(self.subagent, SubagentConfig) else None
+
+    @property
+    def offers_subagent(self) -> bool:
+        return self.subagent is not False
 
 
 class ToolCallSpec(_Strict):
+    """One tool call of a scripted step."""
+
     name: str
+    """The tool called."""
     arguments: Any = None
-    """An object (serialized compactly) or a string sent verbatim, as a model might."""
+    """An object (serialized compactly) or a string sent verbatim, as a model might. Absent: `{}`."""
 
 
 class ErrorSpec(_Strict):
+    """The provider failure that ends a scripted step (and its turn)."""
+
     message: str
     code: str = "UNKNOWN"
 
 
 class StepSpec(_Strict):
+    """One scripted model call: the content of one step. A step with tool calls is followed by another step of
+    the same turn; a step with text and no tool calls ends the turn."""
+
     reasoning: str | None = None
+    """Reasoning streamed first (a `reasoning` block)."""
     text: str | None = None
+    """The reply text (a `text` block)."""
     tool_calls: list[ToolCallSpec] = Field(default_factory=list, alias="toolCalls")
+    """Tool calls, run in order after the step's text; their call ids are `call_01`, `call_02`, … (`call_cN_01`
+    in child N)."""
     error: ErrorSpec | None = None
+    """The stream fails after its content: the turn ends with this error."""
     finish: Literal["stop", "tool-calls", "max-tokens"] | None = None
+    """Overrides the finish kind (`max-tokens` ends the turn with that reason)."""
 
 
 class ModelSpec(_Strict):
+    """The model: a script, or a recording. Never a network service."""
+
     script: list[StepSpec] | None = None
-    """The calls of a scripted model, in order."""
+    """The calls of a scripted model, in order, across all turns."""
     recorded: bool = False
-    """Read the assistant output back from the scenario's recorded ``session.jsonl``."""
+    """Play the model from a recorded harness log: its `assistant/chunk` events, call by call."""
+    log: str | None = None
+    """The recorded log, relative to the scenario folder. Default: `session.jsonl` for the primary session,
+    `session.N.jsonl` for child N."""
+    override: str | None = None
+    """A harness `replay.override.json` (relative to the scenario folder) that replaces (an array of entries) or
+    patches (`{"patches": […]}`) the calls derived from the recording."""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> ModelSpec:
+        if (self.script is None) == (not self.recorded):
+            raise ValueError('a model is either "script": [...] or "recorded": true')
+        if not self.recorded and (self.log is not None or self.override is not None):
+            raise ValueError("log and override belong to a recorded model")
+        for name in (self.log, self.override):
+            if name is not None:
+                _check_relative(name)
+        return self
+
+
+def _check_relative(name: str) -> None:
+    path = PurePosixPath(name)
+    if not name or path.is_absolute() or ".." in path.parts or "\\" in name:
+        raise ValueError(f"{name!r} must be a path inside the scenario folder (relative, no '..')")
+
+
+def _needs_recording(tools: ToolsConfig, model: ModelSpec) -> None:
+    if tools.recorded and not model.recorded:
+        raise ValueError("tools.recorded needs a recorded model: only a recording can answer those calls")
 
 
 class ChildSpec(_Strict):
+    """A subagent child: the session the n-th `subagent` call of the run starts (in the order the calls run,
+    nested children included)."""
+
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
-    model: ModelSpec = Field(default_factory=ModelSpec)
+    model: ModelSpec
+    """The child's model; a recorded child reads `session.N.jsonl` unless `log` names another file."""
+
+    @model_validator(mode="after")
+    def _recording(self) -> ChildSpec:
+        _needs_recording(self.tools, self.model)
+        return self
 
 
 class ClientSpec(_Strict):
+    """The ACP client's capabilities, as its `initialize` said them."""
+
     terminal_output: bool = Field(default=False, alias="terminalOutput")
+    """The client opted in to terminal cards (`clientCapabilities._meta.terminal_output`)."""
 
 
 class Scenario(_Strict):
+    """A replay scenario: `scenarios/<name>/scenario.json`. `replay refresh <name>` runs it keylessly and writes
+    its goldens; `replay check <name>` compares them."""
+
+    schema_ref: str | None = Field(default=None, alias="$schema")
+    """The JSON Schema editors validate and complete this file with (`replay new` writes it)."""
     description: str
-    prompts: list[str] = Field(min_length=1)
+    """What the scenario shows; required."""
+    prompts: list[str]
+    """The user's prompts, one per turn, in order. Empty: the session never ran a turn (its log is its header)."""
     tools: ToolsConfig
+    """The tools of the primary session."""
     locale: Literal["en", "zh"] = "en"
+    """The web renderer's strings (`web.expected.txt`)."""
     client: ClientSpec = Field(default_factory=ClientSpec)
+    """The ACP client's capabilities (`stdout.expected.jsonl`, `load.expected.jsonl`)."""
+    cwd: str | None = CWD_PLACEHOLDER
+    """The working directory the session headers record (`null`: none). An imported log keeps the one it
+    recorded."""
     model: ModelSpec
+    """The primary session's model."""
     children: list[ChildSpec] = Field(default_factory=list)
+    """The subagent children, in the order the run starts them."""
+
+    @model_validator(mode="after")
+    def _recording(self) -> Scenario:
+        _needs_recording(self.tools, self.model)
+        return self
 
 
 class ScenarioError(Exception):
-    """A scenario that cannot be loaded or run; the message says what to fix."""
+    """A scenario that cannot be loaded or run; the message names the file (and the
+    turn, step and call) and says what to fix."""
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(root)"
+
+
+def validation_problems(exc: ValidationError) -> list[str]:
+    """One ``path: message`` per problem, paths as in the file (``model.script[2].toolCalls[0].name``)."""
+    problems = []
+    for e in exc.errors():
+        message = str(e["msg"]).removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            message = "unknown field (misspelt?); see `replay schema scenario` for the fields"
+        problems.append(f"{_where(tuple(e['loc']))}: {message}")
+    return problems
+
+
+def read_bounded(path: Path, limit: int = MAX_JSON_BYTES) -> bytes:
+    """A small file's bytes, refusing anything larger than ``limit`` (``OSError``)."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"larger than {limit} bytes")
+    return data
 
 
 def load_scenario(folder: Path) -> Scenario:
     path = folder / SCENARIO_FILE
     try:
-        text = path.read_bytes()
+        text = read_bounded(path)
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read the scenario ({exc.strerror or exc})") from None
     try:
         return Scenario.model_validate_json(text)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors())
-        raise ScenarioError(f"{path}: invalid scenario: {problems}") from None
+        raise ScenarioError(f"{path}: invalid scenario: {'; '.join(validation_problems(exc))}") from None
+
+
+def _tidy(node: Any) -> Any:
+    """Descriptions on one line; no generated per-property titles (``Terminaloutput``)."""
+    if isinstance(node, list):
+        return [_tidy(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "description" and isinstance(value, str):
+            out[key] = " ".join(value.split())
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {name: _tidy({k: v for k, v in prop.items() if k != "title"}) for name, prop in value.items()}
+        else:
+            out[key] = _tidy(value)
+    return out
+
+
+def json_schema() -> dict[str, Any]:
+    """The scenario format as a JSON Schema (draft 2020-12), generated from the models."""
+    generated = _tidy(Scenario.model_json_schema(by_alias=True))
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **generated, "title": "replay scenario"}
+
+
+def schema_text() -> str:
+    """The schema as it is shipped: 2-space JSON with a trailing newline."""
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def shipped_schema() -> str:
+    """The schema file shipped in the package (what ``replay schema scenario`` prints)."""
+    return resources.files("replay.snapshot").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
 
 
 @dataclass
@@ -112,86 +304,173 @@ class Run:
     logs: list[SessionLog]
 
 
-def _tools(config: ToolsConfig) -> list[Tool]:
-    tools: list[Tool] = []
-    if config.todo_write is not None:
-        tools.append(TodoTool(Config(config.todo_write.allow_parallel_in_progress)))
-    if config.subagent:
-        tools.append(SubagentTool())
-    return tools
+@dataclass
+class _Session:
+    """What one session of a run is built from."""
+
+    model: Model
+    tools: list[Tool]
+    provider: str = "replay"
+    model_name: str = "scripted"
+    recording: Recording | None = None
 
 
-def _recorded(path: Path) -> tuple[RecordedModel, str, str]:
-    """A recorded model, with the provider and model names the recording carries."""
-    if not path.exists():
+def _inside(folder: Path, name: str) -> Path:
+    """``folder/name``, refused when a symlink takes it out of the scenario folder."""
+    path = folder / name
+    try:
+        inside = path.resolve().is_relative_to(folder.resolve())
+    except OSError:
+        inside = False
+    if not inside:
+        raise ScenarioError(f"{path}: leaves the scenario folder (a symlink?); recorded files must be inside it")
+    return path
+
+
+def _read_recording(path: Path) -> tuple[list[Event], int]:
+    if not path.is_file():
         raise ScenarioError(f"{path}: the recorded model log is missing")
     log = read_log(file_source(path))
     if log.header is None:
         raise ScenarioError(f"{path}: not a session log (run `replay audit {path}`)")
     events = list(iter_events(log.items()))
     seed = log.header.record.get("seedLength")
-    provider, model_name = "replay", "recorded"
+    return events, seed if isinstance(seed, int) else 0
+
+
+def _names(events: list[Event]) -> tuple[str, str]:
+    """The provider and model names the recording's first assistant message carries."""
     for ev in events:
         message = ev.data.get("message") if ev.type == "assistant/message" and isinstance(ev.data, dict) else None
         source = message.get("source") if isinstance(message, dict) else None
         if isinstance(source, dict):
-            found_provider, found_model = source.get("provider"), source.get("model")
-            if isinstance(found_provider, str) and found_provider and isinstance(found_model, str) and found_model:
-                provider, model_name = found_provider, found_model
+            provider, model_name = source.get("provider"), source.get("model")
+            if isinstance(provider, str) and provider and isinstance(model_name, str) and model_name:
+                return provider, model_name
             break
+    return "replay", "recorded"
+
+
+def _tools(config: ToolsConfig, recording: Recording | None) -> list[Tool]:
+    tools: list[Tool] = []
+    if config.todo_write is not None:
+        tools.append(TodoTool(Config(config.todo_write.allow_parallel_in_progress)))
+    if config.offers_subagent:
+        tools.append(SubagentTool(config.subagent_max_depth))
+    calls = recording.calls if recording is not None else {}
+    tools.extend(RecordedTool(name, calls) for name in config.recorded)
+    return tools
+
+
+def _override(folder: Path, name: str, model: RecordedModel) -> RecordedModel:
+    path = _inside(folder, name)
     try:
-        return RecordedModel.from_events(events, seed if isinstance(seed, int) else 0), provider, model_name
+        ok, doc = parse(read_bounded(path).decode("utf-8", "replace"))
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read the override ({exc.strerror or exc})") from None
+    if not ok:
+        raise ScenarioError(f"{path}: the override is not JSON")
+    try:
+        return model.with_override(doc)
     except ModelError as exc:
         raise ScenarioError(f"{path}: {exc}") from None
 
 
-def _model(spec: ModelSpec, folder: Path, log_name: str, prefix: str) -> tuple[Model, str, str]:
-    if spec.recorded:
-        return _recorded(folder / log_name)
-    if spec.script is None:
-        raise ScenarioError(f"{folder / SCENARIO_FILE}: a model needs a script or recorded: true")
-    script = [ScriptedCall(s.reasoning, s.text, [(c.name, c.arguments if c.arguments is not None else {})
-                                                  for c in s.tool_calls],
-                           (s.error.message, s.error.code) if s.error else None, s.finish) for s in spec.script]
-    return ScriptedModel(script, call_prefix=prefix), "replay", "scripted"
+def _session(tools: ToolsConfig, spec: ModelSpec, folder: Path, default_log: str, prefix: str) -> _Session:
+    if not spec.recorded:
+        script = [ScriptedCall(s.reasoning, s.text, [(c.name, c.arguments if c.arguments is not None else {})
+                                                      for c in s.tool_calls],
+                               (s.error.message, s.error.code) if s.error else None, s.finish)
+                  for s in spec.script or []]
+        return _Session(ScriptedModel(script, call_prefix=prefix), _tools(tools, None))
+    path = _inside(folder, spec.log or default_log)
+    events, seed = _read_recording(path)
+    try:
+        model = RecordedModel.from_events(events, seed)
+    except ModelError as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+    if spec.override is not None:
+        model = _override(folder, spec.override, model)
+    recording = Recording.from_events(events, seed)
+    provider, model_name = _names(events)
+    return _Session(model, _tools(tools, recording), provider, model_name, recording)
+
+
+@dataclass
+class _Runner:
+    """One keyless run of a scenario: its clock, ids, logs, and the sessions' models."""
+
+    folder: Path
+    scenario: Scenario
+    clock: Clock = field(default_factory=Clock)
+    logs: list[SessionLog] = field(default_factory=list)
+    models: list[tuple[str, Model]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.ids = Ids(self.folder.name)
+
+    def spawn(self, parent: Agent, prompt: str, label: str | None) -> ToolOutcome:
+        index = len(self.logs)
+        children = self.scenario.children
+        if index > len(children):
+            return ToolOutcome(f"Error: no subagent is configured for call {index} (add one to children)", True)
+        spec = children[index - 1]
+        child = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd, parent=parent.log.id,
+                               depth=int(parent.log.header["delegationDepth"]) + 1)
+        self.logs.append(child)
+        session = _session(spec.tools, spec.model, self.folder, f"session.{index}.jsonl", f"call_c{index}")
+        self.models.append((f"child {index}", session.model))
+        agent = Agent(child, session.model, session.tools, self.ids, session.provider, session.model_name,
+                      spawn_child=self.spawn, recording=session.recording, label=f"child {index}")
+        text = agent.run_turn(prompt)
+        agent.finish()
+        return ToolOutcome(text or "(the subagent finished without a final answer)")
+
+    def run(self) -> Run:
+        primary = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd)
+        self.logs.append(primary)
+        session = _session(self.scenario.tools, self.scenario.model, self.folder, "session.jsonl", "call")
+        self.models.insert(0, ("the primary session", session.model))
+        agent = Agent(primary, session.model, session.tools, self.ids, session.provider, session.model_name,
+                      spawn_child=self.spawn, recording=session.recording)
+        for prompt in self.scenario.prompts:
+            agent.run_turn(prompt)
+        agent.finish()
+        for who, used in self.models:
+            if used.unused():
+                raise ScenarioError(f"the model of {who} has {used.unused()} call(s) the run never asked for: the run "
+                                    "diverged from the recording or script (re-record, or fix the script)")
+        return Run(self.folder.name, self.scenario, self.logs)
 
 
 def run_scenario(folder: Path) -> Run:
     """Run a scenario keylessly. Deterministic: the clock, ids and call ids are seeded
     by the scenario's name, so a run gives the same logs on any machine."""
     scenario = load_scenario(folder)
-    name = folder.name
-    clock = Clock()
-    ids = Ids(name)
-    primary = SessionLog.new(ids.next(), clock, cwd=CWD_PLACEHOLDER)
-    logs = [primary]
-    children = list(scenario.children)
-
-    def spawn(parent: Agent, prompt: str, label: str | None) -> ToolOutcome:
-        index = len(logs)
-        if index > len(children):
-            return ToolOutcome(f"Error: no subagent is configured for call {index} (add one to children)", True)
-        spec = children[index - 1]
-        child = SessionLog.new(ids.next(), clock, cwd=CWD_PLACEHOLDER, parent=parent.log.id,
-                               depth=int(parent.log.header["delegationDepth"]) + 1)
-        logs.append(child)
-        model, provider, model_name = _model(spec.model, folder, f"session.{index}.jsonl", f"call_c{index}")
-        agent = Agent(child, model, _tools(spec.tools), ids, provider, model_name, spawn_child=spawn)
-        text = agent.run_turn(prompt)
-        models.append((f"child {index}", model))
-        return ToolOutcome(text or "(the subagent finished without a final answer)")
-
-    model, provider, model_name = _model(scenario.model, folder, "session.jsonl", "call")
-    models: list[tuple[str, Model]] = [("the primary session", model)]
-    agent = Agent(primary, model, _tools(scenario.tools), ids, provider, model_name, spawn_child=spawn)
+    where = folder / SCENARIO_FILE
     try:
-        for prompt in scenario.prompts:
-            agent.run_turn(prompt)
-    except ModelError as exc:
-        raise ScenarioError(f"{folder}: {exc}") from None
-    for who, used in models:
-        if used.unused():
-            raise ScenarioError(f"{folder}: the model of {who} has {used.unused()} call(s) the run never asked "
-                                "for: the run diverged from the recording or script (re-record, or fix the "
-                                "script)")
-    return Run(name, scenario, logs)
+        return _Runner(folder, scenario).run()
+    except RunError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
+    except ScenarioError as exc:
+        message = str(exc)
+        raise ScenarioError(message if message.startswith(str(folder)) else f"{where}: {message}") from None
+
+
+def _write_schema() -> None:
+    target = Path(__file__).with_name(SCHEMA_FILE)
+    target.write_text(schema_text(), encoding="utf-8")
+    print(f"wrote {target}")
+
+
+_SCENARIO_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def is_scenario_name(name: str) -> bool:
+    """A name ``replay new`` accepts: a plain folder name (letters, digits, ``.``,
+    ``_``, ``-``; not starting with a dot or dash)."""
+    return _SCENARIO_NAME.fullmatch(name) is not None and len(name) <= 100
+
+
+if __name__ == "__main__":
+    _write_schema()

@@ -54,6 +54,22 @@ def description(config: Config) -> str:
     return _HEAD + policy_sentence(config) + _TAIL
 
 
+def policy_of_description(text: str) -> bool | None:
+    """The ``allowParallelInProgress`` a recorded description was written under (the
+    one policy sentence it holds), or ``None`` when it holds neither sentence."""
+    parallel, single = _PARALLEL in text, _SINGLE in text
+    return parallel if parallel != single else None
+
+
+def retarget_description(text: str, config: Config) -> str:
+    """A recorded description with its policy sentence swapped for ``config``'s; the
+    rest of the text is kept as recorded."""
+    current = policy_of_description(text)
+    if current is None or current == config.allow_parallel_in_progress:
+        return text
+    return text.replace(policy_sentence(Config(current)), policy_sentence(config))
+
+
 def parameters() -> dict[str, Any]:
     """The JSON Schema of the arguments (a fresh object each call)."""
     return {

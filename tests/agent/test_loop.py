@@ -97,20 +97,51 @@ def test_an_error_turn(tmp_path: Path) -> None:
                     {"kind": "completed"}]
 
 
-def test_an_exhausted_script_is_a_scenario_error(tmp_path: Path) -> None:
-    folder = _scenario(tmp_path, {"description": "short", "prompts": ["a", "b"], "tools": {},
-                                  "model": {"script": [{"text": "one"}]}})
-    with pytest.raises(ScenarioError, match="only 1 calls"):
+def test_an_exhausted_script_names_the_scenario_turn_and_step(tmp_path: Path) -> None:
+    plan = {"name": "todo_write", "arguments": {"todos": [{"content": "x", "status": "in_progress"}]}}
+    folder = _scenario(tmp_path, {"description": "short", "prompts": ["a", "b"],
+                                  "tools": {"todo_write": {"allowParallelInProgress": True}},
+                                  "model": {"script": [{"text": "one"}, {"toolCalls": [plan]},
+                                                       {"toolCalls": [plan]}]}}, name="x")
+    with pytest.raises(ScenarioError) as exc:
+        run_scenario(folder)
+    assert str(exc.value) == (f"{folder}/scenario.json: turn 2, step 3: the script has no step here (it holds 3, "
+                              "all used); a turn ends at a step with text and no tool calls")
+
+
+def test_an_exhausted_child_script_names_the_child(tmp_path: Path) -> None:
+    folder = _scenario(tmp_path, {
+        "description": "child", "prompts": ["delegate"], "tools": {"subagent": True},
+        "model": {"script": [{"toolCalls": [{"name": "subagent", "arguments": {"prompt": "go"}}]}, {"text": "ok"}]},
+        "children": [{"model": {"script": [{"toolCalls": [{"name": "nope"}]}]}}]})
+    with pytest.raises(ScenarioError, match=r"scenario\.json: child 1, turn 1, step 2: the script has no step here"):
         run_scenario(folder)
 
 
 def test_invalid_scenarios_say_what_is_wrong(tmp_path: Path) -> None:
-    folder = _scenario(tmp_path, {"description": "bad", "prompts": [], "tools": {"todo_write": {}},
-                                  "model": {"script": []}, "colour": "red"})
+    folder = _scenario(tmp_path, {"description": "bad", "prompts": [3], "tools": {"todo_write": {}},
+                                  "model": {"script": [{"toolCalls": [{"nmae": "x"}]}]}, "colour": "red"})
     with pytest.raises(ScenarioError) as exc:
         run_scenario(folder)
-    message = str(exc.value)
-    assert "prompts" in message and "allowParallelInProgress" in message and "colour" in message
+    assert str(exc.value) == (
+        f"{folder}/scenario.json: invalid scenario: prompts[0]: Input should be a valid string; "
+        "tools.todo_write.allowParallelInProgress: Field required; model.script[0].toolCalls[0].name: Field "
+        "required; model.script[0].toolCalls[0].nmae: unknown field (misspelt?); see `replay schema scenario` for "
+        "the fields; colour: unknown field (misspelt?); see `replay schema scenario` for the fields")
+
+
+@pytest.mark.parametrize(("model", "problem"), [
+    ({}, 'model: a model is either "script": [...] or "recorded": true'),
+    ({"script": [], "recorded": True}, 'model: a model is either "script": [...] or "recorded": true'),
+    ({"script": [], "log": "x.jsonl"}, "model: log and override belong to a recorded model"),
+    ({"recorded": True, "log": "../other/session.jsonl"},
+     "model: '../other/session.jsonl' must be a path inside the scenario folder (relative, no '..')"),
+])
+def test_a_model_is_a_script_or_a_recording(tmp_path: Path, model: dict[str, Any], problem: str) -> None:
+    folder = _scenario(tmp_path, {"description": "m", "prompts": ["a"], "tools": {}, "model": model})
+    with pytest.raises(ScenarioError) as exc:
+        run_scenario(folder)
+    assert str(exc.value) == f"{folder}/scenario.json: invalid scenario: {problem}"
 
 
 @pytest.mark.parametrize("name", ["todo-write", "multi-turn", "parallel-tool-calls", "subagent-fork-in-process"])
@@ -122,8 +153,9 @@ def test_corpus_logs_play_as_recorded_models(name: str) -> None:
     chunks = [e.data["chunk"] for e in events if e.type == "assistant/chunk"]
     finishes = sum(1 for c in chunks if c["type"] == "finish")
     assert finishes > 0 and len(model.calls) == finishes
-    assert [c for call in model.calls for c in call] == chunks  # every chunk, in order, once
-    assert all(call[-1]["type"] == "finish" for call in model.calls)
+    assert [c for call in model.calls for c in call.chunks] == chunks  # every chunk, in order, once
+    assert all(call.chunks[-1]["type"] == "finish" and call.failure is None and not call.hang
+               for call in model.calls)
 
 
 def test_recorded_todo_write_replayed_keylessly_under_both_policies(tmp_path: Path) -> None:

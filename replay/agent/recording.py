@@ -1,0 +1,263 @@
+"""What a recorded session gives a keyless run besides the model's chunks.
+
+A harness log holds more than the loop writes itself: session titles, hook and
+approval records, injected context and steering messages, request headers, and the
+results of tools the loop does not model. ``Recording`` reads a log into:
+
+* the recorded **tool calls** by call id (name, arguments, result, duration), which
+  answer ``RecordedTool`` calls;
+* the **turn shapes** (which steps each turn ran, how it ended), so a turn continues
+  where the recording continued (a stop hook, a max-tokens continuation) and ends
+  where it ended (a cancel, a blocked prompt);
+* the **dispatch order** of each step's tool calls and results;
+* every **foreign** event — one the loop does not write itself — with its anchor:
+  the loop-written event it followed.
+
+``Replayer`` plays a recording into one session of a run: after the loop writes an
+event, the foreign events anchored there are appended, their seq references
+(``sourceEventSeqs``, a replacement's range, a title's ``messageSeqs``) moved to the
+seqs of this run. Events are named by ``Keyer`` in the recording and in the run alike.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from replay.agent.tools import RecordedCall, ToolOutcome
+from replay.agent.writer import SessionLog
+from replay.log.event import Event
+
+Key = tuple[Any, ...]
+"""Names one loop-written event: its type, its turn, then what tells it apart."""
+
+
+def _call_id(data: dict[str, Any]) -> Any:
+    """The call id of a ``tool/result`` payload (today's shape)."""
+    message = data.get("message")
+    source = message.get("source") if isinstance(message, dict) else None
+    if isinstance(source, dict) and "callId" in source:
+        return source["callId"]
+    content = message.get("content") if isinstance(message, dict) else None
+    first = content[0] if isinstance(content, list) and content else None
+    return first.get("toolCallId") if isinstance(first, dict) else None
+
+
+class Keyer:
+    """Names the events the loop writes itself, identically in a recording and in a
+    run; ``None`` for an event the loop never writes (a foreign event)."""
+
+    def __init__(self) -> None:
+        self.turn: Any = None
+        self._prompted: set[Any] = set()
+        self._counts: Counter[Key] = Counter()
+
+    def _nth(self, *key: Any) -> Key:
+        self._counts[key] += 1
+        return (*key, self._counts[key])
+
+    def key(self, type: str, data: Any, surface_op: Any = None) -> Key | None:
+        if not isinstance(data, dict):
+            return None
+        turn, step = data.get("turn"), data.get("step")
+        if type == "turn/start":
+            self.turn = turn
+            return (type, turn)
+        if type == "turn/end":
+            self.turn = None
+            return (type, turn)
+        if type in ("step/start", "step/end"):
+            return (type, turn, step)
+        if type == "user/message":
+            source = data.get("source")
+            kind = source.get("kind") if isinstance(source, dict) else None
+            if self.turn is None or self.turn in self._prompted or kind != "user" or surface_op != "append":
+                return None
+            self._prompted.add(self.turn)
+            return (type, self.turn)
+        if type in ("assistant/chunk", "assistant/message"):
+            return self._nth(type, turn, step)
+        if type == "tool/call":
+            return (type, turn, step, data.get("callId"))
+        if type == "tool/result":
+            return (type, turn, step, _call_id(data)) if surface_op == "append" else None
+        if type == "todo/write":
+            return self._nth(type, self.turn)
+        return None
+
+
+@dataclass
+class RecordedTurn:
+    steps: set[Any] = field(default_factory=set)
+    end: dict[str, Any] | None = None
+    """The recorded ``turn/end`` reason (``None`` while the turn is open)."""
+    prompt_first: bool = False
+    """The prompt was written before the first ``step/start`` (older harnesses did)."""
+    answered: set[Any] = field(default_factory=set)
+    """The steps that wrote an ``assistant/message`` (older harnesses wrote none for a
+    cancelled stream)."""
+
+
+def _outcome(result: Event, call_time: Any) -> ToolOutcome:
+    data = result.data
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    block = content[0] if isinstance(content, list) and content and isinstance(content[0], dict) else {}
+    raw = block.get("content")
+    inner: list[Any] = raw if isinstance(raw, list) else []
+    text = next((b["text"] for b in inner if isinstance(b, dict) and isinstance(b.get("text"), str)), "")
+    extra = {k: v for k, v in data.items() if k not in ("turn", "step", "message")}
+    duration = result.time - call_time if isinstance(result.time, int) and isinstance(call_time, int) else 0
+    return ToolOutcome(text, block.get("isError") is True, list(inner), extra, max(0, duration))
+
+
+@dataclass
+class Recording:
+    """A recorded session, read for replay (see the module docstring)."""
+
+    foreign: list[tuple[Key | None, Event]] = field(default_factory=list)
+    own: dict[Key, int] = field(default_factory=dict)
+    turns: dict[Any, RecordedTurn] = field(default_factory=dict)
+    orders: dict[tuple[Any, Any], list[tuple[str, Any]]] = field(default_factory=dict)
+    calls: dict[str, RecordedCall] = field(default_factory=dict)
+    attempts: Counter[tuple[Any, Any]] = field(default_factory=Counter)
+    """Model calls per step: more than one where a failed attempt was retried."""
+
+    @classmethod
+    def from_events(cls, events: Iterable[Event], seed_length: int = 0) -> Recording:
+        rec = cls()
+        keyer = Keyer()
+        anchor: Key | None = None
+        pending_calls: dict[Any, Event] = {}
+        for ev in events:
+            if ev.seq < seed_length:
+                continue
+            key = keyer.key(ev.type, ev.data, ev.surface_op)
+            if key is None:
+                rec.foreign.append((anchor, ev))
+                continue
+            rec.own[key] = ev.seq
+            anchor = key
+            data = ev.data
+            if ev.type == "assistant/chunk":
+                chunk = data.get("chunk")
+                if isinstance(chunk, dict) and chunk.get("type") == "finish":
+                    rec.attempts[(data.get("turn"), data.get("step"))] += 1
+            elif ev.type == "turn/start":
+                rec.turns.setdefault(data.get("turn"), RecordedTurn())
+            elif ev.type == "user/message":
+                shape = rec.turns.setdefault(key[1], RecordedTurn())
+                shape.prompt_first = not shape.steps
+            elif ev.type == "assistant/message":
+                rec.turns.setdefault(data.get("turn"), RecordedTurn()).answered.add(data.get("step"))
+            elif ev.type == "step/start":
+                rec.turns.setdefault(data.get("turn"), RecordedTurn()).steps.add(data.get("step"))
+            elif ev.type == "turn/end":
+                # As written: a legacy reason says more than its migrated form (an error
+                # with only a message is a plugin failure, and renders differently).
+                raw = ev.record.get("data")
+                reason = raw.get("reason") if isinstance(raw, dict) else None
+                rec.turns.setdefault(data.get("turn"), RecordedTurn()).end = reason if isinstance(reason, dict) else {}
+            elif ev.type == "tool/call":
+                pending_calls[data.get("callId")] = ev
+                rec.orders.setdefault((data.get("turn"), data.get("step")), []).append(("call", data.get("callId")))
+            elif ev.type == "tool/result":
+                call_id = key[3]
+                rec.orders.setdefault((data.get("turn"), data.get("step")), []).append(("result", call_id))
+                call = pending_calls.pop(call_id, None)
+                if call is not None and isinstance(call_id, str):
+                    name, arguments = call.data.get("name"), call.data.get("arguments")
+                    rec.calls[call_id] = RecordedCall(str(name), arguments if isinstance(arguments, str) else "",
+                                                      _outcome(ev, call.time))
+        return rec
+
+    def called_tools(self) -> list[str]:
+        """The names of the tools the recording called, in first-call order."""
+        return list(dict.fromkeys(c.name for c in self.calls.values()))
+
+
+Transform = Callable[[str, Any], Any]
+
+
+def _remap_seqs(values: Any, seqs: dict[int, int]) -> Any:
+    if not isinstance(values, list):
+        return values
+    return [seqs[v] for v in values if isinstance(v, int) and v in seqs]
+
+
+class Replayer:
+    """Plays one recording's foreign events into the session a run is writing."""
+
+    def __init__(self, recording: Recording, log: SessionLog, transform: Transform | None = None) -> None:
+        self.recording = recording
+        self.log = log
+        self.transform = transform
+        self.keyer = Keyer()
+        self._pending = list(recording.foreign)
+        self._seqs: dict[int, int] = {}
+        self._started = False
+
+    def turn(self, turn: Any) -> RecordedTurn | None:
+        return self.recording.turns.get(turn)
+
+    def order(self, turn: Any, step: Any, call_ids: Sequence[str]) -> list[tuple[str, Any]] | None:
+        """How the recording interleaved this step's calls and results, when it made
+        exactly these calls (each once)."""
+        order = self.recording.orders.get((turn, step))
+        if order is None or len(set(call_ids)) != len(call_ids):
+            return None
+        if sorted(i for k, i in order if k == "call") != sorted(call_ids) \
+                or sorted(i for k, i in order if k == "result") != sorted(call_ids):
+            return None
+        return order
+
+    def before(self, type: str, data: Any) -> None:
+        """Called before the loop writes an event: foreign events recorded before any
+        loop event open the session; those left over in a turn close it."""
+        if not self._started:
+            self._started = True
+            self._emit(lambda anchor: anchor is None)
+        if type == "turn/end" and isinstance(data, dict):
+            turn = data.get("turn")
+            self._emit(lambda anchor: anchor is not None and anchor[1] == turn and anchor[0] != "turn/end")
+
+    def after(self, record: dict[str, Any]) -> None:
+        """Called after the loop wrote an event: the foreign events anchored there follow."""
+        key = self.keyer.key(record["type"], record["data"], record.get("surfaceOp"))
+        if key is None:
+            return
+        recorded = self.recording.own.get(key)
+        if recorded is not None:
+            self._seqs[recorded] = record["seq"]
+        self._emit(lambda anchor: anchor == key)
+
+    def finish(self) -> None:
+        """The run is over: anything still pending is appended, in recorded order."""
+        self._emit(lambda anchor: True)
+
+    def _emit(self, due: Callable[[Key | None], bool]) -> None:
+        keep: list[tuple[Key | None, Event]] = []
+        for anchor, ev in self._pending:
+            if due(anchor):
+                self._append(ev)
+            else:
+                keep.append((anchor, ev))
+        self._pending = keep
+
+    def _append(self, ev: Event) -> None:
+        """Append a foreign event as it was written (a legacy shape stays legacy), its
+        seq references moved to this run's seqs."""
+        record = ev.record
+        type, data = str(record.get("type", ev.type)), record.get("data")
+        if self.transform is not None:
+            data = self.transform(type, data)
+        if type == "session/title" and isinstance(data, dict) and "messageSeqs" in data:
+            data = {**data, "messageSeqs": _remap_seqs(data["messageSeqs"], self._seqs)}
+        sources = _remap_seqs(record["sourceEventSeqs"], self._seqs) if "sourceEventSeqs" in record else None
+        op = record.get("surfaceOp")
+        if isinstance(op, dict) and op.get("op") == "replace":
+            op = {**op, **{k: self._seqs.get(op[k], op[k]) for k in ("start", "end") if isinstance(op.get(k), int)}}
+        out = self.log.append(type, data, sources=sources, surface_op=op, ignorable=record.get("ignorable") is True)
+        self._seqs[ev.seq] = out["seq"]

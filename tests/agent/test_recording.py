@@ -1,0 +1,166 @@
+"""A recording plays the model, the tools the loop does not model, and the events the
+loop does not write; overrides replace or patch the derived calls."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replay.agent.model import ModelError, OverrideError, RecordedModel, apply_override
+from replay.agent.recording import Recording
+from replay.log.event import Event
+from replay.log.reader import iter_events, read_log
+from replay.log.source import file_source
+from replay.snapshot.scenario import ScenarioError, run_scenario
+from tests.helpers import ACP, audit_bytes, bytes_source, corpus_file, summary
+
+OLD = "acp-2026-07-23"
+
+
+def _events(path: Path) -> list[Event]:
+    return list(iter_events(read_log(file_source(path)).items()))
+
+
+def _run_events(data: bytes) -> list[Event]:
+    return list(iter_events(read_log(bytes_source(data)).items()))
+
+
+TOOL_CALL = {"kind": "chunks", "chunks": [
+    {"type": "block-start", "index": 0, "blockType": "tool-call"},
+    {"type": "block-end", "index": 0, "block": {"type": "tool-call", "id": "call_edited", "name": "read",
+                                                 "arguments": '{"file_path": "config.txt"}'}},
+    {"type": "finish", "reason": {"kind": "tool-calls"}}]}
+
+
+def test_a_stream_that_threw_is_a_throw_entry() -> None:
+    model = RecordedModel.from_events(_events(corpus_file(f"{OLD}/error-finish/session.jsonl")))
+    assert [(c.chunks, c.failure, c.hang) for c in model.calls] == [
+        ([], {"message": "simulated provider error (HTTP 401)", "code": "AUTH"}, False)]
+
+
+def test_a_cancelled_stream_is_a_hang_entry() -> None:
+    model = RecordedModel.from_events(_events(corpus_file(f"{OLD}/cancel/session.jsonl")))
+    assert [(c.chunks, c.failure, c.hang) for c in model.calls] == [
+        ([{"type": "block-start", "index": 0, "blockType": "text"},
+          {"type": "text-delta", "index": 0, "text": "partial"}], None, True)]
+
+
+def test_recorded_tool_results_by_call_id_with_duration_and_error_flag() -> None:
+    recording = Recording.from_events(_events(corpus_file(f"{OLD}/fs-policy-reject/session.jsonl")))
+    assert recording.called_tools() == ["edit", "read"]
+    cwd = "/var/folders/2c/psb0_fmx7hbgz558xjt_f0l00000gn/T/acp-snap-cwd-QzoqnB"
+    first = recording.calls["call_00_x0zlnXl5JOxLrAYL9y7P0119"]
+    assert (first.name, first.outcome.is_error, first.outcome.duration_ms) == ("edit", True, 6)
+    assert first.outcome.content == [{"type": "text", "text": f'Error: edit requires reading "{cwd}/settings.txt" '
+                                                              "first"}]
+    assert first.outcome.extra == {"error": {"name": "FsError", "code": "FS_NOT_OBSERVED"}}
+    last = recording.calls["call_00_GVknJu2tksKkP4lALCwh0926"]
+    assert (last.outcome.is_error, last.outcome.duration_ms) == (False, 17)
+    assert last.outcome.extra == {"meta": {"diffs": [{"path": "settings.txt", "oldText": "color: blue",
+                                                      "newText": "color: green"}]}}
+
+
+@pytest.mark.parametrize(("doc", "problem"), [
+    ({"entries": []}, 'override: the document is an array of entries, or {"patches": [{"at": i, "entry": …}, …]}'),
+    ([{"kind": "sing"}], "override[0]: an entry is an object whose kind is chunks, throw or hang"),
+    ([{"kind": "throw", "chunks": [], "message": "x"}],
+     "override[0]: a throw entry has exactly the keys chunks, code, kind, message, status (got chunks, kind, "
+     "message)"),
+    ([{"kind": "chunks", "chunks": [{"type": "text-delta", "index": 0, "text": "x"}]}],
+     "override[0].chunks: a chunks entry ends with a finish chunk"),
+    ([{"kind": "chunks", "chunks": [{"type": "finish"}]}], "override[0].chunks[0] is a finish without a reason object"),
+    ({"patches": [{"at": 5, "entry": {"kind": "hang"}}]},
+     "override.patches[0].at: must be a unique call index from 0 to 1 (got 5)"),
+])
+def test_overrides_are_validated_strictly(doc: Any, problem: str) -> None:
+    calls = RecordedModel.from_events(_events(corpus_file(f"{OLD}/text-turn/session.jsonl"))).calls
+    with pytest.raises(OverrideError) as exc:
+        apply_override(calls, doc)
+    assert str(exc.value) == problem
+
+
+def test_a_patch_replaces_or_appends_by_call_index() -> None:
+    calls = RecordedModel.from_events(_events(corpus_file(f"{OLD}/text-turn/session.jsonl"))).calls
+    patched = apply_override(calls, {"patches": [{"at": 0, "entry": {"kind": "hang", "readyFile": "x"}},
+                                                 {"at": 1, "entry": TOOL_CALL}]})
+    assert [(c.hang, c.failure is None, len(c.chunks)) for c in patched] == [(True, True, 2), (False, True, 3)]
+
+
+def _imported(tmp_path: Path, name: str, scenario: dict[str, Any] | None = None) -> Path:
+    """A harness folder copied as a recorded scenario (what `replay new --from-log` writes)."""
+    source = corpus_file(f"{OLD}/{name}")
+    folder = tmp_path / name
+    folder.mkdir()
+    shutil.copyfile(source / "session.jsonl", folder / "session.jsonl")
+    header = read_log(file_source(source / "session.jsonl")).header
+    assert header is not None
+    doc = {"description": name, "prompts": [json.loads((source / "input.json").read_text())["steps"][2]["text"]],
+           "tools": {"recorded": ["read", "edit"]}, "cwd": header.cwd, "model": {"recorded": True}}
+    doc.update(scenario or {})
+    (folder / "scenario.json").write_text(json.dumps(doc))
+    return folder
+
+
+def test_a_call_the_recording_never_made_fails_naming_turn_step_and_call(tmp_path: Path) -> None:
+    folder = _imported(tmp_path, "fs-edit")
+    (folder / "replay.override.json").write_text(json.dumps({"patches": [{"at": 0, "entry": TOOL_CALL}]}))
+    body = json.loads((folder / "scenario.json").read_text())
+    body["model"]["override"] = "replay.override.json"
+    (folder / "scenario.json").write_text(json.dumps(body))
+    with pytest.raises(ScenarioError) as exc:
+        run_scenario(folder)
+    assert str(exc.value) == (f"{folder}/scenario.json: turn 1, step 1, call call_edited (read): the recording has "
+                              "no result for this call (the scenario asks something the log never did: re-record, "
+                              "or revert the edit)")
+
+
+def test_a_call_with_other_arguments_is_not_answered(tmp_path: Path) -> None:
+    folder = _imported(tmp_path, "fs-edit")
+    data = (folder / "session.jsonl").read_text()
+    first_call = next(ev for ev in _events(folder / "session.jsonl") if ev.type == "tool/call")
+    edited = data.replace('"arguments":"{\\"file_path\\": \\"config.txt\\"}"}}',
+                          '"arguments":"{\\"file_path\\": \\"other.txt\\"}"}}', 1)
+    assert edited != data and first_call.data["name"] == "read"
+    (folder / "session.jsonl").write_text(edited)
+    with pytest.raises(ScenarioError, match=r"turn 1, step 1, call call_00_S6krdIDHoSCGWv7WnXX97617 \(read\): the "
+                                            r"recording made this call with other arguments"):
+        run_scenario(folder)
+
+
+def test_foreign_events_come_back_at_their_point_with_seqs_moved(tmp_path: Path) -> None:
+    folder = _imported(tmp_path, "fs-edit")
+    run = run_scenario(folder)
+    data = run.logs[0].to_jsonl()
+    events = _run_events(data)
+    kinds = [e.type for e in events if e.type != "assistant/chunk"]
+    assert kinds[:5] == ["turn/start", "user/message", "session/title", "step/start", "request/header"]
+    prompt = next(e for e in events if e.type == "user/message")
+    title = next(e for e in events if e.type == "session/title")
+    assert title.data["messageSeqs"] == [prompt.seq]
+    header = next(e for e in events if e.type == "request/header")
+    assert header.data == {"header": {"config": {"provider": "deepseek", "model": "deepseek-v4-flash"},
+                                      "system": "{{system}}", "tools": "{{tools}}"}, "reason": "initial"}
+    assert summary(audit_bytes(data)) == []
+
+
+def test_the_unused_recording_calls_are_reported(tmp_path: Path) -> None:
+    folder = _imported(tmp_path, "multi-turn", {"prompts": ["only the first"], "tools": {}})
+    with pytest.raises(ScenarioError) as exc:
+        run_scenario(folder)
+    assert str(exc.value) == (f"{folder}/scenario.json: the model of the primary session has 1 call(s) the run never "
+                              "asked for: the run diverged from the recording or script (re-record, or fix the "
+                              "script)")
+
+
+def test_a_truncated_recording_names_its_line() -> None:
+    events = _events(corpus_file(f"{OLD}/fs-edit/session.jsonl"))
+    cut = [e for e in events if not (e.type == "assistant/chunk" and e.data["chunk"]["type"] == "finish"
+                                     and e.data["step"] == 1)]
+    with pytest.raises(ModelError) as exc:
+        RecordedModel.from_events(cut)
+    assert str(exc.value) == ("the recorded stream of turn 1 step 1 ends without a finish chunk (line 7) and the "
+                              "turn neither failed nor was cancelled there; the recording needs an override")
