@@ -403,11 +403,21 @@ def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
 
 
 @main.command()
-@click.argument("tool", type=click.Choice([TOOL_NAME]))
-@click.option("--policy", type=click.Choice([p.value for p in Policy]), required=True,
-              help="parallel: allowParallelInProgress=true; single: at most one in_progress.")
-def schema(tool: str, policy: str) -> None:
-    """Print the model-facing tool entry {name, description, parameters} as JSON."""
+@click.argument("what", metavar="todo_write|scenario", type=click.Choice([TOOL_NAME, "scenario"]))
+@click.option("--policy", type=click.Choice([p.value for p in Policy]), default=None,
+              help="todo_write (required): parallel: allowParallelInProgress=true; single: at most one in_progress.")
+def schema(what: str, policy: str | None) -> None:
+    """Print a schema as JSON: the model-facing todo_write entry {name, description,
+    parameters}, or the JSON Schema of scenario.json (what its "$schema" points at)."""
+    if what == "scenario":
+        if policy is not None:
+            raise click.UsageError("--policy belongs to `replay schema todo_write`")
+        from replay.snapshot.scenario import shipped_schema
+
+        click.echo(shipped_schema(), nl=False)
+        return
+    if policy is None:
+        raise click.UsageError("`replay schema todo_write` needs --policy parallel|single: the policy is a choice")
     config = Config(allow_parallel_in_progress=Policy(policy) is Policy.PARALLEL)
     click.echo(json.dumps(tool_schema(config), indent=2, ensure_ascii=False))
 

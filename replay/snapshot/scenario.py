@@ -262,8 +262,20 @@ def load_scenario(folder: Path) -> Scenario:
         raise ScenarioError(f"{path}: invalid scenario: {'; '.join(validation_problems(exc))}") from None
 
 
+def _optional(prop: dict[str, Any]) -> dict[str, Any]:
+    """An optional field (``X | None = None``) as the schema offers it: ``X``, absent
+    meaning unset — an editor should not suggest ``null``."""
+    any_of = prop.get("anyOf")
+    if prop.get("default", ...) is not None or not isinstance(any_of, list) or len(any_of) != 2 \
+            or {"type": "null"} not in any_of:
+        return prop
+    (kept,) = [s for s in any_of if s != {"type": "null"}]
+    return {**kept, **{k: v for k, v in prop.items() if k not in ("anyOf", "default")}}
+
+
 def _tidy(node: Any) -> Any:
-    """Descriptions on one line; no generated per-property titles (``Terminaloutput``)."""
+    """Descriptions on one line; no generated per-property titles (``Terminaloutput``);
+    optional fields without ``null``."""
     if isinstance(node, list):
         return [_tidy(v) for v in node]
     if not isinstance(node, dict):
@@ -273,7 +285,8 @@ def _tidy(node: Any) -> Any:
         if key == "description" and isinstance(value, str):
             out[key] = " ".join(value.split())
         elif key == "properties" and isinstance(value, dict):
-            out[key] = {name: _tidy({k: v for k, v in prop.items() if k != "title"}) for name, prop in value.items()}
+            out[key] = {name: _tidy(_optional({k: v for k, v in prop.items() if k != "title"}))
+                        for name, prop in value.items()}
         else:
             out[key] = _tidy(value)
     return out
