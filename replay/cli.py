@@ -423,6 +423,48 @@ def schema(what: str, policy: str | None) -> None:
 
 
 @main.command()
+@click.argument("name")
+@click.option("--from-log", "from_log", type=click.Path(exists=True, path_type=Path), default=None,
+              metavar="PATH", help="Import a harness session (a session.jsonl[.zstd], or a harness scenario folder "
+                                   "with its children, input.json and replay.override.json) as a recorded scenario.")
+@click.option("--force", is_flag=True, help="--from-log: import even when the audit finds errors (and say so).")
+@click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="--from-log: the web renderer's locale (harness logs do not record one).")
+@click.option("--scenarios", "scenarios_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of scenario folders.  [default: scenarios]")
+@click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+def new(name: str, from_log: Path | None, force: bool, locale: str, scenarios_dir: Path | None,
+        no_color: bool) -> None:
+    """Create scenarios/NAME: a scaffold (a scripted model with one todo_write call
+    and a closing text), or with --from-log the import of a real harness session,
+    whose recording plays the model. Never overwrites a scenario.
+
+    Exit status: 0 created, 1 the audit of the log to import found errors (nothing
+    written), 2 usage error (the name is taken, the input is not a log).
+    """
+    if from_log is None and (force or locale != "en"):
+        raise click.UsageError("--force and --locale belong to an import (--from-log PATH)")
+    from replay.report.scenario import new_text
+    from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log, scaffold
+
+    root = scenarios_dir if scenarios_dir is not None else Path("scenarios")
+    try:
+        result = import_log(root, name, from_log, force=force, locale=locale) if from_log is not None \
+            else scaffold(root, name)
+    except NewScenarioError as exc:
+        raise click.UsageError(str(exc)) from None
+    except ImportRefused as exc:
+        color = use_color(sys.stdout, no_color)
+        click.echo("".join(audit_report.text_report(r, color) for r in exc.reports), nl=False)
+        click.echo(f"replay new: {exc}", err=True)
+        sys.exit(1)
+    if result.forced:
+        click.echo("".join(audit_report.text_report(r, use_color(sys.stdout, no_color)) for r in result.forced),
+                   nl=False)
+    click.echo(new_text(result, scenarios_dir), nl=False)
+
+
+@main.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(fmt: str) -> None:
     """List every rule the audit applies: id, kind, owning domain, what it checks."""

@@ -16,7 +16,7 @@ from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.snapshot.scenario import ScenarioError, run_scenario
-from tests.helpers import ACP, audit_bytes, bytes_source, corpus_file, summary
+from tests.helpers import audit_bytes, bytes_source, corpus_file, summary
 
 OLD = "acp-2026-07-23"
 

@@ -1,0 +1,21 @@
+"""Formatter of what ``replay new`` wrote. A pure function of its result."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from replay.report.audit import neutral
+from replay.snapshot.importer import NewScenario
+
+
+def new_text(result: NewScenario, scenarios_option: Path | None) -> str:
+    """The files written, what the import decided, and the next two commands
+    (naming ``--scenarios`` when the scenarios folder is not the default)."""
+    lines = [f"created {neutral(str(result.folder / name))}" for name in result.files]
+    lines.extend(f"note: {neutral(note)}" for note in result.notes)
+    where = f" --scenarios {shlex.quote(str(scenarios_option))}" if scenarios_option is not None else ""
+    lines.append("next:")
+    lines.append(f"  replay refresh{where} {result.name}    # run it keylessly and write its goldens")
+    lines.append(f"  replay check{where} {result.name}      # compare the goldens with a fresh run")
+    return "\n".join(lines) + "\n"
