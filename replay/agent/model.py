@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from replay.jsjson import dumps
 from replay.log.event import Event
+from replay.log.values import hashable
 
 Chunk = dict[str, Any]
 
@@ -63,7 +64,13 @@ def chunk_problem(chunk: Any) -> str | None:
                 return f"has a block whose {key} is not a string"
     if chunk["type"] == "finish" and not isinstance(chunk.get("reason"), dict):
         return "is a finish without a reason object"
+    if chunk["type"] in _DELTA_TEXT and (type(chunk.get("index")) is not int
+                                         or not isinstance(chunk.get(_DELTA_TEXT[chunk["type"]]), str)):
+        return f"is a {chunk['type']} without an integer index and a string {_DELTA_TEXT[chunk['type']]}"
     return None
+
+
+_DELTA_TEXT = {"text-delta": "text", "reasoning-delta": "text", "tool-call-delta": "argumentsDelta"}
 
 
 def failure_of(raw: Any) -> dict[str, Any] | None:
@@ -107,7 +114,7 @@ class _Deriver:
         self.step: _Step | None = None
 
     def chunk(self, ev: Event) -> None:
-        here = (ev.data.get("turn"), ev.data.get("step"))
+        here = (hashable(ev.data.get("turn")), hashable(ev.data.get("step")))
         if self.step is None or self.step.key != here:
             self._unterminated(None)
             self.step = _Step(here)
@@ -127,7 +134,7 @@ class _Deriver:
 
     def step_start(self, ev: Event) -> None:
         self._unterminated(None)
-        self.step = _Step((ev.data.get("turn"), ev.data.get("step")))
+        self.step = _Step((hashable(ev.data.get("turn")), hashable(ev.data.get("step"))))
 
     def turn_end(self, ev: Event) -> None:
         self._unterminated(ev.data.get("reason"))
@@ -196,7 +203,7 @@ class RecordedModel:
                 message = ev.data.get("message")
                 source = message.get("source") if isinstance(message, dict) else None
                 if isinstance(source, dict):
-                    derive.sources[(ev.data.get("turn"), ev.data.get("step"))] = source
+                    derive.sources[(hashable(ev.data.get("turn")), hashable(ev.data.get("step")))] = source
         return cls(derive.finish())
 
     def with_override(self, doc: Any) -> RecordedModel:

@@ -29,6 +29,7 @@ from typing import Any
 from replay.agent.tools import RecordedCall, ToolOutcome
 from replay.agent.writer import SessionLog
 from replay.log.event import Event
+from replay.log.values import hashable
 
 Key = tuple[Any, ...]
 """Names one loop-written event: its type, its turn, then what tells it apart."""
@@ -61,7 +62,7 @@ class Keyer:
     def key(self, type: str, data: Any, surface_op: Any = None) -> Key | None:
         if not isinstance(data, dict):
             return None
-        turn, step = data.get("turn"), data.get("step")
+        turn, step = hashable(data.get("turn")), hashable(data.get("step"))
         if type == "turn/start":
             self.turn = turn
             return (type, turn)
@@ -80,9 +81,9 @@ class Keyer:
         if type in ("assistant/chunk", "assistant/message"):
             return self._nth(type, turn, step)
         if type == "tool/call":
-            return (type, turn, step, data.get("callId"))
+            return (type, turn, step, hashable(data.get("callId")))
         if type == "tool/result":
-            return (type, turn, step, _call_id(data)) if surface_op == "append" else None
+            return (type, turn, step, hashable(_call_id(data))) if surface_op == "append" else None
         if type == "todo/write":
             return self._nth(type, self.turn)
         return None
@@ -141,31 +142,31 @@ class Recording:
             rec.own[key] = ev.seq
             anchor = key
             data = ev.data
+            turn, step = key[1], hashable(data.get("step"))
+            shape = rec.turns.setdefault(turn, RecordedTurn())
             if ev.type == "assistant/chunk":
                 chunk = data.get("chunk")
                 if isinstance(chunk, dict) and chunk.get("type") == "finish":
-                    rec.attempts[(data.get("turn"), data.get("step"))] += 1
-            elif ev.type == "turn/start":
-                rec.turns.setdefault(data.get("turn"), RecordedTurn())
+                    rec.attempts[(turn, step)] += 1
             elif ev.type == "user/message":
-                shape = rec.turns.setdefault(key[1], RecordedTurn())
                 shape.prompt_first = not shape.steps
             elif ev.type == "assistant/message":
-                rec.turns.setdefault(data.get("turn"), RecordedTurn()).answered.add(data.get("step"))
+                shape.answered.add(step)
             elif ev.type == "step/start":
-                rec.turns.setdefault(data.get("turn"), RecordedTurn()).steps.add(data.get("step"))
+                shape.steps.add(step)
             elif ev.type == "turn/end":
                 # As written: a legacy reason says more than its migrated form (an error
                 # with only a message is a plugin failure, and renders differently).
                 raw = ev.record.get("data")
                 reason = raw.get("reason") if isinstance(raw, dict) else None
-                rec.turns.setdefault(data.get("turn"), RecordedTurn()).end = reason if isinstance(reason, dict) else {}
+                shape.end = reason if isinstance(reason, dict) else {}
             elif ev.type == "tool/call":
-                pending_calls[data.get("callId")] = ev
-                rec.orders.setdefault((data.get("turn"), data.get("step")), []).append(("call", data.get("callId")))
+                call_id = key[3]
+                pending_calls[call_id] = ev
+                rec.orders.setdefault((turn, step), []).append(("call", call_id))
             elif ev.type == "tool/result":
                 call_id = key[3]
-                rec.orders.setdefault((data.get("turn"), data.get("step")), []).append(("result", call_id))
+                rec.orders.setdefault((turn, step), []).append(("result", call_id))
                 call = pending_calls.pop(call_id, None)
                 if call is not None and isinstance(call_id, str):
                     name, arguments = call.data.get("name"), call.data.get("arguments")

@@ -3,20 +3,27 @@ loop does not write; overrides replace or patch the derived calls."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from replay.agent.model import ModelError, OverrideError, RecordedModel, apply_override
 from replay.agent.recording import Recording
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
+from replay.snapshot.artefacts import render_artefacts
+from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log
 from replay.snapshot.scenario import ScenarioError, run_scenario
-from tests.helpers import audit_bytes, bytes_source, corpus_file, summary
+from tests.helpers import audit_bytes, bytes_source, corpus_file, dump, records, summary
 
 OLD = "acp-2026-07-23"
 
@@ -164,3 +171,45 @@ def test_a_truncated_recording_names_its_line() -> None:
         RecordedModel.from_events(cut)
     assert str(exc.value) == ("the recorded stream of turn 1 step 1 ends without a finish chunk (line 7) and the "
                               "turn neither failed nor was cancelled there; the recording needs an override")
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-2, 3) | st.text(max_size=4),
+                     lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=5)
+
+
+def _mutate(recs: list[dict[str, Any]], data: st.DataObject) -> None:
+    """Put a hostile value somewhere in one event of a real log."""
+    event = recs[data.draw(st.integers(1, len(recs) - 1), label="event")]
+    target: Any = event
+    for _ in range(data.draw(st.integers(0, 3), label="depth")):
+        keys = sorted(target) if isinstance(target, dict) else []
+        if not keys:
+            break
+        key = data.draw(st.sampled_from(keys), label="key")
+        if not isinstance(target[key], dict) or data.draw(st.booleans(), label="stop"):
+            target[key] = data.draw(_JSON, label="value")
+            return
+        target = target[key]
+    if isinstance(target, dict) and target:
+        target[data.draw(st.sampled_from(sorted(target)), label="key")] = data.draw(_JSON, label="value")
+
+
+@settings(max_examples=150 if os.environ.get("CI") else 60, deadline=None)
+@given(st.data())
+def test_a_hostile_recording_fails_as_a_scenario_error_never_a_traceback(data: st.DataObject) -> None:
+    recs = records(f"{OLD}/fs-edit/session.jsonl")
+    _mutate(recs, data)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "s"
+        folder.mkdir()
+        (folder / "session.jsonl").write_bytes(dump(recs))
+        (folder / "scenario.json").write_text(json.dumps({
+            "description": "hostile", "prompts": ["p"], "tools": {"recorded": ["read", "edit"]},
+            "model": {"recorded": True}}))
+        with contextlib.suppress(ScenarioError):
+            render_artefacts(run_scenario(folder))
+        with contextlib.suppress(NewScenarioError, ImportRefused):
+            import_log(Path(tmp) / "scenarios", "imported", folder / "session.jsonl", force=True)
+            with contextlib.suppress(ScenarioError):
+                render_artefacts(run_scenario(Path(tmp) / "scenarios" / "imported"))
