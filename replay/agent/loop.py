@@ -151,20 +151,9 @@ class Agent:
                 reason = "initial" if self._last_header is None else "change"
                 self.append("request/header", {"header": header, "reason": reason})
                 self._last_header = header
-        attempt = 0
-        while True:  # a failed attempt the recording retried is followed by the retry
-            try:
-                call = self.model.next_call()
-            except ModelError as exc:
-                raise RunError(self._where(turn, step), str(exc)) from None
-            attempt += 1
-            seqs = [self.append("assistant/chunk", {"turn": turn, "step": step, "chunk": c})["seq"]
-                    for c in call.chunks]
-            finish = _finish(call.chunks)
-            failure = call.failure or _failure(finish)
-            retried = self.replay is not None and self.replay.recording.attempts[(turn, step)] > attempt
-            if failure is None or call.hang or not retried:
-                break
+        call, seqs = self._call_model(turn, step)
+        finish = _finish(call.chunks)
+        failure = call.failure or _failure(finish)
         recorded_end = recorded.end if recorded is not None else None
         if failure is not None:
             self.append("step/end", {"turn": turn, "step": step})
@@ -196,6 +185,23 @@ class Agent:
         if calls:
             return None, True, text
         return ({"kind": "max-tokens"} if finish.get("kind") == "max-tokens" else None), False, text
+
+    def _call_model(self, turn: int, step: int) -> tuple[ModelCall, list[int]]:
+        """The step's model call, its chunks written (their seqs returned). A failed
+        attempt the recording retried is followed by the retry."""
+        attempt = 0
+        while True:
+            try:
+                call = self.model.next_call()
+            except ModelError as exc:
+                raise RunError(self._where(turn, step), str(exc)) from None
+            attempt += 1
+            seqs = [self.append("assistant/chunk", {"turn": turn, "step": step, "chunk": c})["seq"]
+                    for c in call.chunks]
+            failed = call.failure is not None or _failure(_finish(call.chunks)) is not None
+            retried = self.replay is not None and self.replay.recording.attempts[(turn, step)] > attempt
+            if not failed or call.hang or not retried:
+                return call, seqs
 
     def _prompt(self, prompt: str) -> None:
         self.append("user/message", {"id": self.ids.next(), "role": "user",
