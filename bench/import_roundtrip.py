@@ -5,9 +5,10 @@ Each run, in a fresh process pinned to one core, imports every scenario of
 ``acp-2026-07-23`` and ``acp-2026-06-29`` that conformance calls derivable (with
 ``--force`` where the audit finds errors, as ``replay new --from-log --force``
 would), refreshes them all keylessly (``replay refresh``), and times those two
-steps together. It then checks the round trip: the live ACP stream rendered from
-each re-persisted ``session.expected.jsonl`` must equal the harness's recorded
-``session/update`` lines. Reports the count and the best and median of --repeat runs.
+steps together. It then checks the round trip: the ACP streams rendered from
+each re-persisted ``session.expected.jsonl`` (live and ``session/load``) must equal
+the harness's goldens, compared as ``replay conformance`` compares the recordings.
+Reports the count and the best and median of --repeat runs.
 
     python3 bench/import_roundtrip.py [--repeat 5] [--corpus ../shared/corpus]
 """
@@ -32,13 +33,14 @@ ROOTS = ("acp-2026-07-23", "acp-2026-06-29")
 def one_run(corpus: Path, work: Path) -> dict[str, Any]:
     """Import and refresh every derivable scenario into ``work``; time those two steps."""
     from replay.snapshot.compare import refresh_scenarios
-    from replay.snapshot.conformance import EXCLUDED_UPDATES, check_scenario, rendered_update_lines
-    from replay.snapshot.harness import find_harness_scenarios, golden_update_lines
-    from replay.snapshot.importer import ImportRefused, import_log
+    from replay.snapshot.conformance import check_scenario, corpus_profile
+    from replay.snapshot.harness import find_harness_scenarios
+    from replay.snapshot.importer import ImportRefused, import_log, round_trip
 
     scenarios, goldens = work / "scenarios", work / "goldens"
     found = [s for root in ROOTS for s in find_harness_scenarios([corpus / root])
-             if s.golden is not None and check_scenario(s).status != "not derivable"]
+             if s.has_golden and check_scenario(s).status != "not derivable"]
+    profiles = {root: corpus_profile(find_harness_scenarios([corpus / root])) for root in ROOTS}
     names = [f"{s.folder.parent.name}-{s.name}" for s in found]
     start = time.perf_counter()
     forced = 0
@@ -51,8 +53,8 @@ def one_run(corpus: Path, work: Path) -> dict[str, Any]:
     refreshed = refresh_scenarios(scenarios, goldens)
     elapsed = time.perf_counter() - start
     exact = sum(1 for s, name in zip(found, names, strict=True)
-                if rendered_update_lines(goldens / name / "session.expected.jsonl", terminal_output=s.terminal_output)
-                == golden_update_lines(s, exclude=EXCLUDED_UPDATES))
+                if round_trip(s, goldens / name / "session.expected.jsonl", profiles[s.folder.parent.name]).status
+                == "exact")
     return {"scenarios": len(found), "forced": forced, "failed": refreshed.failed, "exact": exact,
             "seconds": elapsed}
 

@@ -33,7 +33,7 @@ import re
 import secrets
 import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,9 @@ from replay.jsjson import parse
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
-from replay.snapshot.harness import terminal_capability
+from replay.render.acp.profiles import DEFAULT_PROFILE, Profile, detect_profile
+from replay.snapshot.conformance import ScenarioResult, check_scenario
+from replay.snapshot.harness import HarnessScenario, terminal_capability
 from replay.snapshot.scenario import (
     SCENARIO_FILE,
     SCHEMA_FILE,
@@ -502,3 +504,17 @@ def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = F
     files[SCENARIO_FILE] = _scenario_json(doc)
     notes.extend(_publish(scenarios_root, target, files))
     return NewScenario(name, target, sorted(files), notes, failing)
+
+
+def round_trip(harness: HarnessScenario, log: Path, profile: Profile | None = None) -> ScenarioResult:
+    """The proof that an import reproduced its session: the ACP streams rendered from the
+    re-persisted ``log`` (a refresh's ``session.expected.jsonl``), compared with the
+    harness's goldens as conformance compares the recording's own — under the profile
+    of the recording's generation (or ``profile``: a corpus's)."""
+    if profile is None:
+        log_read = read_log(file_source(harness.primary_log))
+        try:
+            profile = detect_profile(iter_events(log_read.items())) or DEFAULT_PROFILE
+        finally:
+            log_read.close()
+    return check_scenario(replace(harness, primary_log=log), profile=profile, profile_source="corpus")

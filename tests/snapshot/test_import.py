@@ -21,10 +21,11 @@ from replay.cli import main
 from replay.findings import Severity
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
+from replay.render.acp.profiles import Profile
 from replay.snapshot.compare import check_scenarios, refresh_scenarios
-from replay.snapshot.conformance import EXCLUDED_UPDATES, check_scenario, rendered_update_lines
-from replay.snapshot.harness import find_harness_scenarios, golden_update_lines, load_harness_scenario
-from replay.snapshot.importer import ImportRefused, import_log, scaffold_document
+from replay.snapshot.conformance import ScenarioResult, check_scenario, corpus_profile
+from replay.snapshot.harness import find_harness_scenarios, load_harness_scenario
+from replay.snapshot.importer import ImportRefused, import_log, round_trip, scaffold_document
 from replay.snapshot.scenario import ScenarioError, run_scenario, shipped_schema
 from tests.helpers import ACP, REPO, corpus_file, corpus_root
 
@@ -50,11 +51,25 @@ def _derivable() -> list[str]:
         folder = corpus_root() / root
         if folder.is_dir():
             found.extend(f"{root}/{s.name}" for s in find_harness_scenarios([folder])
-                         if s.golden is not None and check_scenario(s).status != "not derivable")
+                         if s.has_golden and check_scenario(s).status != "not derivable")
     return found
 
 
 DERIVABLE = _derivable()
+_PROFILES: dict[Path, Profile | None] = {}
+
+
+def _profile(root: Path) -> Profile | None:
+    """The corpus's profile, as conformance chooses it."""
+    if root not in _PROFILES:
+        _PROFILES[root] = corpus_profile(s for s in find_harness_scenarios([root]) if s.has_golden)
+    return _PROFILES[root]
+
+
+def _exact(result: ScenarioResult) -> list[str]:
+    """What differs, per stream (empty when every stream is byte-exact)."""
+    return [f"{m.mode}: {m.what_differs}" for m in result.modes if not m.exact] + (
+        [] if result.modes else ["no stream compared"])
 
 
 def test_both_corpora_are_imported_whole() -> None:
@@ -85,9 +100,8 @@ def test_an_imported_harness_session_round_trips(tmp_path: Path, case: str) -> N
     assert bool(result.forced) is (case in FORCED)
     refreshed = refresh_scenarios(scenarios, goldens, [name])
     assert not refreshed.failed, refreshed.scenarios[0].error
-    rendered = rendered_update_lines(goldens / name / "session.expected.jsonl",
-                                     terminal_output=harness.terminal_output)
-    assert rendered == golden_update_lines(harness, exclude=EXCLUDED_UPDATES)
+    proof = round_trip(harness, goldens / name / "session.expected.jsonl", _profile(harness.folder.parent))
+    assert _exact(proof) == [] and [m.mode for m in proof.modes] == ["live", "load"]
     # The re-persisted logs hold the recordings' events in the recordings' order, and no
     # error finding a recording did not have.
     doc = json.loads((scenarios / name / "scenario.json").read_text(encoding="utf-8"))
@@ -223,9 +237,8 @@ def test_an_override_can_play_the_model(tmp_path: Path) -> None:
         doc["model"]["override"] = "replay.override.json"
         path.write_text(json.dumps(doc))
         assert not refresh_scenarios(tmp_path / "scenarios", tmp_path / "goldens", [name]).failed
-        rendered = rendered_update_lines(tmp_path / "goldens" / name / "session.expected.jsonl",
-                                         terminal_output=harness.terminal_output)
-        assert rendered == rendered_update_lines(harness.primary_log, terminal_output=harness.terminal_output)
+        proof = round_trip(harness, tmp_path / "goldens" / name / "session.expected.jsonl")
+        assert _exact(proof) == [], name
 
 
 def test_a_compressed_log_imports_like_the_plain_one(tmp_path: Path) -> None:
@@ -303,20 +316,19 @@ def test_the_imported_scenario_validates_against_the_schema(tmp_path: Path) -> N
     assert doc["tools"] == {"subagent": True, "recorded": ["cordis_mount", "run_code", "workflow", "cordis_unmount"]}
 
 
-def test_the_2026_08_sessions_replay_as_recorded(tmp_path: Path) -> None:
-    """Every 2026-08-20 ACP scenario imports and refreshes keylessly, and its
-    re-persisted log renders the same live ACP stream as the recording it came from."""
+def test_the_2026_08_sessions_round_trip_too(tmp_path: Path) -> None:
+    """Every 2026-08-20 ACP scenario imports and refreshes keylessly — the recording
+    plays the model, overrides included — and round-trips against the harness's goldens."""
     root = corpus_root() / ACP
     if not root.is_dir():
         pytest.skip(f"{root} is absent (set REPLAY_CORPUS)")
     scenarios, goldens = tmp_path / "scenarios", tmp_path / "goldens"
-    found = [s for s in find_harness_scenarios([root]) if s.golden is not None]
+    found = [s for s in find_harness_scenarios([root]) if s.has_golden]
     assert len(found) == 84
     for harness in found:
         import_log(scenarios, harness.name, harness.folder, force=True)
     assert not refresh_scenarios(scenarios, goldens).failed
-    differ = [h.name for h in found
-              if rendered_update_lines(goldens / h.name / "session.expected.jsonl", terminal_output=h.terminal_output)
-              != rendered_update_lines(h.primary_log, terminal_output=h.terminal_output)]
-    assert differ == []
+    differ = {h.name: problems for h in found
+              if (problems := _exact(round_trip(h, goldens / h.name / "session.expected.jsonl", _profile(root))))}
+    assert differ == {}
     shutil.rmtree(tmp_path)
