@@ -417,13 +417,34 @@ def _spawns(primary: _Log, children: list[_Log]) -> _Spawns:
     return out
 
 
-def _derives(log: _Log) -> bool:
-    """Whether the recording alone can play the model."""
+def _subagent(primary: _Log, children: list[_Log],
+              notes: list[str]) -> tuple[bool | dict[str, Any] | None, list[_Log]]:
+    """The ``subagent`` configuration (``None``: answered from the recording) and the
+    children the run starts, in order; the children left out are noted."""
+    spawns = _spawns(primary, children)
+    subagent: bool | dict[str, Any] | None = {"maxDepth": spawns.max_depth} if spawns.max_depth else True
+    if spawns.problem is not None:
+        subagent, spawns.children = None, []
+        notes.append(f"subagent answers from the recording (tools.recorded) and its children are not re-run: "
+                     f"{spawns.problem}, which the run's one-shot subagent does not reproduce")
+    for c in children:
+        if c not in spawns.children:
+            why = f"a fork child (seedLength {c.seed})" if c.seed else "the run does not start it"
+            notes.append(f"{c.name}: {why}; copied, not re-run (the call that started it answers from the "
+                         "recording)")
+    return subagent, spawns.children
+
+
+def _override(primary: _Log, notes: list[str]) -> str | None:
+    """The override, when the recording alone cannot play the model."""
     try:
-        RecordedModel.from_events(log.events, log.seed)
+        RecordedModel.from_events(primary.events, primary.seed)
     except ModelError:
-        return False
-    return True
+        notes.append(f"{OVERRIDE_FILE}: copied and used: the recording alone cannot play the model")
+        return OVERRIDE_FILE
+    notes.append(f"{OVERRIDE_FILE}: copied, not used: the recording plays the model without it (set "
+                 f'"override": "{OVERRIDE_FILE}" in the model to use it)')
+    return None
 
 
 def _model(log: _Log, default: str, override: str | None = None) -> dict[str, Any]:
@@ -458,30 +479,15 @@ def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = F
                      f"{', '.join(rules) or 'unreadable'}")
     primary = _read(found.primary, _scenario_name(found.primary))
     children = [_read(p, p.name) for p in found.children]
-    spawns = _spawns(primary, children)
-    subagent: bool | dict[str, Any] | None = {"maxDepth": spawns.max_depth} if spawns.max_depth else True
-    if spawns.problem is not None:
-        subagent, spawns.children = None, []
-        notes.append(f"subagent answers from the recording (tools.recorded) and its children are not re-run: "
-                     f"{spawns.problem}, which the run's one-shot subagent does not reproduce")
-    for c in children:
-        if c not in spawns.children:
-            why = f"a fork child (seedLength {c.seed})" if c.seed else "the run does not start it"
-            notes.append(f"{c.name}: {why}; copied, not re-run (the call that started it answers from the "
-                         "recording)")
-    sessions = [primary, *spawns.children]
+    subagent, spawned = _subagent(primary, children, notes)
+    sessions = [primary, *spawned]
     policy = _policy(sessions, notes) if any(TOOL_NAME in _called(s) + [e["name"] for e in _offered(s)]
                                               for s in sessions) else None
     files: dict[str, bytes | Path] = {log.name: log.source for log in [primary, *children]}
     override = None
     if found.override is not None:
         files[OVERRIDE_FILE] = found.override
-        if _derives(primary):
-            notes.append(f"{OVERRIDE_FILE}: copied, not used: the recording plays the model without it (set "
-                         f'"override": "{OVERRIDE_FILE}" in the model to use it)')
-        else:
-            override = OVERRIDE_FILE
-            notes.append(f"{OVERRIDE_FILE}: copied and used: the recording alone cannot play the model")
+        override = _override(primary, notes)
     prompts = _prompts(primary, notes)
     cwd = primary.header.get("cwd")
     doc: dict[str, Any] = {
@@ -498,9 +504,9 @@ def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = F
     if cwd != "{{cwd}}":
         doc["cwd"] = cwd if isinstance(cwd, str) else None
     doc["model"] = _model(primary, "session.jsonl", override)
-    if spawns.children:
+    if spawned:
         doc["children"] = [{"tools": _tools(c, policy, subagent), "model": {"recorded": True, "log": c.name}}
-                           for c in spawns.children]
+                           for c in spawned]
     files[SCENARIO_FILE] = _scenario_json(doc)
     notes.extend(_publish(scenarios_root, target, files))
     return NewScenario(name, target, sorted(files), notes, failing)

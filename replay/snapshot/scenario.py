@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from replay.agent.loop import Agent, RunError
-from replay.agent.model import Model, ModelError, RecordedModel, ScriptedCall, ScriptedModel
+from replay.agent.model import Model, ModelError, RecordedModel, ScriptedCall, ScriptedModel, apply_override
 from replay.agent.recording import Recording
 from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolOutcome
 from replay.agent.writer import Clock, Ids, SessionLog
@@ -375,18 +375,30 @@ def _tools(config: ToolsConfig, recording: Recording | None) -> list[Tool]:
     return tools
 
 
-def _override(folder: Path, name: str, model: RecordedModel) -> RecordedModel:
-    path = _inside(folder, name)
+def _recorded_model(folder: Path, spec: ModelSpec, path: Path, events: list[Event], seed: int) -> RecordedModel:
+    """The calls derived from the recording, after the override: an override that
+    replaces them all (an array) needs no derivation — the recording may be one the
+    harness could not derive from either."""
+    doc: Any = None
+    where = path
     try:
-        ok, doc = parse(read_bounded(path).decode("utf-8", "replace"))
+        if spec.override is not None:
+            where = _inside(folder, spec.override)
+            ok, doc = parse(read_bounded(where).decode("utf-8", "replace"))
+            if not ok:
+                raise ScenarioError(f"{where}: the override is not JSON")
+        if isinstance(doc, list):
+            return RecordedModel(apply_override([], doc))
+        where = path
+        model = RecordedModel.from_events(events, seed)
+        if spec.override is not None:
+            where = _inside(folder, spec.override)
+            model = model.with_override(doc)
+        return model
     except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read the override ({exc.strerror or exc})") from None
-    if not ok:
-        raise ScenarioError(f"{path}: the override is not JSON")
-    try:
-        return model.with_override(doc)
+        raise ScenarioError(f"{where}: cannot read the override ({exc.strerror or exc})") from None
     except ModelError as exc:
-        raise ScenarioError(f"{path}: {exc}") from None
+        raise ScenarioError(f"{where}: {exc}") from None
 
 
 def _session(tools: ToolsConfig, spec: ModelSpec, folder: Path, default_log: str, prefix: str) -> _Session:
@@ -398,12 +410,7 @@ def _session(tools: ToolsConfig, spec: ModelSpec, folder: Path, default_log: str
         return _Session(ScriptedModel(script, call_prefix=prefix), _tools(tools, None))
     path = _inside(folder, spec.log or default_log)
     events, seed = _read_recording(path)
-    try:
-        model = RecordedModel.from_events(events, seed)
-    except ModelError as exc:
-        raise ScenarioError(f"{path}: {exc}") from None
-    if spec.override is not None:
-        model = _override(folder, spec.override, model)
+    model = _recorded_model(folder, spec, path, events, seed)
     recording = Recording.from_events(events, seed)
     provider, model_name = _names(events)
     return _Session(model, _tools(tools, recording), provider, model_name, recording)

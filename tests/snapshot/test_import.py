@@ -332,3 +332,28 @@ def test_the_2026_08_sessions_round_trip_too(tmp_path: Path) -> None:
               if (problems := _exact(round_trip(h, goldens / h.name / "session.expected.jsonl", _profile(root))))}
     assert differ == {}
     shutil.rmtree(tmp_path)
+
+
+def test_an_override_is_used_when_the_recording_alone_cannot_play_the_model(tmp_path: Path) -> None:
+    """A harness folder whose log lost step 1's finish chunk, with an override holding the
+    calls: the import uses the override, and the run still reproduces the session."""
+    source = corpus_file("acp-2026-07-23/fs-edit")
+    folder = tmp_path / "harness" / "fs-edit"
+    shutil.copytree(source, folder)
+    lines = (folder / "session.jsonl").read_bytes().split(b"\n")
+    calls = [[json.loads(line)["data"]["chunk"]] for line in lines[1:] if b'"assistant/chunk"' in line]
+    entries: list[dict[str, Any]] = [{"kind": "chunks", "chunks": []}]
+    for (chunk,) in calls:
+        entries[-1]["chunks"].append(chunk)
+        if chunk["type"] == "finish":
+            entries.append({"kind": "chunks", "chunks": []})
+    (folder / "replay.override.json").write_text(json.dumps(entries[:-1]))
+    first_finish = next(i for i, line in enumerate(lines) if b'"finish"' in line)
+    (folder / "session.jsonl").write_bytes(b"\n".join(lines[:first_finish] + lines[first_finish + 1:]))
+    result = import_log(tmp_path / "scenarios", "fs-edit", folder, force=True)
+    assert "replay.override.json: copied and used: the recording alone cannot play the model" in result.notes
+    doc = json.loads((tmp_path / "scenarios" / "fs-edit" / "scenario.json").read_text(encoding="utf-8"))
+    assert doc["model"] == {"recorded": True, "override": "replay.override.json"}
+    assert not refresh_scenarios(tmp_path / "scenarios", tmp_path / "goldens", ["fs-edit"]).failed
+    proof = round_trip(load_harness_scenario(source), tmp_path / "goldens" / "fs-edit" / "session.expected.jsonl")
+    assert _exact(proof) == []
