@@ -19,38 +19,28 @@ Options:
 
 - ``color=False`` drops the format's own SGR codes (dim on, reset); line structure
   is unchanged.
-- ``terminal=True`` neutralizes control characters that come from log content
-  (deltas, tool names and arguments, result text, todo content, turn numbers, the
-  label): every C0 control except LF and TAB, DEL, and every C1 control is written
-  as a visible ``\\xNN`` escape (four characters, lowercase hex: ESC shows as
-  ``\\x1b``), the convention of the harness's own terminal UI. Backslashes are not
-  doubled, so the escapes are for reading, not for round-tripping. The format's
-  own codes are not content and stay (unless ``color=False``).
+- ``terminal=True`` passes text that comes from log content (deltas, tool names
+  and arguments, result text, todo content, turn numbers, the label) through
+  ``replay.style.sanitize`` with newlines kept: every C0 control except LF and TAB,
+  DEL and every C1 control is written as a visible ``\\xNN`` escape (lowercase hex:
+  ESC shows as ``\\x1b``), the convention of the harness's own terminal UI; bidi
+  controls show as ``\\uNNNN`` and a lone surrogate as U+FFFD. The format's own
+  codes are not content and stay (unless ``color=False``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from replay.jsjson import js_string
 from replay.log.event import Event
 from replay.project.tools import is_append, tool_result
+from replay.style import COLORS, COLORS_OFF, sanitize
 
-DIM = "\x1b[2m"
-RESET = "\x1b[0m"
 MARKERS = {"completed": "[x]", "in_progress": "[~]"}
 """Item markers by status; anything else is ``[ ]``."""
 PENDING_MARKER = "[ ]"
-
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def neutralize(text: str) -> str:
-    """Make every control character except LF and TAB visible as ``\\xNN``."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
 
 _MISSING = object()
 """A key the event does not have: a template literal prints ``undefined`` for it."""
@@ -86,11 +76,12 @@ def render_stdio(
     ``label`` is the turn header label (``main`` for the target agent's session; pass
     the session id for another session). ``welcome=None`` leaves out the startup write.
     """
-    dim, reset = (DIM, RESET) if color else ("", "")
+    codes = COLORS if color else COLORS_OFF
+    dim, reset = codes["dim"], codes["reset"]
 
     def content(value: Any) -> str:
         text = _show(value)
-        return neutralize(text) if terminal else text
+        return sanitize(text, keep_newlines=True) if terminal else text
 
     if welcome is not None:
         yield content(welcome) + "\n> "
@@ -129,7 +120,7 @@ def render_stdio(
             if reasoning:
                 out, reasoning = reset, False
             block = todo_block(data.get("todos"))
-            out += neutralize(block) if terminal else block
+            out += sanitize(block, keep_newlines=True) if terminal else block
         if out:
             yield out
 

@@ -9,7 +9,8 @@ import pytest
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
-from replay.render.stdio import DIM, RESET, neutralize, render_stdio, stdio_text, todo_block
+from replay.render.stdio import render_stdio, stdio_text, todo_block
+from replay.style import COLORS
 from tests.helpers import TODO_WRITE, corpus_file, index_of, records
 from tests.render.web.builders import FIXTURE_TODOS, compact, to_events, todo_log, todo_records
 
@@ -62,7 +63,7 @@ def test_label_and_welcome() -> None:
 def test_color_off_drops_only_the_format_codes() -> None:
     plain = stdio_text(_corpus(), color=False)
     assert "\x1b" not in plain
-    assert plain == stdio_text(_corpus()).replace(DIM, "").replace(RESET, "")
+    assert plain == stdio_text(_corpus()).replace(COLORS["dim"], "").replace(COLORS["reset"], "")
     assert plain.endswith(" and stop.\n  [tool call] todo_write(" + ARGS + ")\n  [todos]\n" + "".join([
         "    [~] read the code\n    [~] watch the background build\n    [ ] write the fix\n  \n",
         "  [tool result] Updated todo list: 1 pending, 2 in progress, 0 completed.\n  Done.\nDONE\n> "]))
@@ -82,7 +83,7 @@ def test_terminal_neutralizes_controls_from_the_log_and_keeps_its_own_dim() -> N
     assert f"\n  [tool result] {SHOWN}\n  " in text
     assert "\n  [todos]\n    [~] a\\x1b[2Jb\n  " in text
     assert "\x1b[2mDone.\x1b[0m" in text  # the format's own codes stay
-    assert text.count("\x1b") == text.count(DIM) + text.count(RESET)
+    assert text.count("\x1b") == text.count(COLORS["dim"]) + text.count(COLORS["reset"])
     assert not any(c in text for c in "\r\x07\x9b\x7f")
 
 
@@ -104,8 +105,14 @@ def test_terminal_neutralizes_reasoning_and_arguments() -> None:
     assert "\x1b[2mDo\\x1b[1mne.\x1b[0m\nDONE" in text
 
 
-def test_neutralize() -> None:
-    assert neutralize("a\x00b\x1fc\td\ne\x85f\u2028g") == "a\\x00b\\x1fc\td\ne\\x85f\u2028g"
+def test_terminal_shows_bidi_controls_and_lone_surrogates_escaped() -> None:
+    todos = {"todos": [{"content": "evil\u202eexe.txt\ud800", "status": "pending"}]}
+    chunk = {"turn": 1, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "a\u2066b\u061cc\u200fd"}}
+    events = [Event("todo/write", 0, 0, todos, 2, {}), Event("assistant/chunk", 1, 0, chunk, 3, {})]
+    assert stdio_text(events, terminal=True, welcome=None) == (
+        "\n  [todos]\n    [ ] evil\\u202eexe.txt\ufffd\n  a\\u2066b\\u061cc\\u200fd")
+    assert stdio_text(events, welcome=None) == (
+        "\n  [todos]\n    [ ] evil\u202eexe.txt\ud800\n  a\u2066b\u061cc\u200fd")
 
 
 def test_todo_write_mid_reasoning_closes_the_dim_span() -> None:

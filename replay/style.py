@@ -1,0 +1,100 @@
+"""How text reaches a person: the colour table, when colour is used, and the one
+sanitizer every human-facing output passes untrusted text through.
+
+Colour is a table, not branches: ``COLORS`` holds the SGR codes, ``COLORS_OFF`` the
+same names mapped to nothing, and a ``Style`` picks one of the two, so a formatter
+writes ``style.paint("red", text)`` whatever the terminal. Colour is used only on a
+terminal, and never when ``NO_COLOR`` is set (to anything, https://no-color.org).
+
+``sanitize`` is the policy for untrusted text (log content, file and scenario names,
+error messages quoting them) in every output a person reads: text reports, GitHub
+annotations and the stdio transcript on a terminal. What could drive a terminal or
+reorder what is shown is written as a visible escape instead:
+
+* the C0 controls except tab (and newline, where the output is multi-line), DEL and
+  the C1 controls U+0080–U+009F as ``\\xNN`` (lowercase hex: ESC shows as ``\\x1b``);
+* the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)
+  as ``\\uNNNN`` (U+202E shows as ``\\u202e``);
+* a lone surrogate, which no UTF-8 output can carry, as U+FFFD.
+
+Backslashes are not doubled: the escapes are for reading, not for round-tripping.
+JSON and JUnit reports are for machines and carry the text as it is (escaped by
+their own syntax).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Final, TextIO
+
+COLORS: Final = {
+    "bold": "\x1b[1m",
+    "dim": "\x1b[2m",
+    "red": "\x1b[31m",
+    "green": "\x1b[32m",
+    "yellow": "\x1b[33m",
+    "cyan": "\x1b[36m",
+    "reset": "\x1b[0m",
+}
+"""Every SGR code replay writes, by name."""
+COLORS_OFF: Final = dict.fromkeys(COLORS, "")
+"""The same names, writing nothing: a formatter never branches on colour."""
+
+
+def use_color(stream: TextIO, disabled: bool = False) -> bool:
+    """Colour only on a terminal, never with ``NO_COLOR`` set (to anything), never when
+    the user said ``--no-color``."""
+    return not disabled and "NO_COLOR" not in os.environ and stream.isatty()
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """Colour on or off, as one value handed to formatters."""
+
+    color: bool = False
+
+    @property
+    def codes(self) -> dict[str, str]:
+        """The table in force: ``COLORS`` or ``COLORS_OFF``."""
+        return COLORS if self.color else COLORS_OFF
+
+    def paint(self, name: str, text: str) -> str:
+        """``text`` in colour ``name`` (then reset); ``text`` itself without colour."""
+        codes = self.codes
+        return f"{codes[name]}{text}{codes['reset']}"
+
+
+PLAIN: Final = Style(False)
+COLORED: Final = Style(True)
+
+
+def style_for(stream: TextIO, disabled: bool = False) -> Style:
+    """The style of output written to ``stream`` (see ``use_color``)."""
+    return COLORED if use_color(stream, disabled) else PLAIN
+
+
+_ESCAPED = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE_IN_BLOCK = re.compile(f"[{_ESCAPED}]")
+_UNSAFE_IN_LINE = re.compile(f"[\n{_ESCAPED}]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xD800 <= code <= 0xDFFF:
+        return "\ufffd"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def sanitize(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` with every control, bidi control and lone surrogate made visible (see
+    the module docstring). Tabs stay; newlines stay only with ``keep_newlines`` (a
+    one-line field, such as a finding in a text report, escapes them as ``\\x0a``)."""
+    unsafe = _UNSAFE_IN_BLOCK if keep_newlines else _UNSAFE_IN_LINE
+    if unsafe.search(text) is None:
+        return text
+    return unsafe.sub(_escape, text)
+
+
+__all__ = ["COLORED", "COLORS", "COLORS_OFF", "PLAIN", "Style", "sanitize", "style_for", "use_color"]
