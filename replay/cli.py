@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, TextIO
 import click
 import orjson
 
-from replay.check.engine import LogReport, audit_sources, summarize
-from replay.check.registry import RULES, Policy
+from replay.check.engine import LogReport, Policy, audit_sources, summarize
+from replay.check.registry import RULES
 from replay.findings import Severity
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source

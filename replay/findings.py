@@ -1,12 +1,17 @@
-"""Findings: the one data shape every stage uses to say something is wrong.
+"""Findings and rules: the one data shape every stage uses to say something is wrong,
+and the rules findings cite.
 
 A finding is data, never an exception. Stages return findings; reporters format them.
+Each rule is declared once, as a constant beside the code that emits it
+(``A6 = Rule("A6", ...)`` in ``replay.log.scan``, emitted as ``A6.error(...)``), so one
+search finds both its meaning and its use; ``replay.check.registry`` collects them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Literal
 
 
 class Severity(StrEnum):
@@ -43,3 +48,33 @@ class Finding:
 
     def with_severity(self, severity: Severity, message: str | None = None) -> Finding:
         return replace(self, severity=severity, message=self.message if message is None else message)
+
+
+RuleKind = Literal["format", "invariant", "policy"]
+"""``format``: what today's harness refuses or migrates when it loads the log
+(layers A–C, spec §4.1–4.3); ``invariant``: durable, config-independent rules
+(layer D, §4.4); ``policy``: a what-if under one deployment's configuration."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule: the id findings cite, its kind, the domain that owns it, and what it
+    checks in one line (``replay rules`` lists them)."""
+
+    id: str
+    kind: RuleKind
+    domain: str
+    summary: str
+
+    def finding(self, severity: Severity, message: str, line: int | None = None, seq: int | None = None,
+                type: str | None = None, *, tail: bool = False, group: str | None = None) -> Finding:
+        """A finding of this rule."""
+        return Finding(self.id, severity, message, line, seq, type, tail, group)
+
+    def error(self, message: str, line: int | None = None, seq: int | None = None, type: str | None = None,
+              *, tail: bool = False) -> Finding:
+        return Finding(self.id, Severity.ERROR, message, line, seq, type, tail)
+
+    def warning(self, message: str, line: int | None = None, seq: int | None = None, type: str | None = None,
+                *, group: str | None = None) -> Finding:
+        return Finding(self.id, Severity.WARNING, message, line, seq, type, False, group)

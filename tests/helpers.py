@@ -12,8 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from replay.check.engine import LogReport, audit_log
-from replay.check.registry import Policy
+from replay.check.engine import LogReport, Policy, audit_log
 from replay.log.reader import Limits, Source, read_log
 
 REPO = Path(__file__).resolve().parent.parent

@@ -3,7 +3,7 @@ request header and surface (C2–C5), and the core dev invariant (D1–D17).
 
 C1 (the header) is judged while the header is read (``replay.log.header``); B7 (an
 interrupted trailing turn the loader would close) is reported by the engine, which
-owns the repair tracker.
+owns the repair tracker. Each rule is declared here as a constant and emitted by name.
 """
 
 from __future__ import annotations
@@ -14,40 +14,37 @@ from typing import Any
 
 import orjson
 
-from replay.check.rules import Found, RuleInfo
-from replay.findings import Finding, Severity
+from replay.checker import Checker, Found
+from replay.findings import Finding, Rule
 from replay.log.event import ENVELOPE_KEYS, SURFACE_TYPES, ChunkRun, Event
 from replay.log.values import MAX_SAFE_INTEGER, hashable, is_nonempty_str, is_nonneg_safe_int, is_safe_int, show
 
-RULES = (
-    RuleInfo("B5", "format", "session", "message shape of user/message, assistant/message, tool/result"),
-    RuleInfo("B6", "format", "session", "every event type is known to the harness or marked ignorable"),
-    RuleInfo("B7", "format", "session", "an interrupted trailing turn is closed by repair on load"),
-    RuleInfo("C1", "format", "session", "header: absolute cwd, parentSession string, seedLength safe integer"),
-    RuleInfo("C2", "format", "session", "event envelope keys and types"),
-    RuleInfo("C3", "format", "session", "request/header config: provider, model, reasoningEffort, adapterDefaults"),
-    RuleInfo("C4", "format", "session", "seq equals the event's index (for sources without a line scanner)"),
-    RuleInfo("C5", "format", "session", "surface: surfaceOp markers, provenance, replace ranges, tool/result rewrites"),
-    *(RuleInfo(f"D{n}", "invariant", "session", s) for n, s in (
-        (1, "seq strictly increases"),
-        (2, "turn/start only when no turn is open"),
-        (3, "turns are numbered 1, 2, 3, … with no gaps"),
-        (4, "turn/end names the open turn"),
-        (5, "turn/end only when no step is open"),
-        (6, "step/start names the open turn"),
-        (7, "step/start only when no step is open"),
-        (8, "steps are numbered 1, 2, 3, … within a turn"),
-        (9, "step/end, chunks, assistant/message, tool/call and append tool/result name the open step"),
-        (10, "step/end clears pending calls and closes the step"),
-        (11, "tool/call adds its callId to the pending calls"),
-        (12, "an append tool/result answers a pending tool/call of the same step"),
-        (13, "a replacement tool/result needs an open turn"),
-        (14, "todo/write, request/header and request/context sit inside an open turn"),
-        (15, "user/message is unconstrained"),
-        (16, "session/end-seed is unconstrained"),
-        (17, "plugin event types are unconstrained by the core"),
-    )),
-)
+B5 = Rule("B5", "format", "session", "message shape of user/message, assistant/message, tool/result")
+B6 = Rule("B6", "format", "session", "every event type is known to the harness or marked ignorable")
+C2 = Rule("C2", "format", "session", "event envelope keys and types")
+C3 = Rule("C3", "format", "session", "request/header config: provider, model, reasoningEffort, adapterDefaults")
+C4 = Rule("C4", "format", "session", "seq equals the event's index (for sources without a line scanner)")
+C5 = Rule("C5", "format", "session", "surface: surfaceOp markers, provenance, replace ranges, tool/result rewrites")
+D1 = Rule("D1", "invariant", "session", "seq strictly increases")
+D2 = Rule("D2", "invariant", "session", "turn/start only when no turn is open")
+D3 = Rule("D3", "invariant", "session", "turns are numbered 1, 2, 3, … with no gaps")
+D4 = Rule("D4", "invariant", "session", "turn/end names the open turn")
+D5 = Rule("D5", "invariant", "session", "turn/end only when no step is open")
+D6 = Rule("D6", "invariant", "session", "step/start names the open turn")
+D7 = Rule("D7", "invariant", "session", "step/start only when no step is open")
+D8 = Rule("D8", "invariant", "session", "steps are numbered 1, 2, 3, … within a turn")
+D9 = Rule("D9", "invariant", "session",
+          "step/end, chunks, assistant/message, tool/call and append tool/result name the open step")
+D10 = Rule("D10", "invariant", "session", "step/end clears pending calls and closes the step")
+D11 = Rule("D11", "invariant", "session", "tool/call adds its callId to the pending calls")
+D12 = Rule("D12", "invariant", "session", "an append tool/result answers a pending tool/call of the same step")
+D13 = Rule("D13", "invariant", "session", "a replacement tool/result needs an open turn")
+D14 = Rule("D14", "invariant", "session", "todo/write, request/header and request/context sit inside an open turn")
+D15 = Rule("D15", "invariant", "session", "user/message is unconstrained")
+D16 = Rule("D16", "invariant", "session", "session/end-seed is unconstrained")
+D17 = Rule("D17", "invariant", "session", "plugin event types are unconstrained by the core")
+"""The core dev invariant (D1–D17). D10, D11 and D15–D17 state what the state machine
+does or allows; no finding cites them."""
 
 KNOWN_TYPES = frozenset({
     "turn/start", "turn/end", "step/start", "step/end",
@@ -67,7 +64,6 @@ KNOWN_TYPES = frozenset({
 """``KNOWN_SESSION_EVENT_TYPES`` of the harness (48 entries, spec §2.1)."""
 
 _ADAPTER_KEYS = frozenset({"reasoningEffort", "maxTokens"})
-_M = MAX_SAFE_INTEGER
 
 
 def _turn_step(data: Any) -> tuple[Any, Any]:
@@ -91,11 +87,17 @@ def _fingerprint(data: Any) -> bytes:
     return hashlib.blake2b(blob, digest_size=16).digest()
 
 
-class CoreChecker:
+def _error(rule: Rule, ev: Event, message: str) -> Finding:
+    return rule.error(message, ev.line, ev.seq, ev.type)
+
+
+def _surface_error(ev: Event, message: str) -> Finding:
+    return C5.error(f"invalid seed event at index {ev.seq}: {message}", ev.line, ev.seq, ev.type)
+
+
+class CoreChecker(Checker):
     """One log's session-core state. ``scanned`` is true when a line scanner already
     checked seq contiguity (A7); C4 and D1 then have nothing to add."""
-
-    interest: frozenset[str] | None = None
 
     def __init__(self, scanned: bool = True) -> None:
         self.scanned = scanned
@@ -120,8 +122,8 @@ class CoreChecker:
             # include type and seq (the scanner read them), time and data complete it.
             time = ev.time
             data = ev.data
-            if type(time) is int and -_M <= time <= _M and "data" in rec and type(data) is dict \
-                    and self.open_step is not None and data.get("step") == self.open_step \
+            if type(time) is int and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER and "data" in rec \
+                    and type(data) is dict and self.open_step is not None and data.get("step") == self.open_step \
                     and data.get("turn") == self.open_turn:
                 return None
             out: list[Finding] = []
@@ -131,19 +133,19 @@ class CoreChecker:
             return out or None
         out = []
         time = ev.time
-        if not (rec.keys() <= ENVELOPE_KEYS and type(time) is int and -_M <= time <= _M and "data" in rec
-                and rec.get("ignorable", True) is True):
+        if not (rec.keys() <= ENVELOPE_KEYS and type(time) is int and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER
+                and "data" in rec and rec.get("ignorable", True) is True):
             self._envelope(ev, out)
         if not self.scanned:
             self._sequence(ev.seq, 1, ev, out)
         if t not in KNOWN_TYPES and rec.get("ignorable") is not True:
-            out.append(self._f("B6", ev, f'contains event type "{t}" (seq {ev.seq}) unknown to this '
-                               "harness and not marked ignorable; today's harness refuses the log"))
+            out.append(_error(B6, ev, f'contains event type "{t}" (seq {ev.seq}) unknown to this '
+                              "harness and not marked ignorable; today's harness refuses the log"))
         if t in SURFACE_TYPES:
             self._surface(ev, out)
         elif ("surfaceOp" in rec or "sourceEventSeqs" in rec) and t in KNOWN_TYPES:
             key = "surfaceOp" if "surfaceOp" in rec else "sourceEventSeqs"
-            out.append(self._c5(ev, f"{t} is not surface-eligible and cannot carry {key}"))
+            out.append(_surface_error(ev, f"{t} is not surface-eligible and cannot carry {key}"))
         handler = _HANDLERS.get(t)
         if handler is not None:
             handler(self, ev, out)
@@ -154,21 +156,13 @@ class CoreChecker:
         if not self.scanned:
             self._sequence(run.seq0, run.count, None, out, run)
         if run.turn != self.open_turn or run.step != self.open_step or self.open_step is None:
-            out.append(Finding(
-                "D9", Severity.ERROR,
+            out.append(D9.error(
                 f"assistant/chunk names turn {show(run.turn)}/step {show(run.step)} but open is "
                 f"{self._open_desc()} ({run.tag} row of {run.count} chunks, seq {run.seq0}–{run.last_seq})",
                 run.line, run.seq0, "assistant/chunk"))
         return out or None
 
-    def finish(self) -> Found:
-        return None
-
     # -- helpers -------------------------------------------------------------------
-
-    @staticmethod
-    def _f(rule: str, ev: Event, message: str) -> Finding:
-        return Finding(rule, Severity.ERROR, message, ev.line, ev.seq, ev.type)
 
     def _open_desc(self) -> str:
         if self.open_turn is None:
@@ -179,8 +173,8 @@ class CoreChecker:
 
     def _not_open_step(self, ev: Event, out: list[Finding]) -> None:
         turn, step = _turn_step(ev.data)
-        out.append(self._f("D9", ev, f"{ev.type} names turn {show(turn)}/step {show(step)} but open is "
-                           f"{self._open_desc()}"))
+        out.append(_error(D9, ev, f"{ev.type} names turn {show(turn)}/step {show(step)} but open is "
+                          f"{self._open_desc()}"))
 
     def _sequence(self, seq: int, count: int, ev: Event | None, out: list[Finding],
                   run: ChunkRun | None = None) -> None:
@@ -190,12 +184,11 @@ class CoreChecker:
         line = ev.line if ev else run.line if run else None
         type_ = ev.type if ev else "assistant/chunk"
         if seq != index:
-            out.append(Finding("C4", Severity.ERROR, f"seed event at index {index} has seq {seq} "
-                               f"(expected {index}); seed must be contiguous from 0", line, seq, type_))
+            out.append(C4.error(f"seed event at index {index} has seq {seq} (expected {index}); seed must be "
+                                "contiguous from 0", line, seq, type_))
             self.index = seq + count
         if seq <= self.last_seq:
-            out.append(Finding("D1", Severity.ERROR, f"seq must strictly increase: saw {seq} after "
-                               f"{self.last_seq}", line, seq, type_))
+            out.append(D1.error(f"seq must strictly increase: saw {seq} after {self.last_seq}", line, seq, type_))
         self.last_seq = max(self.last_seq, seq + count - 1)
 
     def _envelope(self, ev: Event, out: list[Finding]) -> None:
@@ -215,8 +208,8 @@ class CoreChecker:
         if "ignorable" in rec and rec["ignorable"] is not True:
             problems.append(f"ignorable must be exactly true when present, got {show(rec['ignorable'])}")
         for problem in problems:
-            out.append(self._f("C2", ev, f"seed event at index {ev.seq} has an invalid event envelope: "
-                               f"{problem}"))
+            out.append(_error(C2, ev, f"seed event at index {ev.seq} has an invalid event envelope: "
+                              f"{problem}"))
 
     # -- message shape (B5) and surface (C5) -----------------------------------------
 
@@ -244,45 +237,40 @@ class CoreChecker:
                                 and type(block.get("content")) is list and block.get("toolCallId") == call_id:
                             return
         if not isinstance(message, dict) or not is_nonempty_str(message.get("id")):
-            out.append(self._f("B5", ev, f"{t} at seq {ev.seq} lacks an identified message (a message "
-                               "object with a non-empty string id)"))
+            out.append(_error(B5, ev, f"{t} at seq {ev.seq} lacks an identified message (a message "
+                              "object with a non-empty string id)"))
             if not isinstance(message, dict):
                 return
         if message.get("role") != role:
-            out.append(self._f("B5", ev, f'{t} at seq {ev.seq} message must have role "{role}", got '
-                               f"{show(message.get('role'))}"))
+            out.append(_error(B5, ev, f'{t} at seq {ev.seq} message must have role "{role}", got '
+                              f"{show(message.get('role'))}"))
         source = message.get("source")
         if not isinstance(source, dict) or not is_nonempty_str(source.get("kind")):
-            out.append(self._f("B5", ev, f"{t} at seq {ev.seq} has an invalid source {show(source)} "
-                               "(an object with a non-empty string kind)"))
+            out.append(_error(B5, ev, f"{t} at seq {ev.seq} has an invalid source {show(source)} "
+                              "(an object with a non-empty string kind)"))
             source = None
         content = message.get("content")
         if not isinstance(content, list):
-            out.append(self._f("B5", ev, f"{t} at seq {ev.seq} has invalid content (not an array)"))
+            out.append(_error(B5, ev, f"{t} at seq {ev.seq} has invalid content (not an array)"))
         if t == "assistant/message" and source is not None and not (
             source.get("kind") == "model" and is_nonempty_str(source.get("provider"))
             and is_nonempty_str(source.get("model"))
         ):
-            out.append(self._f("B5", ev, f"assistant/message at seq {ev.seq} must have model source with "
-                               f"non-empty provider and model, got {show(source)}"))
+            out.append(_error(B5, ev, f"assistant/message at seq {ev.seq} must have model source with "
+                              f"non-empty provider and model, got {show(source)}"))
         if t == "tool/result":
             if source is not None and not (source.get("kind") == "tool" and is_nonempty_str(source.get("callId"))):
-                out.append(self._f("B5", ev, f"tool/result at seq {ev.seq} must have tool source with a "
-                                   f"non-empty callId, got {show(source)}"))
+                out.append(_error(B5, ev, f"tool/result at seq {ev.seq} must have tool source with a "
+                                  f"non-empty callId, got {show(source)}"))
             if isinstance(content, list):
                 blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool-result"]
                 if len(content) != 1 or len(blocks) != 1 or not isinstance(blocks[0].get("content"), list):
-                    out.append(self._f("B5", ev, f"tool/result at seq {ev.seq} must contain one tool-result "
-                                       "block whose content is an array"))
+                    out.append(_error(B5, ev, f"tool/result at seq {ev.seq} must contain one tool-result "
+                                      "block whose content is an array"))
                 elif source is not None and blocks[0].get("toolCallId") != source.get("callId"):
-                    out.append(self._f("B5", ev, f"tool/result at seq {ev.seq} has mismatched tool call ids "
-                                       f"({show(blocks[0].get('toolCallId'))} vs source "
-                                       f"{show(source.get('callId'))})"))
-
-    @staticmethod
-    def _c5(ev: Event, message: str) -> Finding:
-        return Finding("C5", Severity.ERROR, f"invalid seed event at index {ev.seq}: {message}", ev.line,
-                       ev.seq, ev.type)
+                    out.append(_error(B5, ev, f"tool/result at seq {ev.seq} has mismatched tool call ids "
+                                      f"({show(blocks[0].get('toolCallId'))} vs source "
+                                      f"{show(source.get('callId'))})"))
 
     def _surface(self, ev: Event, out: list[Finding]) -> None:
         rec = ev.record
@@ -292,24 +280,24 @@ class CoreChecker:
         if "sourceEventSeqs" in rec:
             ok = type(sources) is list and (
                 not sources
-                or (set(map(type, sources)) == {int} and min(sources) >= 0 and max(sources) <= _M)
+                or (set(map(type, sources)) == {int} and min(sources) >= 0 and max(sources) <= MAX_SAFE_INTEGER)
                 or all(is_nonneg_safe_int(s) for s in sources)
             )
             if not ok:
-                out.append(self._c5(ev, "sourceEventSeqs must be an array of non-negative "
-                                   "safe integers"))
+                out.append(_surface_error(ev, "sourceEventSeqs must be an array of non-negative "
+                                          "safe integers"))
                 sources = None
             else:
                 assert isinstance(sources, list)
                 if len(set(sources)) != len(sources):
-                    out.append(self._c5(ev, "sourceEventSeqs must be distinct"))
+                    out.append(_surface_error(ev, "sourceEventSeqs must be distinct"))
                 if sources and max(sources) >= seq:
-                    out.append(self._c5(ev, "sourceEventSeqs must reference earlier events"))
+                    out.append(_surface_error(ev, "sourceEventSeqs must reference earlier events"))
                 if not sources and t != "assistant/message":
-                    out.append(self._c5(ev, f"sourceEventSeqs may be empty only on "
-                                       f"assistant/message, not {t}"))
+                    out.append(_surface_error(ev, f"sourceEventSeqs may be empty only on "
+                                              f"assistant/message, not {t}"))
         if "surfaceOp" not in rec:
-            out.append(self._c5(ev, f"{t} requires a surfaceOp marker"))
+            out.append(_surface_error(ev, f"{t} requires a surfaceOp marker"))
             return
         op = rec["surfaceOp"]
         if op == "append":
@@ -319,37 +307,37 @@ class CoreChecker:
             return
         if not (isinstance(op, dict) and op.keys() == {"op", "start", "end"} and op["op"] == "replace"
                 and is_nonneg_safe_int(op["start"]) and is_nonneg_safe_int(op["end"])):
-            out.append(self._c5(ev, f'surfaceOp must be "append" or '
-                               f'{{"op":"replace","start":S,"end":E}}, got {show(op)}'))
+            out.append(_surface_error(ev, f'surfaceOp must be "append" or '
+                                      f'{{"op":"replace","start":S,"end":E}}, got {show(op)}'))
             return
         start, end = op["start"], op["end"]
         nodes = self.nodes
         try:
             i = nodes.index(start)
         except ValueError:
-            out.append(self._c5(ev, f"surface replace: start seq {start} not found in surface"))
+            out.append(_surface_error(ev, f"surface replace: start seq {start} not found in surface"))
             return
         try:
             j = nodes.index(end)
         except ValueError:
-            out.append(self._c5(ev, f"surface replace: end seq {end} not found in surface"))
+            out.append(_surface_error(ev, f"surface replace: end seq {end} not found in surface"))
             return
         if i > j:
-            out.append(self._c5(ev, f"surface replace: start seq {start} comes after end "
-                               f"seq {end}"))
+            out.append(_surface_error(ev, f"surface replace: start seq {start} comes after end "
+                                      f"seq {end}"))
             return
         shadowed = nodes[i : j + 1]
         if sources is None or not set(shadowed) <= set(sources):
             missing = [s for s in shadowed if sources is None or s not in sources]
-            out.append(self._c5(ev, "surface replace: sourceEventSeqs must include every "
-                               f"shadowed seq (missing {show(missing)})"))
+            out.append(_surface_error(ev, "surface replace: sourceEventSeqs must include every "
+                                      f"shadowed seq (missing {show(missing)})"))
         if t == "tool/result":
             if len(shadowed) != 1 or shadowed[0] not in self.tool_prints:
-                out.append(self._c5(ev, "tool/result surface replacement must replace "
-                                   "exactly one tool/result"))
+                out.append(_surface_error(ev, "tool/result surface replacement must replace "
+                                          "exactly one tool/result"))
             elif isinstance(ev.data, dict) and self.tool_prints.get(shadowed[0]) != _fingerprint(ev.data):
-                out.append(self._c5(ev, "tool/result surface replacement may change only "
-                                   f"content (it differs from seq {shadowed[0]} elsewhere)"))
+                out.append(_surface_error(ev, "tool/result surface replacement may change only "
+                                          f"content (it differs from seq {shadowed[0]} elsewhere)"))
         for s in shadowed:
             self.tool_prints.pop(s, None)
         nodes[i : j + 1] = [seq]
@@ -361,13 +349,13 @@ class CoreChecker:
     def _turn_start(self, ev: Event, out: list[Finding]) -> None:
         turn, _ = _turn_step(ev.data)
         if self.open_turn is not None:
-            out.append(self._f("D2", ev, f"turn/start {show(turn)} while turn {show(self.open_turn)} is "
-                               "still open"))
+            out.append(_error(D2, ev, f"turn/start {show(turn)} while turn {show(self.open_turn)} is "
+                              "still open"))
         expected = self.next_turn
         if self.open_turn is not None and is_safe_int(self.open_turn):
             expected = self.open_turn + 1  # already reported by D2; don't report it twice
         if turn != expected:
-            out.append(self._f("D3", ev, f"turn/start expected turn {show(expected)}, got {show(turn)}"))
+            out.append(_error(D3, ev, f"turn/start expected turn {show(expected)}, got {show(turn)}"))
         self.open_turn = turn
         self.open_step = None
         self.next_step = 1
@@ -378,11 +366,11 @@ class CoreChecker:
     def _turn_end(self, ev: Event, out: list[Finding]) -> None:
         turn, _ = _turn_step(ev.data)
         if turn != self.open_turn or self.open_turn is None:
-            out.append(self._f("D4", ev, f"turn/end {show(turn)} does not match open turn "
-                               f"{show(self.open_turn)}"))
+            out.append(_error(D4, ev, f"turn/end {show(turn)} does not match open turn "
+                              f"{show(self.open_turn)}"))
         if self.open_step is not None:
-            out.append(self._f("D5", ev, f"turn/end {show(turn)} while step {show(self.open_step)} is "
-                               "still open"))
+            out.append(_error(D5, ev, f"turn/end {show(turn)} while step {show(self.open_step)} is "
+                              "still open"))
         self.open_turn = None
         self.open_step = None
         self.pending = set()
@@ -391,17 +379,17 @@ class CoreChecker:
     def _step_start(self, ev: Event, out: list[Finding]) -> None:
         turn, step = _turn_step(ev.data)
         if turn != self.open_turn or self.open_turn is None:
-            out.append(self._f("D6", ev, f"step/start in turn {show(turn)} but open turn is "
-                               f"{show(self.open_turn)}"))
+            out.append(_error(D6, ev, f"step/start in turn {show(turn)} but open turn is "
+                              f"{show(self.open_turn)}"))
         if self.open_step is not None:
-            out.append(self._f("D7", ev, f"step/start {show(step)} while step {show(self.open_step)} is "
-                               "still open"))
+            out.append(_error(D7, ev, f"step/start {show(step)} while step {show(self.open_step)} is "
+                              "still open"))
         expected = self.next_step
         if self.open_step is not None and is_safe_int(self.open_step):
             expected = self.open_step + 1  # already reported by D7
         if step != expected:
-            out.append(self._f("D8", ev, f"step/start expected step {show(expected)} in turn "
-                               f"{show(turn)}, got {show(step)}"))
+            out.append(_error(D8, ev, f"step/start expected step {show(expected)} in turn "
+                              f"{show(turn)}, got {show(step)}"))
         self.open_step = step
         if is_safe_int(step):
             self.next_step = step
@@ -439,8 +427,8 @@ class CoreChecker:
         self._message_shape(ev, message, "user", out)
         if ev.record.get("surfaceOp") != "append":
             if self.open_turn is None:
-                out.append(self._f("D13", ev, "tool/result surface replacement appended outside any "
-                                   "open turn"))
+                out.append(_error(D13, ev, "tool/result surface replacement appended outside any "
+                                  "open turn"))
             return
         self._names_open_step(ev, out)
         source = message.get("source") if isinstance(message, dict) else None
@@ -450,8 +438,8 @@ class CoreChecker:
             return
         if _is_not_started_repair(data, message):
             return
-        out.append(self._f("D12", ev, f"tool/result for {show(call_id)} with no prior tool/call in this "
-                           "step"))
+        out.append(_error(D12, ev, f"tool/result for {show(call_id)} with no prior tool/call in this "
+                          "step"))
 
     def _request_header(self, ev: Event, out: list[Finding]) -> None:
         self._enclosed(ev, out)
@@ -461,24 +449,24 @@ class CoreChecker:
         prefix = f"seed request/header at index {ev.seq} "
         if not isinstance(config, dict) or not is_nonempty_str(config.get("provider")) \
                 or not is_nonempty_str(config.get("model")):
-            out.append(self._f("C3", ev, prefix + "lacks provider/model (config.provider and config.model "
-                               "must be non-empty strings)"))
+            out.append(_error(C3, ev, prefix + "lacks provider/model (config.provider and config.model "
+                              "must be non-empty strings)"))
             return
         if "reasoningEffort" in config and not is_nonempty_str(config["reasoningEffort"]):
-            out.append(self._f("C3", ev, prefix + f"has an invalid reasoningEffort "
-                               f"{show(config['reasoningEffort'])}"))
+            out.append(_error(C3, ev, prefix + f"has an invalid reasoningEffort "
+                              f"{show(config['reasoningEffort'])}"))
         if isinstance(header, dict) and "adapterDefaults" in header:
             defaults = header["adapterDefaults"]
             ok = isinstance(defaults, dict) and defaults.keys() <= _ADAPTER_KEYS and all(
                 v is True and k in config for k, v in defaults.items())
             if not ok:
-                out.append(self._f("C3", ev, prefix + f"has invalid adapterDefaults {show(defaults)} (only "
-                                   "reasoningEffort/maxTokens, each true, each with its config field)"))
+                out.append(_error(C3, ev, prefix + f"has invalid adapterDefaults {show(defaults)} (only "
+                                  "reasoningEffort/maxTokens, each true, each with its config field)"))
 
     def _enclosed(self, ev: Event, out: list[Finding]) -> None:
         if self.open_turn is None:
-            out.append(self._f("D14", ev, f"{ev.type} appended outside any open turn (core execution "
-                               "events must be turn-enclosed)"))
+            out.append(_error(D14, ev, f"{ev.type} appended outside any open turn (core execution "
+                              "events must be turn-enclosed)"))
 
 
 _HANDLERS: dict[str, Callable[[CoreChecker, Event, list[Finding]], None]] = {

@@ -1,25 +1,52 @@
 """Run every checker over one log and decide what storage damage means (rule A8).
 
 ``audit_log`` streams: events are looked at once and dropped. What it keeps is
-bounded by the findings, not by the events.
+bounded by the findings, not by the events. An audit is one pass (``_dispatch``: each
+item to the checkers that want it) and a judgement after it (``_judge``: A8, B7, what
+the harness would truncate away); ``AuditResult`` holds the reports of many logs and
+the exit policy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
 from typing import Literal
 
-from replay.check.registry import Policy, checkers
-from replay.check.rules import Checker, Found
+from replay.check.core import CoreChecker
 from replay.check.storage import storage_identity
-from replay.findings import Finding, Severity
+from replay.checker import Checker
+from replay.findings import Finding, Rule, Severity
 from replay.log.event import ChunkRun, Event
 from replay.log.header import Header
 from replay.log.reader import Item, Limits, LogRead, Source, read_log
 from replay.log.repair import REPAIR_TYPES, RepairTracker
+from replay.todo.rules import SingleActivePolicy, TodoChecker
 
-Status = Literal["ok", "findings", "unreadable"]
+INTERNAL = Rule("INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)")
+B7 = Rule("B7", "format", "session", "an interrupted trailing turn is closed by repair on load")
+
+
+class Policy(StrEnum):
+    """Which ``todo_write`` deployment policy the what-if (P1) assumes."""
+
+    PARALLEL = "parallel"
+    SINGLE = "single"
+
+
+def checkers(policy: Policy = Policy.PARALLEL, scanned: bool = True) -> list[Checker]:
+    """Fresh checkers for one log: the session core, the todo domain, and the policy
+    what-if when asked for. Adding a domain means adding its checker here (and its
+    rules' module to ``replay.check.registry``)."""
+    found: list[Checker] = [CoreChecker(scanned=scanned), TodoChecker()]
+    if policy is Policy.SINGLE:
+        found.append(SingleActivePolicy())
+    return found
+
+
+LogStatus = Literal["ok", "findings", "unreadable"]
 
 
 @dataclass(slots=True)
@@ -27,7 +54,7 @@ class LogReport:
     """Everything an audit found in one log."""
 
     path: str
-    status: Status
+    status: LogStatus
     events: int
     findings: list[Finding] = field(default_factory=list)
 
@@ -104,6 +131,133 @@ class _Capped:
 Reread = Callable[[], Iterable[Sequence[Item]]]
 
 
+@dataclass(slots=True)
+class _Pass:
+    """What one pass over a log's items leaves for the judgement after it."""
+
+    events: int = 0
+    findings: _Capped = field(default_factory=_Capped)
+    """Findings kept as they are (before any damage)."""
+    damage: _Capped = field(default_factory=_Capped)
+    """Storage damage (A6/A7 ``tail`` findings): A8 decides their severity."""
+    after_damage: _Capped = field(default_factory=_Capped)
+    """Findings on lines after the first damage: reported only if the harness keeps them."""
+    groups: _Groups = field(default_factory=_Groups)
+    first_damage: int | None = None
+    last_turn_start: int = 0
+    last_turn_end: int = 0
+    last_line: int = 1
+
+
+def _dispatch(batches: Iterable[Sequence[Item]], judges: Sequence[Checker]) -> _Pass:
+    """Feed every item to the checkers that want it, in order: the hot loop of every
+    audit. A hook a checker does not override is never called."""
+    wants_all = [c.event for c in judges if c.interest is None and c.overrides("event")]
+    by_type: dict[str, list[Checker]] = {}
+    for c in judges:
+        for t in c.interest or ():
+            by_type.setdefault(t, []).append(c)
+    runs = [c.run for c in judges if c.overrides("run")]
+    done = _Pass()
+    findings, after_damage, damage, groups = done.findings, done.after_damage, done.damage, done.groups
+    first_damage: int | None = None
+    last_turn_end = last_turn_start = events = 0
+    last_batch: Sequence[Item] = ()
+
+    def keep(found: list[Finding], line: int) -> None:
+        if first_damage is not None and line > first_damage:
+            after_damage.extend(found)
+        else:
+            findings.extend(found)
+
+    single = wants_all[0] if len(wants_all) == 1 else None
+    chunks_typed = "assistant/chunk" in by_type
+    for batch in batches:
+        if batch:
+            last_batch = batch
+        for item in batch:
+            # isinstance narrows the item as a match statement would, at a third of the
+            # cost per item (measured: this loop sees every event of every log).
+            if isinstance(item, Event):
+                events += 1
+                line = item.line
+                if single is not None:
+                    found = single(item)
+                    if found:
+                        keep(found, line)
+                else:
+                    for judge in wants_all:
+                        found = judge(item)
+                        if found:
+                            keep(found, line)
+                t = item.type
+                if t == "assistant/chunk" and not chunks_typed:
+                    continue
+                extra = by_type.get(t)
+                if extra:
+                    for c in extra:
+                        found = c.event(item)
+                        if found:
+                            keep(found, line)
+                if t == "turn/end":
+                    last_turn_end = line
+                elif t == "turn/start":
+                    last_turn_start = line
+            elif isinstance(item, ChunkRun):
+                events += item.count
+                for judge_run in runs:
+                    found = judge_run(item)
+                    if found:
+                        keep(found, item.line)
+            elif item.tail:
+                damage.add(item)
+                if first_damage is None and item.line is not None:
+                    first_damage = item.line
+            elif item.group is None or groups.add(item):
+                findings.add(item)
+    done.events = events
+    done.first_damage = first_damage
+    done.last_turn_start = last_turn_start
+    done.last_turn_end = last_turn_end
+    done.last_line = _line_of(last_batch[-1] if last_batch else None)
+    return done
+
+
+def _judge(done: _Pass, judges: Sequence[Checker], header: Header | None, reread: Reread | None) -> list[Finding]:
+    """After the pass: the checkers' closing findings, A8 (what the damage means), what
+    the harness would truncate away, B7 (an interrupted last turn), then the findings
+    in line order with repeated notes folded."""
+    last_turn_end = done.last_turn_end
+    interrupted = done.last_turn_start > last_turn_end
+    repair = RepairTracker()
+    if (done.damage.kept or interrupted) and reread is not None:
+        repair = _repair_of(reread(), done.first_damage)
+    findings = done.findings
+    for c in judges:
+        if c.overrides("finish"):
+            found = c.finish()
+            if found:
+                findings.extend(found)
+
+    out = findings.kept + findings.overflow()
+    out.extend(_judge_damage(done.damage.kept, last_turn_end, repair))
+    for (rule, _), (n, first, last) in done.damage.dropped.items():
+        severity = Severity.ERROR if first < last_turn_end else Severity.WARNING
+        out.append(Finding(rule, severity, f"{n} more {rule} findings between lines {first} and {last} are "
+                           f"not listed (the first {MAX_PER_RULE} are)", first))
+    # Findings on events the harness would truncate away are not reported.
+    after = done.after_damage
+    out.extend(f for f in after.kept if f.line is None or f.line <= last_turn_end)
+    out.extend(f for f in after.overflow() if f.line is not None and f.line <= last_turn_end)
+    if not done.damage.kept and interrupted and repair.interrupted and header is not None:
+        out.append(B7.warning(
+            f"the log ends inside turn {repair.open_turn} (an interrupted session); loading would "
+            f"{repair.describe()}", done.last_line, repair.last_seq, None))
+    out = done.groups.finish(out)
+    out.sort(key=lambda f: (f.line if f.line is not None else 0))
+    return out
+
+
 def audit_items(
     batches: Iterable[Sequence[Item]],
     header: Header | None = None,
@@ -119,106 +273,8 @@ def audit_items(
     ``reread``, to work it out.
     """
     judges = checkers(policy, scanned)
-    wants_all = [c.event for c in judges if c.interest is None]
-    by_type: dict[str, list[Checker]] = {}
-    for c in judges:
-        for t in c.interest or ():
-            by_type.setdefault(t, []).append(c)
-    runs = [c.run for c in judges]
-
-    findings = _Capped()
-    after_damage = _Capped()
-    damage = _Capped()
-    groups = _Groups()
-    first_damage: int | None = None
-    last_turn_end = 0
-    last_turn_start = 0
-    events = 0
-    last_item: Item | None = None
-
-    def keep(found: Found, line: int) -> None:
-        assert found is not None
-        if first_damage is not None and line > first_damage:
-            after_damage.extend(found)
-        else:
-            findings.extend(found)
-
-    single = wants_all[0] if len(wants_all) == 1 else None
-    chunks_typed = "assistant/chunk" in by_type
-    for batch in batches:
-        for item in batch:
-            last_item = item
-            kind = type(item)
-            if kind is Event:
-                ev: Event = item  # type: ignore[assignment]
-                events += 1
-                line = ev.line
-                if single is not None:
-                    found = single(ev)
-                    if found:
-                        keep(found, line)
-                else:
-                    for judge in wants_all:
-                        found = judge(ev)
-                        if found:
-                            keep(found, line)
-                t = ev.type
-                if t == "assistant/chunk" and not chunks_typed:
-                    continue
-                extra = by_type.get(t)
-                if extra:
-                    for c in extra:
-                        found = c.event(ev)
-                        if found:
-                            keep(found, line)
-                if t == "turn/end":
-                    last_turn_end = line
-                elif t == "turn/start":
-                    last_turn_start = line
-            elif kind is ChunkRun:
-                run: ChunkRun = item  # type: ignore[assignment]
-                events += run.count
-                for judge_run in runs:
-                    found = judge_run(run)
-                    if found:
-                        keep(found, run.line)
-            else:
-                f: Finding = item  # type: ignore[assignment]
-                if f.tail:
-                    damage.add(f)
-                    if first_damage is None and f.line is not None:
-                        first_damage = f.line
-                elif f.group is not None:
-                    if groups.add(f):
-                        findings.add(f)
-                else:
-                    findings.add(f)
-    repair = RepairTracker()
-    if (damage.kept or last_turn_start > last_turn_end) and reread is not None:
-        repair = _repair_of(reread(), first_damage)
-    last_line = _line_of(last_item) if events or last_item is not None else 1
-    for c in judges:
-        found = c.finish()
-        if found:
-            findings.extend(found)
-
-    out = findings.kept + findings.overflow()
-    out.extend(_judge_damage(damage.kept, last_turn_end, repair))
-    for (rule, _), (n, first, last) in damage.dropped.items():
-        severity = Severity.ERROR if first < last_turn_end else Severity.WARNING
-        out.append(Finding(rule, severity, f"{n} more {rule} findings between lines {first} and {last} are "
-                           f"not listed (the first {MAX_PER_RULE} are)", first))
-    # Findings on events the harness would truncate away are not reported.
-    out.extend(f for f in after_damage.kept if f.line is None or f.line <= last_turn_end)
-    out.extend(f for f in after_damage.overflow() if f.line is not None and f.line <= last_turn_end)
-    if not damage.kept and last_turn_start > last_turn_end and repair.interrupted and header is not None:
-        out.append(Finding(
-            "B7", Severity.WARNING,
-            f"the log ends inside turn {repair.open_turn} (an interrupted session); loading would "
-            f"{repair.describe()}", last_line, repair.last_seq, None))
-    out = groups.finish(out)
-    out.sort(key=lambda f: (f.line if f.line is not None else 0))
-    return events, out
+    done = _dispatch(batches, judges)
+    return done.events, _judge(done, judges, header, reread)
 
 
 def _repair_of(batches: Iterable[Sequence[Item]], stop_line: int | None) -> RepairTracker:
@@ -230,16 +286,13 @@ def _repair_of(batches: Iterable[Sequence[Item]], stop_line: int | None) -> Repa
         for item in batch:
             if stop_line is not None and item.line is not None and item.line >= stop_line:
                 return repair
-            kind = type(item)
-            if kind is Event:
-                ev: Event = item  # type: ignore[assignment]
-                if ev.type in wanted:
-                    feed(ev)
+            if isinstance(item, Event):
+                if item.type in wanted:
+                    feed(item)
                 else:
-                    repair.end_at(ev.seq, ev.time)
-            elif kind is ChunkRun:
-                run: ChunkRun = item  # type: ignore[assignment]
-                repair.end_at(run.last_seq, run.time0 + sum(run.dt))
+                    repair.end_at(item.seq, item.time)
+            elif isinstance(item, ChunkRun):
+                repair.end_at(item.last_seq, item.time0 + sum(item.dt))
     return repair
 
 
@@ -278,8 +331,7 @@ def audit_sources(
                 continue
             yield audit_log(log, policy)
         except Exception as exc:  # a bug of ours must not hide the other files' results
-            yield LogReport(source.path, "unreadable", 0, [Finding(
-                "INTERNAL", Severity.ERROR,
+            yield LogReport(source.path, "unreadable", 0, [INTERNAL.error(
                 f"replay failed on this file ({type(exc).__name__}: {exc}); please report it with the "
                 "file attached")])
 
@@ -295,7 +347,7 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL) -> LogReport:
         if identity:
             findings = sorted(identity + findings, key=lambda f: f.line if f.line is not None else 0)
     if log.unreadable:
-        status: Status = "unreadable"
+        status: LogStatus = "unreadable"
     elif findings:
         status = "findings"
     else:
@@ -326,6 +378,28 @@ def summarize(reports: Iterable[LogReport]) -> Summary:
         ok += r.status == "ok"
         failed += bool(e) or r.status == "unreadable"
     return Summary(files, ok, failed, events, errors, warnings, policy)
+
+
+def failing_severities(fail_on: Iterable[Severity] = ()) -> frozenset[Severity]:
+    """The severities that fail an audit: errors always, plus those asked for."""
+    return frozenset({Severity.ERROR, *fail_on})
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The audit of many logs, and its exit policy: it fails when a finding has one of
+    the ``failing`` severities or a log could not be read."""
+
+    reports: Sequence[LogReport]
+    failing: frozenset[Severity] = frozenset({Severity.ERROR})
+
+    @cached_property
+    def summary(self) -> Summary:
+        return summarize(self.reports)
+
+    @property
+    def failed(self) -> bool:
+        return self.summary.failed > 0 or any(f.severity in self.failing for r in self.reports for f in r.findings)
 
 
 def audit_events(

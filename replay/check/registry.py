@@ -1,35 +1,47 @@
-"""The one place every rule is registered: storage (read stage), session core,
-todo. Adding a domain means adding its ``RULES`` and its checker factory here."""
+"""Every rule, one place: collected from the modules that declare them.
+
+A rule is declared once, as a constant beside the code that emits it: the storage
+rules in ``replay.log`` (header, scan, zstd, legacy, reader) and
+``replay.check.storage``, the session core in ``replay.check.core``, the engine's own
+(B7, INTERNAL) in ``replay.check.engine``, the todo domain in ``replay.todo.rules``.
+Adding a rule to one of these modules is all it takes; adding a module of rules means
+adding it to ``_DECLARING``.
+"""
 
 from __future__ import annotations
 
-from enum import StrEnum
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType, ModuleType
 
-from replay.check import core, storage
-from replay.check.rules import Checker, RuleInfo
+from replay.check import core, engine, storage
+from replay.findings import Rule
+from replay.log import header, legacy, reader, scan, zstd
 from replay.todo import rules as todo_rules
 
-
-class Policy(StrEnum):
-    """Which ``todo_write`` deployment policy the what-if (P1) assumes."""
-
-    PARALLEL = "parallel"
-    SINGLE = "single"
+_DECLARING: tuple[ModuleType, ...] = (engine, reader, header, scan, zstd, storage, legacy, core, todo_rules)
+_SERIES = ("INTERNAL", "IO", "A", "B", "C", "D", "T", "P")
+"""The order rules are listed in: replay's own, then the spec's layers, then the
+todo domain's invariants and its policy what-if; by number within a series."""
 
 
-RULES: dict[str, RuleInfo] = {
-    info.id: info for info in (*storage.RULES, *core.RULES, *todo_rules.RULES)
-}
+def declared_rules(module: ModuleType) -> Iterator[Rule]:
+    """The rules a module declares (its module-level ``Rule`` constants)."""
+    return (value for value in vars(module).values() if isinstance(value, Rule))
 
 
-def checkers(policy: Policy = Policy.PARALLEL, scanned: bool = True) -> list[Checker]:
-    """Fresh checkers for one log."""
-    found: list[Checker] = [core.CoreChecker(scanned=scanned), todo_rules.TodoChecker()]
-    if policy is Policy.SINGLE:
-        found.append(todo_rules.SingleActivePolicy())
-    return found
+def _order(rule: Rule) -> tuple[int, int]:
+    series = rule.id.rstrip("0123456789")
+    number = rule.id[len(series):]
+    return _SERIES.index(series), int(number) if number else 0
+
+
+RULES: Mapping[str, Rule] = MappingProxyType({
+    rule.id: rule for rule in sorted({r for m in _DECLARING for r in declared_rules(m)}, key=_order)
+})
+"""Every rule by id, in listing order."""
 
 
 def rule_kind(rule: str) -> str:
+    """The kind of a rule id (``format`` for an id no module declares)."""
     info = RULES.get(rule)
     return info.kind if info else "format"

@@ -1,34 +1,16 @@
-"""Storage-layer rules (spec §4.1, §6): detected while reading (``replay.log``),
-judged here. A8 is the damage tolerance: storage damage before the last decodable
-``turn/end`` is fatal, after it a torn tail the harness repairs."""
+"""Storage identity (rule A10, spec §1.6): where a log sits in a production root must
+match its header. The other storage rules (A1–A9) are judged while reading, where
+``replay.log`` declares them."""
 
 from __future__ import annotations
 
 import os
 
-from replay.check.rules import RuleInfo
-from replay.findings import Finding, Severity
+from replay.findings import Finding, Rule
 from replay.log.header import Header
 
-RULES = (
-    RuleInfo("INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)"),
-    RuleInfo("IO", "format", "storage", "the file can be opened and read"),
-    RuleInfo("A1", "format", "storage", "the first record is one newline-terminated line"),
-    RuleInfo("A2", "format", "storage", "the header line parses as JSON"),
-    RuleInfo("A3", "format", "storage", "a numeric header version other than 0 is refused (direction-aware)"),
-    RuleInfo("A4", "format", "storage",
-             "the JSONL header guard (type, version, id, createdAt, delegationDepth, origin, agentPreset)"),
-    RuleInfo("A5", "format", "storage", "no retired sandboxMode/approvalPolicy header fields"),
-    RuleInfo("A6", "format", "storage", "every committed record parses (packed rows validated)"),
-    RuleInfo("A7", "format", "storage", "decoded seqs equal the running count"),
-    RuleInfo("A8", "format", "storage", "damage is tolerated only in the uncommitted tail after the last turn/end"),
-    RuleInfo("A9", "format", "storage", "zstd container: magic, reserved bits, checksums, header frame, whole records"),
-    RuleInfo("A10", "format", "storage",
-             "storage identity: the path matches the header's id and cwd; one encoding per session"),
-    RuleInfo("B3", "format", "storage", "no request/header-delta, mode/set, or request/header reason fallback"),
-    RuleInfo("B4", "format", "storage", "legacy shapes are migrated (warning) or malformed (error)"),
-)
-
+A10 = Rule("A10", "format", "storage", "storage identity: the path matches the header's id and cwd; one encoding "
+           "per session")
 
 
 def encode_segment(session_id: str) -> str:
@@ -92,12 +74,10 @@ def storage_identity(location: str, header: Header | None) -> list[Finding]:
         want = f"{project_key(header.cwd)}/{encode_segment(session_id)}"
         have = f"{project}/{session_dir}"
         if want != have:
-            found.append(Finding("A10", Severity.ERROR,
-                                 f"corrupt session log: header id and cwd identify {want}/{name}, "
-                                 f"but the file is at {have}/{name}; move the session directory "
-                                 "back or the harness cannot load it", line=1, type="session"))
+            found.append(A10.error(f"corrupt session log: header id and cwd identify {want}/{name}, "
+                                   f"but the file is at {have}/{name}; move the session directory "
+                                   "back or the harness cannot load it", line=1, type="session"))
     if os.path.exists(os.path.join(folder, _STORED_NAMES[name])):
-        found.append(Finding("A10", Severity.ERROR,
-                             f"both {name} and {_STORED_NAMES[name]} exist for this session; a "
-                             "root holds one encoding only", line=1, type="session"))
+        found.append(A10.error(f"both {name} and {_STORED_NAMES[name]} exist for this session; a root holds one "
+                               "encoding only", line=1, type="session"))
     return found

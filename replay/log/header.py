@@ -7,9 +7,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from replay.findings import Finding, Severity
+from replay.findings import Finding, Rule
 from replay.log.lines import Unparsable, decode_json
-from replay.log.values import is_nonneg_safe_int, is_number, is_placeholder, show
+from replay.log.values import CWD_PLACEHOLDER, is_nonneg_safe_int, is_number, is_placeholder, show
+
+A1 = Rule("A1", "format", "storage", "the first record is one newline-terminated line")
+A2 = Rule("A2", "format", "storage", "the header line parses as JSON")
+A3 = Rule("A3", "format", "storage", "a numeric header version other than 0 is refused (direction-aware)")
+A4 = Rule("A4", "format", "storage",
+          "the JSONL header guard (type, version, id, createdAt, delegationDepth, origin, agentPreset)")
+A5 = Rule("A5", "format", "storage", "no retired sandboxMode/approvalPolicy header fields")
+C1 = Rule("C1", "format", "session", "header: absolute cwd, parentSession string, seedLength safe integer")
 
 _NEG_ZERO = {
     key: re.compile(rb'"' + key.encode() + rb'"\s*:\s*-0(?![0-9.eE])')
@@ -34,15 +42,14 @@ class Header:
         return v if isinstance(v, str) else None
 
 
-
-def _err(rule: str, message: str) -> Finding:
-    return Finding(rule, Severity.ERROR, message, line=1, type="session")
+def _err(rule: Rule, message: str) -> Finding:
+    return rule.error(message, line=1, type="session")
 
 
 def _is_absolute_cwd(cwd: str) -> bool:
     # Fixtures write "{{cwd}}" (or "{{cwd}}/workspace") where the harness's fixture
     # loader substitutes the absolute temporary workspace.
-    return cwd.startswith("/") or (is_placeholder(cwd) and cwd.startswith("{{cwd}}"))
+    return cwd.startswith("/") or (is_placeholder(cwd) and cwd.startswith(CWD_PLACEHOLDER))
 
 
 def parse_header(payload: bytes | None, terminated: bool) -> tuple[Header | None, list[Finding]]:
@@ -51,15 +58,15 @@ def parse_header(payload: bytes | None, terminated: bool) -> tuple[Header | None
     if payload is None or not terminated or not payload.strip():
         what = "an unterminated first line" if payload and not terminated else "no header line"
         return None, [
-            _err("A1", f"empty or header-less session log ({what}); the first line must be "
+            _err(A1, f"empty or header-less session log ({what}); the first line must be "
                        "one newline-terminated session header")
         ]
     try:
         record = decode_json(payload)
     except Unparsable as exc:
-        return None, [_err("A2", f"header line is not valid JSON: {exc}")]
+        return None, [_err(A2, f"header line is not valid JSON: {exc}")]
     if not isinstance(record, dict):
-        return None, [_err("A4", f"first line is not a session header (a JSON {type(record).__name__}, "
+        return None, [_err(A4, f"first line is not a session header (a JSON {type(record).__name__}, "
                                  "not an object)")]
     version = record.get("version")
     if is_number(version) and version != 0:
@@ -68,16 +75,16 @@ def parse_header(payload: bytes | None, terminated: bool) -> tuple[Header | None
             if version is not None and version > 0
             else "older than the supported v0; there is no upgrade path"
         )
-        return Header(record), [_err("A3", f"unsupported session format version {show(version)}: "
+        return Header(record), [_err(A3, f"unsupported session format version {show(version)}: "
                                            f"{direction}")]
     if record.get("type") != "session":
-        return Header(record), [_err("A4", f'first line is not a session header: "type" is '
+        return Header(record), [_err(A4, f'first line is not a session header: "type" is '
                                            f'{show(record.get("type"))}, not "session" (is this a transcript '
                                            "or another JSONL file?)")]
     findings: list[Finding] = []
 
     def guard(reason: str) -> None:
-        findings.append(_err("A4", f"first line is not a session header: {reason}"))
+        findings.append(_err(A4, f"first line is not a session header: {reason}"))
 
     if not is_number(version):
         guard(f'"version" must be the number 0, got {show(version)}'
@@ -98,15 +105,15 @@ def parse_header(payload: bytes | None, terminated: bool) -> tuple[Header | None
         guard(f'"agentPreset" must be a string, got {show(record["agentPreset"])}')
     retired = [k for k in ("sandboxMode", "approvalPolicy") if k in record]
     if retired:
-        findings.append(_err("A5", "session header uses retired policy baseline fields "
+        findings.append(_err(A5, "session header uses retired policy baseline fields "
                                    f"({', '.join(retired)}); remove them"))
     cwd = record.get("cwd")
     if "cwd" in record and (not isinstance(cwd, str) or not _is_absolute_cwd(cwd)):
-        findings.append(_err("C1", f"session header cwd must be an absolute path, got {show(cwd)}"))
+        findings.append(_err(C1, f"session header cwd must be an absolute path, got {show(cwd)}"))
     if "parentSession" in record and not isinstance(record["parentSession"], str):
-        findings.append(_err("C1", "session header parentSession must be a string, got "
+        findings.append(_err(C1, "session header parentSession must be a string, got "
                                    f"{show(record['parentSession'])}"))
     if "seedLength" in record and not is_nonneg_safe_int(record["seedLength"]):
-        findings.append(_err("C1", "session header seedLength must be a non-negative safe integer, "
+        findings.append(_err(C1, "session header seedLength must be a non-negative safe integer, "
                                    f"got {show(record['seedLength'])}"))
     return Header(record), findings

@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from replay.findings import Finding, Severity
+from replay.findings import Finding, Rule
 from replay.log.event import Event
 from replay.log.values import hashable, is_nonempty_str, is_safe_int, show
+
+B3 = Rule("B3", "format", "storage", "no request/header-delta, mode/set, or request/header reason fallback")
+B4 = Rule("B4", "format", "storage", "legacy shapes are migrated (warning) or malformed (error)")
 
 REJECTED_TYPES = {
     "request/header-delta": "unsupported legacy request/header-delta",
@@ -36,12 +39,10 @@ class Migrator:
         return f"legacy-message:{self._session_id}:{seq}"
 
     def _note(self, ev: Event, key: str, message: str) -> Finding:
-        return Finding("B4", Severity.WARNING, message, ev.line, ev.seq, ev.type, group=f"B4:{key}")
+        return B4.warning(message, ev.line, ev.seq, ev.type, group=f"B4:{key}")
 
     def _malformed(self, ev: Event, what: str, why: str) -> Finding:
-        return Finding("B4", Severity.ERROR,
-                       f"malformed pre-react-loop {what} at seq {ev.seq}: {why}",
-                       ev.line, ev.seq, ev.type)
+        return B4.error(f"malformed pre-react-loop {what} at seq {ev.seq}: {why}", ev.line, ev.seq, ev.type)
 
     def by_type(self) -> dict[str, Migration]:
         """The migration of each type a legacy shape can take; every other type passes
@@ -58,23 +59,15 @@ class Migrator:
             "mode/set": self._rejected,
         }
 
-    def migrate(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
-        """Return the event in the current shape (``None`` when the loader refuses
-        the type outright) and what was noted on the way."""
-        migration = self.by_type().get(ev.type)
-        return (ev, ()) if migration is None else migration(ev)
-
     def _rejected(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
-        return None, [Finding("B3", Severity.ERROR,
-                              f"contains {REJECTED_TYPES[ev.type]} at seq {ev.seq}; today's harness "
-                              "refuses this log", ev.line, ev.seq, ev.type)]
+        return None, [B3.error(f"contains {REJECTED_TYPES[ev.type]} at seq {ev.seq}; today's harness "
+                               "refuses this log", ev.line, ev.seq, ev.type)]
 
     def _request_header(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
         data = ev.data
         if type(data) is dict and data.get("reason") == "fallback":
-            return ev, [Finding("B3", Severity.ERROR,
-                                f"contains unsupported legacy request/header reason \"fallback\" at "
-                                f"seq {ev.seq}", ev.line, ev.seq, ev.type)]
+            return ev, [B3.error(f"contains unsupported legacy request/header reason \"fallback\" at "
+                                 f"seq {ev.seq}", ev.line, ev.seq, ev.type)]
         return ev, ()
 
     def _user_message(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:

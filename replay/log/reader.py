@@ -15,13 +15,15 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import BinaryIO
 
-from replay.findings import Finding, Severity
+from replay.findings import Finding, Rule
 from replay.log.event import ChunkRun, Event
-from replay.log.header import Header, parse_header
+from replay.log.header import A1, Header, parse_header
 from replay.log.legacy import Migrator
 from replay.log.lines import split_header
-from replay.log.scan import Item, scan_records
-from replay.log.zstd import MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
+from replay.log.scan import A8, Item, scan_records
+from replay.log.zstd import A9, MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
+
+IO = Rule("IO", "format", "storage", "the file can be opened and read")
 
 _BLOCK = 1 << 20
 
@@ -71,9 +73,9 @@ class LogRead:
         """The first record is a JSON object tagged ``"type":"session"``."""
         return self.header is not None and self.header.record.get("type") == "session"
 
-    def _fail(self, rule: str, message: str) -> None:
+    def _fail(self, rule: Rule, message: str) -> None:
         self.unreadable = True
-        self._findings.append(Finding(rule, Severity.ERROR, message))
+        self._findings.append(rule.error(message))
 
     def _open(self) -> None:
         try:
@@ -81,7 +83,7 @@ class LogRead:
             self._stream = stream
             first = stream.read(4)
         except OSError as exc:
-            self._fail("IO", f"cannot read the file: {exc.strerror or exc}")
+            self._fail(IO, f"cannot read the file: {exc.strerror or exc}")
             return
         if first == MAGIC:
             self.compressed = True
@@ -93,14 +95,12 @@ class LogRead:
         except _ReadFailed:
             return
         if head is None:
-            self._findings.append(Finding("A1", Severity.ERROR, "empty or header-less session log "
-                                          "(the file is empty); a log starts with a session header line",
-                                          line=1))
+            self._findings.append(A1.error("empty or header-less session log (the file is empty); a log "
+                                           "starts with a session header line", line=1))
             self.unreadable = True
             return
         if head.strict is False and self.compressed:
-            self._findings.append(Finding("A9", Severity.ERROR, "corrupt Zstandard session log: the "
-                                          "header frame is torn", line=1))
+            self._findings.append(A9.error("corrupt Zstandard session log: the header frame is torn", line=1))
         self._header_size = head.end
         self.header, found = parse_header(head.payload, head.terminated)
         self._findings.extend(found)
@@ -114,7 +114,7 @@ class LogRead:
             try:
                 block = self._stream.read(_BLOCK)
             except OSError as exc:
-                self._fail("IO", f"read failed: {exc.strerror or exc}")
+                self._fail(IO, f"read failed: {exc.strerror or exc}")
                 raise _ReadFailed from None
             if not block:
                 return
@@ -126,11 +126,11 @@ class LogRead:
         try:
             rest = self._stream.read(cap + 1)
         except OSError as exc:
-            self._fail("IO", f"read failed: {exc.strerror or exc}")
+            self._fail(IO, f"read failed: {exc.strerror or exc}")
             raise _ReadFailed from None
         buf = first + rest
         if len(buf) > cap:
-            self._fail("A9", f"compressed file exceeds the limit of {cap} bytes (raise "
+            self._fail(A9, f"compressed file exceeds the limit of {cap} bytes (raise "
                        "--max-decompressed-bytes if this is a real log)")
             raise _ReadFailed
         header_plain = b""
@@ -166,30 +166,28 @@ class LogRead:
             elif frame > 0 and last != b"\n" and last_complete:
                 self._torn_complete_frame(frame)
             if torn_at is not None:
-                self._findings.append(Finding(
-                    "A8", Severity.WARNING,
+                self._findings.append(A8.warning(
                     f"torn tail: the last Zstandard frame (from byte {torn_at}) is incomplete; the harness keeps "
                     f"the {recovered} complete record(s) it recovers from it and truncates the file at byte "
                     f"{torn_at}"))
         except ZstdCorruption as exc:
-            self._findings.append(Finding("A9", Severity.ERROR, f"corrupt Zstandard session log: {exc}"))
+            self._findings.append(A9.error(f"corrupt Zstandard session log: {exc}"))
             self.unreadable = self.header is None
             raise _ReadFailed from None
         except DecompressedTooLarge as exc:
-            self._findings.append(Finding("A9", Severity.ERROR, f"{exc}; treated as a decompression "
-                                          "bomb (raise --max-decompressed-bytes if this is a real log)"))
+            self._findings.append(A9.error(f"{exc}; treated as a decompression bomb (raise "
+                                           "--max-decompressed-bytes if this is a real log)"))
             self.unreadable = self.header is None
             raise _ReadFailed from None
 
     def _torn_complete_frame(self, start: int) -> None:
-        self._findings.append(Finding("A9", Severity.ERROR, "corrupt Zstandard session log: complete frame "
-                                      f"at byte {start} contains a torn JSONL record (it does not end on a "
-                                      "record boundary)"))
+        self._findings.append(A9.error(f"corrupt Zstandard session log: complete frame at byte {start} "
+                                       "contains a torn JSONL record (it does not end on a record boundary)"))
 
     def _check_header_frame(self, plain: bytes) -> None:
         if not plain or plain.count(b"\n") != 1 or not plain.endswith(b"\n"):
-            self._findings.append(Finding("A9", Severity.ERROR, "corrupt Zstandard session log: the "
-                                          "first frame must hold exactly the header line", line=1))
+            self._findings.append(A9.error("corrupt Zstandard session log: the first frame must hold exactly "
+                                           "the header line", line=1))
 
     def batches(self) -> Iterator[list[Item]]:
         """Header findings first, then the events in order with findings inline, in

@@ -14,23 +14,29 @@ from typing import Any
 
 import orjson
 
-from replay.findings import Finding, Severity
+from replay.findings import Finding, Rule
 from replay.log.event import PACKED_TAGS, ChunkRun, Event
 from replay.log.legacy import Migration
 from replay.log.lines import Unparsable, decode_json
 from replay.log.rows import RowError, decode_row
+from replay.log.zstd import A9
+
+A6 = Rule("A6", "format", "storage", "every committed record parses (packed rows validated)")
+A7 = Rule("A7", "format", "storage", "decoded seqs equal the running count")
+A8 = Rule("A8", "format", "storage", "damage is tolerated only in the uncommitted tail after the last turn/end")
+"""A8 is judged at the end of the log (``replay.check.engine``): an A6/A7 finding here
+is ``tail`` damage whose severity depends on where the last ``turn/end`` is."""
 
 Item = Event | ChunkRun | Finding
 
 
-def _damage(number: int, strict: bool, rule: str, message: str, seq: int | None = None,
+def _damage(number: int, strict: bool, rule: Rule, message: str, seq: int | None = None,
             type: str | None = None) -> Finding:
     if strict:
         # Complete zstd frames get no tail tolerance (spec §6.3).
-        return Finding("A9", Severity.ERROR,
-                       f"corrupt Zstandard session log: complete frame contains a torn JSONL record "
-                       f"({message})", number, seq, type)
-    return Finding(rule, Severity.ERROR, message, number, seq, type, tail=True)
+        return A9.error(f"corrupt Zstandard session log: complete frame contains a torn JSONL record "
+                        f"({message})", number, seq, type)
+    return rule.error(message, number, seq, type, tail=True)
 
 
 _OVERSIZE = object()
@@ -84,7 +90,7 @@ def scan_records(
         for payload in parts:
             number += 1
             if check_size and (payload is _OVERSIZE or len(payload) > max_record):
-                add(_damage(number, strict, "A6", "unparsable committed event: the record exceeds the "
+                add(_damage(number, strict, A6, "unparsable committed event: the record exceeds the "
                             f"reader's limit of {max_record} bytes (raise --max-record-bytes)"))
                 expected = None
                 continue
@@ -94,15 +100,15 @@ def scan_records(
                 try:
                     record = decode_json(payload)
                 except Unparsable as exc:
-                    add(_damage(number, strict, "A6", f"unparsable committed event: {exc}"))
+                    add(_damage(number, strict, A6, f"unparsable committed event: {exc}"))
                     expected = None
                     continue
             if type(record) is not dict:
                 if record is None:
-                    add(_damage(number, strict, "A6", "unparsable committed event: the record is JSON null"))
+                    add(_damage(number, strict, A6, "unparsable committed event: the record is JSON null"))
                     expected = None
                 else:
-                    add(_damage(number, strict, "A7", f"seq gap in committed region (expected {expected}, "
+                    add(_damage(number, strict, A7, f"seq gap in committed region (expected {expected}, "
                                 f"got a JSON {type(record).__name__}, not an event)"))
                 continue
             tag = record.get("type")
@@ -111,12 +117,12 @@ def scan_records(
                 try:
                     run = decode_row(tag, record, number)
                 except RowError as exc:
-                    add(_damage(number, strict, "A6", "unparsable committed event: "
+                    add(_damage(number, strict, A6, "unparsable committed event: "
                                 f"malformed {tag} storage row: {exc}", type=tag))
                     expected = None
                     continue
                 if expected is not None and run.seq0 != expected:
-                    add(_damage(number, strict, "A7", f"seq gap in committed region "
+                    add(_damage(number, strict, A7, f"seq gap in committed region "
                                 f"(expected {expected}, got {run.seq0})", run.seq0, tag))
                 expected = run.seq0 + run.count
                 add(run)
@@ -126,13 +132,13 @@ def scan_records(
                 if type(seq) is float and seq.is_integer():
                     seq = int(seq)  # JSON 5.0 is the number 5 to JavaScript
                 if type(seq) is not int:
-                    add(_damage(number, strict, "A7", f"seq gap in committed region (expected {expected}, "
+                    add(_damage(number, strict, A7, f"seq gap in committed region (expected {expected}, "
                                 f"got {seq!r}, not an integer)", None, t or None))
                     continue
                 if expected is None and seq >= 0:
                     expected = seq
                 if seq != expected:
-                    add(_damage(number, strict, "A7", f"seq gap in committed region (expected {expected}, "
+                    add(_damage(number, strict, A7, f"seq gap in committed region (expected {expected}, "
                                 f"got {seq})", seq, t or None))
             expected = seq + 1
             ev = Event(t, seq, record.get("time"), record.get("data"), number, record)
@@ -153,8 +159,7 @@ def scan_records(
             yield out
     if pending_len:
         number += 1
-        yield [Finding(
-            "A8", Severity.WARNING,
+        yield [A8.warning(
             f"torn tail: the last record ({pending_len} bytes) has no terminating newline; the harness "
             f"never parses it and would truncate the file to {total - pending_len} bytes",
             number,

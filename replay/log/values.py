@@ -51,6 +51,9 @@ def hashable(value: Any) -> Any:
 
 
 PLACEHOLDER_PREFIX = "{{"
+CWD_PLACEHOLDER = "{{cwd}}"
+"""The fixture token that stands for the session's absolute cwd; paths below it are
+``{{cwd}}/rest``."""
 
 
 def is_placeholder(value: Any) -> bool:

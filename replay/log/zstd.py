@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 import zstandard
 
+from replay.findings import Rule
+
+A9 = Rule("A9", "format", "storage", "zstd container: magic, reserved bits, checksums, header frame, whole records")
+
 MAGIC = b"\x28\xb5\x2f\xfd"
 _READ = 1 << 20
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from replay.check.registry import RULES, Policy
+from replay.check.engine import Policy
+from replay.check.registry import RULES
 from tests.helpers import (
     MULTI_TURN,
     PARALLEL_CALLS,

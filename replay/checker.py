@@ -1,0 +1,44 @@
+"""The checker base every domain's judge extends (the session core in
+``replay.check.core``, the todo domain in ``replay.todo.rules``).
+
+It sits below both packages, so a domain's rules never import the engine that runs
+them: ``replay.check`` imports the domains, never the other way round.
+"""
+
+from __future__ import annotations
+
+from replay.findings import Finding
+from replay.log.event import ChunkRun, Event
+
+Found = list[Finding] | None
+"""What a checker hook returns: ``None`` (the common, cheap case) or findings."""
+
+
+class Checker:
+    """A stateful judge of one log, fed its events in order by the audit engine.
+
+    Lifecycle: ``event`` for each event whose type is in ``interest`` (every event when
+    ``interest`` is ``None``), ``run`` for each packed chunk row (still packed: one call
+    for a row of many ``assistant/chunk`` deltas), then ``finish`` once at the end of
+    the log. Every hook is a no-op by default, so a checker overrides only what it
+    judges; the engine does not even call a hook that is not overridden.
+    """
+
+    interest: frozenset[str] | None = None
+
+    def event(self, ev: Event) -> Found:
+        """Judge one event."""
+        return None
+
+    def run(self, run: ChunkRun) -> Found:
+        """Judge one packed chunk row."""
+        return None
+
+    def finish(self) -> Found:
+        """Judge what only the whole log shows."""
+        return None
+
+    @classmethod
+    def overrides(cls, hook: str) -> bool:
+        """Whether this checker has its own ``hook`` (the engine skips the no-ops)."""
+        return getattr(cls, hook) is not getattr(Checker, hook)
