@@ -1,32 +1,39 @@
-"""The ``replay`` command line: parse options, call a stage, hand its result to a
-reporter. Nothing here decides anything a library caller could not."""
+"""The ``replay`` command line: each command parses its options, runs a stage and
+hands the result to a reporter of ``replay.report.registry`` (its ``--format``
+choices are that registry's keys). Nothing here decides anything a library caller
+could not: what fails a run is the result's own ``failed``."""
 
 from __future__ import annotations
 
 import gc
+import io
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 import orjson
 
-from replay.check.engine import LogReport, Policy, audit_sources, summarize
+from replay.check.engine import AuditResult, LogReport, Policy, audit_sources, failing_severities
 from replay.check.registry import RULES
 from replay.findings import Severity
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source
-from replay.report import audit as audit_report
+from replay.report.audit import AuditJunit, log_text
+from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS
+from replay.style import style_for, use_color
 from replay.todo.plan import standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
 
 if TYPE_CHECKING:
     from replay.render.acp.profiles import Profile
     from replay.render.acp.translate import Mode
+
+T = TypeVar("T")
 
 # The snapshot and render stages (pydantic, deepdiff, the ACP presenters) are imported
 # inside the commands that use them: `replay audit` starts in half the time.
@@ -49,9 +56,20 @@ def fewer_gc_passes() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def use_color(stream: TextIO, disabled: bool) -> bool:
-    """Colour only on a terminal, never with ``NO_COLOR`` set (to anything)."""
-    return not disabled and "NO_COLOR" not in os.environ and stream.isatty()
+def _wants_progress(shows_progress: bool, count: int) -> bool:
+    """A progress bar on stderr: for a format that has one, on a terminal, for a long run."""
+    return shows_progress and count >= _PROGRESS_MIN_FILES and sys.stderr.isatty()
+
+
+@contextmanager
+def _progress(items: Iterable[T], length: int, label: str, shown: bool,
+              describe: Callable[[T | None], str] | None = None) -> Iterator[Iterable[T]]:
+    """``items``, through a progress bar on stderr when ``shown``."""
+    if not shown:
+        yield items
+        return
+    with click.progressbar(items, length=length, label=label, file=sys.stderr, item_show_func=describe) as bar:
+        yield bar
 
 
 def _write_output(path: Path, data: bytes, option: str) -> None:
@@ -98,7 +116,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(list(AUDIT_FORMATS)), default="text",
               show_default=True, help="Report format.")
 @click.option("--policy", type=click.Choice([p.value for p in Policy]), default=Policy.PARALLEL.value,
               show_default=True,
@@ -118,56 +136,33 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
     _check_paths(paths)
+    reporting = AUDIT_FORMATS[fmt]
     sources: Iterable[Source] = discover(paths)
+    count = 0
+    if reporting.shows_progress and sys.stderr.isatty():
+        sources = list(sources)  # a bar needs the count; without one, logs stream as they are found
+        count = len(sources)
+    shown = _wants_progress(reporting.shows_progress, count)
     out = sys.stdout
-    err = sys.stderr
-    color = use_color(out, no_color)
-    limits = _limits(max_record_bytes, max_decompressed_bytes)
-    progress = err.isatty() and fmt == "text"
-    if progress:
-        sources = list(sources)
-        progress = len(sources) >= _PROGRESS_MIN_FILES
+    held = io.StringIO() if shown else None  # the report waits until the bar is done
+    reporter = reporting(held or out, style_for(out, no_color))
     reports: list[LogReport] = []
-    pending_text: list[str] = []
-
-    def emit(report: LogReport) -> None:
-        reports.append(report)
-        if fmt == "text":
-            text = audit_report.text_report(report, color)
-            if text:
-                if progress:
-                    pending_text.append(text)
-                else:
-                    out.write(text)
-        elif fmt == "github":
-            for line in audit_report.github_lines(report):
-                out.write(line + "\n")
-
-    results = audit_sources(sources, Policy(policy), limits)
-    with fewer_gc_passes():
-        if progress:
-            assert isinstance(sources, list)
-            with click.progressbar(results, length=len(sources), label="auditing", file=err,
-                                   item_show_func=lambda r: r.path[-40:] if r else "") as bar:
-                for report in bar:
-                    emit(report)
-        else:
-            for report in results:
-                emit(report)
+    reporter.start()
+    results = audit_sources(sources, Policy(policy), _limits(max_record_bytes, max_decompressed_bytes))
+    with fewer_gc_passes(), _progress(results, count, "auditing", shown, lambda r: r.path[-40:] if r else "") as bar:
+        for report in bar:
+            reports.append(report)
+            reporter.unit(report)
     if not reports:
         raise click.UsageError("no session logs found in the given paths")
-    summary = summarize(reports)
-    if fmt == "text":
-        out.write("".join(pending_text))
-        out.write(audit_report.text_summary(reports, summary, color))
-    elif fmt == "json":
-        out.write(audit_report.json_report(reports, summary).decode())
+    result = AuditResult(reports, failing_severities(Severity(s) for s in fail_on))
+    reporter.finish(result)
+    if held is not None:
+        out.write(held.getvalue())
     out.flush()
-    failing = frozenset({Severity.ERROR} | {Severity(s) for s in fail_on})
     if junit is not None:
-        _write_output(junit, audit_report.junit(reports, failing), "--junit")
-    bad = any(f.severity in failing for r in reports for f in r.findings) or summary.failed > 0
-    sys.exit(1 if bad else 0)
+        _write_output(junit, AuditJunit.render(result).encode("utf-8"), "--junit")
+    sys.exit(1 if result.failed else 0)
 
 
 _tree_options = [
@@ -199,7 +194,7 @@ def _scenario_names(scenarios_dir: Path, names: tuple[str, ...]) -> list[str]:
 @main.command()
 @click.argument("names", nargs=-1, metavar="[SCENARIO]...")
 @tree_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(list(CHECK_FORMATS)), default="text", show_default=True)
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
@@ -210,36 +205,23 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     Never writes to the tree. Exit status: 0 all goldens match, 1 a golden differs, is
     missing or orphaned, or a scenario fails to run, 2 usage error.
     """
-    from replay.report import snapshot as snapshot_report
-    from replay.snapshot.compare import check_scenario, orphan_scenarios
+    from replay.report.snapshot import CheckJunit
+    from replay.snapshot.compare import CheckReport, check_scenario, orphan_scenarios
     from replay.snapshot.store import GoldenStore
 
     selected = _scenario_names(scenarios_dir, names)
-    out = sys.stdout
-    err = sys.stderr
+    reporting = CHECK_FORMATS[fmt]
     store = GoldenStore(goldens_dir)
-    results = []
-    progress = err.isatty() and len(selected) >= _PROGRESS_MIN_FILES
-    with click.progressbar(selected, label="checking", file=err) if progress else _nullbar(selected) as bar:
-        for name in bar:
-            results.append(check_scenario(scenarios_dir, store, name))
+    shown = _wants_progress(reporting.shows_progress, len(selected))
+    with _progress(selected, len(selected), "checking", shown) as chosen:
+        results = [check_scenario(scenarios_dir, store, name) for name in chosen]
     if not names:
         results.extend(orphan_scenarios(scenarios_dir, store))
-    goldens = str(goldens_dir)
-    if fmt == "text":
-        out.write("".join(snapshot_report.check_text(results, goldens, use_color(out, no_color))))
-    elif fmt == "json":
-        out.write(snapshot_report.check_json(results, goldens).decode())
-    else:
-        out.write("".join(snapshot_report.check_github(results, goldens)))
+    report = CheckReport(str(goldens_dir), results)
+    sys.stdout.write(reporting.render(report, style_for(sys.stdout, no_color)))
     if junit is not None:
-        _write_output(junit, snapshot_report.check_junit(results, goldens), "--junit")
-    sys.exit(1 if any(r.failed for r in results) else 0)
-
-
-@contextmanager
-def _nullbar(items: list[str]) -> Iterator[list[str]]:
-    yield items
+        _write_output(junit, CheckJunit.render(report).encode("utf-8"), "--junit")
+    sys.exit(1 if report.failed else 0)
 
 
 @main.command()
@@ -249,7 +231,7 @@ def _nullbar(items: list[str]) -> Iterator[list[str]]:
 def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prune: bool) -> None:
     """Rewrite the goldens that changed, keylessly: the scenario's script or recording
     plays the model, the tools run for real. Byte-identical goldens are not touched."""
-    from replay.report import snapshot as snapshot_report
+    from replay.report.snapshot import RefreshText
     from replay.snapshot.compare import refresh_scenarios
     from replay.snapshot.store import StoreLocked
 
@@ -259,7 +241,7 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
     except StoreLocked as exc:
         click.echo(f"replay refresh: {exc}", err=True)
         sys.exit(1)
-    click.echo("".join(snapshot_report.refresh_text(result, str(goldens_dir))), nl=False)
+    click.echo(RefreshText.render(result), nl=False)
     sys.exit(1 if result.failed else 0)
 
 
@@ -384,7 +366,7 @@ def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_
 @main.command()
 @click.argument("roots", nargs=-1, required=True, metavar="CORPUS_DIR...",
                 type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(list(CONFORMANCE_FORMATS)), default="text", show_default=True)
 @click.option("--profile", type=click.Choice(["2026-07", "2026-08"]), default=None,
               help="Render every scenario as this generation of the harness's ACP agent (default: per corpus "
                    "folder, the generation its logs were written in).")
@@ -392,13 +374,13 @@ def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
     """Render every harness scenario under the roots (acp, live and load, normalized) and
     compare the streams with its goldens; exit 1 when a scored scenario differs.
     Scenarios with replay.override.json or a slash-command prompt are counted apart."""
-    from replay.snapshot.conformance import format_json, format_text, run_conformance
+    from replay.snapshot.conformance import run_conformance
 
     chosen: Profile | None = None if profile is None else "2026-08" if profile == "2026-08" else "2026-07"
     report = run_conformance(roots, profile=chosen)
     if not report.scenarios:
         raise click.UsageError("no harness scenario folders with a stdout golden under the given roots")
-    click.echo(format_json(report) if fmt == "json" else format_text(report), nl=False)
+    click.echo(CONFORMANCE_FORMATS[fmt].render(report), nl=False)
     sys.exit(1 if report.failed else 0)
 
 
@@ -454,26 +436,21 @@ def new(name: str, from_log: Path | None, force: bool, locale: str, scenarios_di
     except NewScenarioError as exc:
         raise click.UsageError(str(exc)) from None
     except ImportRefused as exc:
-        color = use_color(sys.stdout, no_color)
-        click.echo("".join(audit_report.text_report(r, color) for r in exc.reports), nl=False)
+        style = style_for(sys.stdout, no_color)
+        click.echo("".join(log_text(r, style) for r in exc.reports), nl=False)
         click.echo(f"replay new: {exc}", err=True)
         sys.exit(1)
     if result.forced:
-        click.echo("".join(audit_report.text_report(r, use_color(sys.stdout, no_color)) for r in result.forced),
-                   nl=False)
+        style = style_for(sys.stdout, no_color)
+        click.echo("".join(log_text(r, style) for r in result.forced), nl=False)
     click.echo(new_text(result, scenarios_dir), nl=False)
 
 
 @main.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(list(RULE_FORMATS)), default="text", show_default=True)
 def rules(fmt: str) -> None:
     """List every rule the audit applies: id, kind, owning domain, what it checks."""
-    if fmt == "json":
-        rows = [{"rule": r.id, "kind": r.kind, "domain": r.domain, "summary": r.summary} for r in RULES.values()]
-        click.echo(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
-        return
-    for r in RULES.values():
-        click.echo(f"{r.id:<9}{r.kind:<10}{r.domain:<8}{r.summary}")
+    click.echo(RULE_FORMATS[fmt].render(RULES), nl=False)
 
 
 @main.command()

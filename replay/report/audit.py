@@ -1,26 +1,23 @@
-"""Formatters of audit results. Each is a pure function of the reports."""
+"""Reporters of an audit (``replay.check.engine.AuditResult``, one ``LogReport`` per
+log): text, JSON and GitHub annotations for ``--format``, JUnit XML for ``--junit``."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
 
-from replay.check.engine import LogReport, Summary
+from replay.check.engine import AuditResult, LogReport, Summary
 from replay.check.registry import rule_kind
 from replay.findings import Finding, Severity
+from replay.report.base import Reporter
+from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
+from replay.style import PLAIN, Style, sanitize
 
-_SEVERITY_STYLE = {
-    Severity.ERROR: "\x1b[31m",
-    Severity.WARNING: "\x1b[33m",
-    Severity.POLICY: "\x1b[36m",
-}
-_BOLD = "\x1b[1m"
-_DIM = "\x1b[2m"
-_RESET = "\x1b[0m"
+SEVERITY_COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.POLICY: "cyan"}
 
 _SECTIONS = (
     ("format", "format — what today's harness would refuse (error) or migrate/repair (warning) on load"),
@@ -29,40 +26,37 @@ _SECTIONS = (
 )
 
 
-def neutral(text: str) -> str:
-    """Keep log-derived text from driving the terminal: escape control characters."""
-    return "".join(ch if ch >= " " or ch == "\t" else f"\\x{ord(ch):02x}" for ch in text).replace(
-        "\x7f", "\\x7f")
+class AuditReporter(Reporter[LogReport, AuditResult]):
+    """A format of an audit: its units are the logs' reports, in audit order."""
+
+    def units(self, result: AuditResult) -> Sequence[LogReport]:
+        return result.reports
 
 
-def finding_line(path: str, f: Finding, color: bool) -> str:
-    where = f"{path}:{f.line}" if f.line is not None else path
-    severity = f.severity.value
-    if color:
-        severity = f"{_SEVERITY_STYLE[f.severity]}{severity}{_RESET}"
-        rule = f"{_BOLD}{f.rule}{_RESET}"
-    else:
-        rule = f.rule
-    return f"{where}: {rule} {severity}: {neutral(f.message)}"
+def finding_line(path: str, f: Finding, style: Style) -> str:
+    """``path:line: RULE severity: message``, one line whatever the message holds."""
+    where = f"{sanitize(path)}:{f.line}" if f.line is not None else sanitize(path)
+    severity = style.paint(SEVERITY_COLORS[f.severity], f.severity.value)
+    return f"{where}: {style.paint('bold', f.rule)} {severity}: {sanitize(f.message)}"
 
 
-def text_report(report: LogReport, color: bool) -> str:
+def log_text(report: LogReport, style: Style) -> str:
     """One log: a heading, then its findings grouped by kind. Empty for a clean log."""
     if not report.findings:
         return ""
-    path = neutral(report.path)
-    head = f"{path} ({report.events} events, {report.status})"
-    lines = [f"{_BOLD}{head}{_RESET}" if color else head]
+    lines = [style.paint("bold", f"{sanitize(report.path)} ({report.events} events, {report.status})")]
     for kind, title in _SECTIONS:
         group = [f for f in report.findings if rule_kind(f.rule) == kind]
         if not group:
             continue
-        lines.append(f"  {_DIM}{title}{_RESET}" if color else f"  {title}")
-        lines.extend("    " + finding_line(path, f, color) for f in group)
+        lines.append("  " + style.paint("dim", title))
+        lines.extend("    " + finding_line(report.path, f, style) for f in group)
     return "\n".join(lines) + "\n"
 
 
-def text_summary(reports: Iterable[LogReport], summary: Summary, color: bool) -> str:
+def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style) -> str:
+    """The closing table: totals, then the count of each rule and severity; on a
+    terminal a coloured verdict line after it."""
     by_rule: Counter[tuple[str, str]] = Counter()
     for r in reports:
         for f in r.findings:
@@ -75,19 +69,32 @@ def text_summary(reports: Iterable[LogReport], summary: Summary, color: bool) ->
     out += [f"  {k.ljust(width)}  {v:>9}" for k, v in rows]
     if by_rule:
         out.append("  by rule")
-        for (rule, severity), n in sorted(by_rule.items(), key=lambda kv: (_rule_order(kv[0][0]), kv[0][1])):
+        for (rule, severity), n in sorted(by_rule.items(), key=lambda kv: (_summary_order(kv[0][0]), kv[0][1])):
             out.append(f"    {rule:<4} {severity:<8} {n:>7}")
     text = "\n".join(out) + "\n"
-    if color:
-        verdict = f"\x1b[31m{summary.failed} failed{_RESET}" if summary.failed else f"\x1b[32mall ok{_RESET}"
+    if style.color:
+        verdict = style.paint("red", f"{summary.failed} failed") if summary.failed else style.paint("green", "all ok")
         text += verdict + "\n"
     return text
 
 
-def _rule_order(rule: str) -> tuple[str, int]:
+def _summary_order(rule: str) -> tuple[str, int]:
+    """The summary's rows: by series letter, then by number (A2 before A10)."""
     head = rule.rstrip("0123456789")
     tail = rule[len(head):]
     return head, int(tail) if tail else 0
+
+
+class AuditText(AuditReporter):
+    """Each log's findings as soon as it is audited, then the summary."""
+
+    shows_progress = True
+
+    def unit(self, unit: LogReport) -> None:
+        self.write(log_text(unit, self.style))
+
+    def finish(self, result: AuditResult) -> None:
+        self.write(summary_text(result.reports, result.summary, self.style))
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -95,54 +102,52 @@ def finding_dict(f: Finding) -> dict[str, Any]:
             "type": f.type, "message": f.message}
 
 
-def json_report(reports: list[LogReport], summary: Summary) -> bytes:
-    doc = {
-        "files": [
-            {"path": r.path, "status": r.status, "events": r.events,
-             "findings": [finding_dict(f) for f in r.findings]}
-            for r in reports
-        ],
-        "summary": {"files": summary.files, "ok": summary.ok, "failed": summary.failed,
-                    "events": summary.events, "errors": summary.errors,
-                    "warnings": summary.warnings, "policy": summary.policy},
-    }
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+class AuditJson(AuditReporter):
+    """One JSON document (the README documents its schema)."""
+
+    def finish(self, result: AuditResult) -> None:
+        summary = result.summary
+        doc = {
+            "files": [
+                {"path": r.path, "status": r.status, "events": r.events,
+                 "findings": [finding_dict(f) for f in r.findings]}
+                for r in result.reports
+            ],
+            "summary": {"files": summary.files, "ok": summary.ok, "failed": summary.failed,
+                        "events": summary.events, "errors": summary.errors,
+                        "warnings": summary.warnings, "policy": summary.policy},
+        }
+        self.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
-_GH_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.POLICY: "notice"}
+_GITHUB_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.POLICY: "notice"}
 
 
-def gh_escape(text: str, prop: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if prop:
-        text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
+class AuditGithub(AuditReporter):
+    """GitHub Actions annotations, one per finding, as each log is audited."""
+
+    def unit(self, unit: LogReport) -> None:
+        for f in unit.findings:
+            self.write(annotation(_GITHUB_LEVELS[f.severity], f.message, file=unit.path, line=f.line,
+                                  title=f"{f.rule} {f.severity.value}") + "\n")
 
 
-def github_lines(report: LogReport) -> Iterator[str]:
-    """GitHub Actions workflow commands, one per finding."""
-    for f in report.findings:
-        props = [f"file={gh_escape(report.path, True)}"]
-        if f.line is not None:
-            props.append(f"line={f.line}")
-        props.append(f"title={gh_escape(f.rule + ' ' + f.severity.value, True)}")
-        yield f"::{_GH_LEVEL[f.severity]} {','.join(props)}::{gh_escape(f.message)}"
+class AuditJunit(AuditReporter):
+    """JUnit XML: one suite per log, one test case per rule that fired (failing when one
+    of its findings has a failing severity), and a passing case for a clean log."""
 
-
-def junit(reports: list[LogReport], fail_on: frozenset[Severity]) -> bytes:
-    """One suite per log, one test case per rule that fired (failing when one of its
-    findings has a failing severity), and a passing case for a clean log."""
-    suites = []
-    for r in reports:
-        suite = Suite(r.path)
-        by_rule: dict[str, list[Finding]] = {}
-        for f in r.findings:
-            by_rule.setdefault(f.rule, []).append(f)
-        for rule, found in by_rule.items():
-            failing = [f for f in found if f.severity in fail_on]
-            lines = "\n".join(finding_line(r.path, f, color=False) for f in found)
-            suite.cases.append(Case(rule, f"{len(failing)} {rule} finding(s)" if failing else None, lines))
-        if not by_rule:
-            suite.cases.append(Case("audit"))
-        suites.append(suite)
-    return junit_xml("replay audit", suites)
+    def finish(self, result: AuditResult) -> None:
+        suites = []
+        for r in result.reports:
+            suite = Suite(r.path)
+            by_rule: dict[str, list[Finding]] = {}
+            for f in r.findings:
+                by_rule.setdefault(f.rule, []).append(f)
+            for rule, found in by_rule.items():
+                failing = [f for f in found if f.severity in result.failing]
+                lines = "\n".join(finding_line(r.path, f, PLAIN) for f in found)
+                suite.cases.append(Case(rule, f"{len(failing)} {rule} finding(s)" if failing else None, lines))
+            if not by_rule:
+                suite.cases.append(Case("audit"))
+            suites.append(suite)
+        self.write(junit_xml("replay audit", suites).decode("utf-8"))

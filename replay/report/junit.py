@@ -1,5 +1,6 @@
-"""JUnit XML, the one writer every report's ``--junit`` uses: suites of test cases,
-a case failing with a message and a body."""
+"""JUnit XML, the one writer every JUnit reporter (``--junit``) uses: suites of test
+cases, a case failing with a message and a body. The document is UTF-8; a character
+UTF-8 cannot carry (a lone surrogate in a path) becomes a character reference."""
 
 from __future__ import annotations
 

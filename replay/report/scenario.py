@@ -5,15 +5,15 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from replay.report.audit import neutral
 from replay.snapshot.importer import NewScenario
+from replay.style import sanitize
 
 
 def new_text(result: NewScenario, scenarios_option: Path | None) -> str:
     """The files written, what the import decided, and the next two commands
     (naming ``--scenarios`` when the scenarios folder is not the default)."""
-    lines = [f"created {neutral(str(result.folder / name))}" for name in result.files]
-    lines.extend(f"note: {neutral(note)}" for note in result.notes)
+    lines = [f"created {sanitize(str(result.folder / name))}" for name in result.files]
+    lines.extend(f"note: {sanitize(note)}" for note in result.notes)
     where = f" --scenarios {shlex.quote(str(scenarios_option))}" if scenarios_option is not None else ""
     lines.append("next:")
     lines.append(f"  replay refresh{where} {result.name}    # run it keylessly and write its goldens")

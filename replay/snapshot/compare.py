@@ -112,20 +112,37 @@ def orphan_scenarios(scenarios_root: Path, store: GoldenStore) -> list[ScenarioR
         for folder in store.scenarios() if folder not in known]
 
 
+@dataclass(frozen=True)
+class CheckReport:
+    """A check of scenarios against the goldens under ``goldens``; it fails when one
+    scenario does (a golden differs, is missing or orphaned, or the run failed)."""
+
+    goldens: str
+    scenarios: list[ScenarioResult]
+
+    @property
+    def failed(self) -> bool:
+        return any(r.failed for r in self.scenarios)
+
+
 def check_scenarios(
     scenarios_root: Path, goldens_root: Path, names: Sequence[str] | None = None,
     producers: list[Producer] | None = None,
-) -> list[ScenarioResult]:
+) -> CheckReport:
     """Check the named scenarios (all, and orphan golden folders, when none is named)."""
     store = GoldenStore(goldens_root)
     results = [check_scenario(scenarios_root, store, n, producers) for n in selected_scenarios(scenarios_root, names)]
     if not names:
         results.extend(orphan_scenarios(scenarios_root, store))
-    return results
+    return CheckReport(str(goldens_root), results)
 
 
 @dataclass
 class RefreshResult:
+    """A refresh of the goldens under ``goldens``; it fails when a scenario could not be
+    run or written (changed goldens are its purpose, not a failure)."""
+
+    goldens: str
     scenarios: list[ScenarioResult]
 
     def counts(self) -> Counter[str]:
@@ -170,4 +187,4 @@ def refresh_scenarios(
                         if prune:
                             store.delete(folder, file)
                         result.files.append(FileResult(folder, file, "deleted" if prune else "orphan"))
-    return RefreshResult(results)
+    return RefreshResult(str(goldens_root), results)

@@ -26,8 +26,8 @@ like any other: byte-exact, it counts as exact (and is counted as overridden); i
 it is "overridden" — outside the score, since only a keyless run with the override as
 the model could tell whether the renderer or the log is at fault.
 
-``check_scenario`` / ``run_conformance`` return data; ``format_text`` and
-``format_json`` are pure formatters of it.
+``check_scenario`` / ``run_conformance`` return data; ``replay.report.conformance``
+formats it.
 """
 
 from __future__ import annotations
@@ -363,113 +363,3 @@ def run_conformance(
             chosen = chosen or DEFAULT_PROFILE
         results.extend(check_scenario(s, presenters, chosen, source) for s in scenarios)
     return ConformanceReport(tuple(results))
-
-
-def score_line(report: ConformanceReport) -> str:
-    """``exact/scored scenarios byte-exact``, then each mode's score, the profiles used
-    and the scenarios outside the score."""
-    scored = report.scored
-    modes = []
-    for mode in ("live", "load"):
-        exact, compared = report.mode_score(mode)
-        if compared:
-            modes.append(f"{mode} {exact}/{compared}")
-    profiles = ", ".join(f"profile {p}: {n}" for p, n in sorted(report.profiles.items()))
-    line = f"{report.exact}/{len(scored)} scenarios byte-exact ({'; '.join([*modes, profiles])})"
-    overridden = report.overridden
-    if overridden:
-        plain = [s for s in scored if not s.overridden]
-        exact_plain = sum(1 for s in plain if s.status == "exact")
-        matched = sum(1 for s in overridden if s.status == "exact")
-        line += (f"; without an override {exact_plain}/{len(plain)}; with replay.override.json "
-                 f"{len(overridden)}: {matched} byte-exact from the log")
-        if report.count("overridden"):
-            line += f", {report.count('overridden')} not scored"
-    if report.count("not derivable"):
-        line += f"; not derivable: {report.count('not derivable')}"
-    return line
-
-
-def format_text(report: ConformanceReport) -> str:
-    """A human-readable report: one line per scenario (what differs, per stream),
-    details of each first difference, then the score."""
-    out = []
-    for s in report.scenarios:
-        streams = "; ".join(f"{m.mode}: {m.what_differs}" for m in s.modes) or "no stream compared"
-        note = f" [{s.reason}]" if s.reason else ""
-        out.append(f"{s.status:<13} {s.folder}  ({streams}){note}")
-        for m in s.modes:
-            d = m.first_diff
-            if d is None:
-                continue
-            golden_at = f"golden line {d.index + 1}" if d.index is not None else "no golden line"
-            rendered_at = f"rendered line {d.rendered_index + 1}" if d.rendered_index is not None else "none rendered"
-            out.append(f"    {m.mode} vs {m.golden}, {golden_at} / {rendered_at}: {d.summary}")
-            out.append(f"      expected: {_clip(d.expected)}")
-            out.append(f"      got:      {_clip(d.got)}")
-    out.append(score_line(report))
-    return "\n".join(out) + "\n"
-
-
-def _clip(line: str | None, width: int = 200) -> str:
-    if line is None:
-        return "(none)"
-    return line if len(line) <= width else line[: width - 3] + "..."
-
-
-def _mode_doc(m: ModeResult) -> dict[str, Any]:
-    d = m.first_diff
-    return {
-        "mode": m.mode,
-        "golden": m.golden,
-        "exact": m.exact,
-        "expected": m.expected,
-        "rendered": m.rendered,
-        "matching": m.matching,
-        "missing": m.missing,
-        "extra": m.extra,
-        "changed": m.changed,
-        "firstDiff": None if d is None else {
-            "index": d.index,
-            "renderedIndex": d.rendered_index,
-            "expected": d.expected,
-            "got": d.got,
-            "summary": d.summary,
-        },
-    }
-
-
-def format_json(report: ConformanceReport) -> str:
-    """The report as JSON (one document, trailing newline)."""
-    summary: dict[str, Any] = {
-        "scenarios": len(report.scenarios),
-        "scored": len(report.scored),
-        "exact": report.exact,
-        "differs": report.count("differs"),
-        "overridden": len(report.overridden),
-        "overriddenExact": sum(1 for s in report.overridden if s.status == "exact"),
-        "overriddenNotScored": report.count("overridden"),
-        "notDerivable": report.count("not derivable"),
-        "profiles": report.profiles,
-    }
-    for mode in ("live", "load"):
-        exact, compared = report.mode_score(mode)
-        summary[mode] = {"exact": exact, "compared": compared}
-    summary["score"] = score_line(report)
-    doc = {
-        "scenarios": [
-            {
-                "name": s.name,
-                "folder": s.folder,
-                "status": s.status,
-                "profile": s.profile,
-                "profileSource": s.profile_source,
-                "reason": s.reason,
-                "overridden": s.overridden,
-                "modes": [_mode_doc(m) for m in s.modes],
-            }
-            for s in report.scenarios
-        ],
-        "summary": summary,
-    }
-    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"

@@ -68,7 +68,7 @@ def _flip(tree: Path, scenario: str, parallel: bool) -> None:
 
 def test_the_policy_flip_end_to_end(tree: Path) -> None:
     _flip(tree, "recorded-parallel-plan", parallel=False)
-    results = {r.name: r for r in check_scenarios(tree / "scenarios", tree / "goldens")}
+    results = {r.name: r for r in check_scenarios(tree / "scenarios", tree / "goldens").scenarios}
     flipped = results.pop("recorded-parallel-plan")
     assert all(not r.failed for r in results.values())
     by_file = {f.name: f for f in flipped.files if f.failed}
@@ -102,7 +102,8 @@ def test_a_partial_refresh_touches_no_other_scenario(tree: Path) -> None:
     after = _snapshot(tree / "goldens")
     assert {k: v for k, v in after.items() if not k.startswith("recorded-parallel-plan")} == others
     # parallel-plan-two's config changed too, but it was not refreshed: check still names it.
-    assert [r.name for r in check_scenarios(tree / "scenarios", tree / "goldens") if r.failed] == ["parallel-plan-two"]
+    report = check_scenarios(tree / "scenarios", tree / "goldens")
+    assert [r.name for r in report.scenarios if r.failed] == ["parallel-plan-two"] and report.failed
 
 
 def test_missing_and_orphaned_goldens_fail_and_prune_removes_orphans(tree: Path) -> None:
@@ -110,7 +111,7 @@ def test_missing_and_orphaned_goldens_fail_and_prune_removes_orphans(tree: Path)
     (tree / "goldens" / "zero-todos" / "stale.expected.txt").write_text("old\n")
     (tree / "goldens" / "deleted-scenario").mkdir()
     (tree / "goldens" / "deleted-scenario" / "plan.expected.json").write_text("{}\n")
-    failed = {(f.scenario, f.name, f.status) for r in check_scenarios(tree / "scenarios", tree / "goldens")
+    failed = {(f.scenario, f.name, f.status) for r in check_scenarios(tree / "scenarios", tree / "goldens").scenarios
               for f in r.files if f.failed}
     assert failed == {("zero-todos", "plan.expected.json", "missing"),
                       ("zero-todos", "stale.expected.txt", "orphan"),
@@ -121,7 +122,7 @@ def test_missing_and_orphaned_goldens_fail_and_prune_removes_orphans(tree: Path)
     result = refresh_scenarios(tree / "scenarios", tree / "goldens", prune=True)
     assert result.counts()["deleted"] == 2
     assert not (tree / "goldens" / "deleted-scenario").exists()
-    assert not any(r.failed for r in check_scenarios(tree / "scenarios", tree / "goldens"))
+    assert not any(r.failed for r in check_scenarios(tree / "scenarios", tree / "goldens").scenarios)
 
 
 def test_unknown_scenario_is_a_usage_error(tree: Path) -> None:
@@ -173,7 +174,7 @@ def test_refresh_is_keyless(tree: Path, no_network: None) -> None:
                            "--goldens", str(tree / "goldens")], env={"PATH": os.environ.get("PATH", "")},
                           capture_output=True, cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert not any(r.failed for r in check_scenarios(tree / "scenarios", tree / "goldens"))
+    assert not any(r.failed for r in check_scenarios(tree / "scenarios", tree / "goldens").scenarios)
 
 
 def test_sigkill_never_leaves_a_half_written_golden(tree: Path) -> None:
@@ -200,7 +201,7 @@ def test_sigkill_never_leaves_a_half_written_golden(tree: Path) -> None:
     assert kills >= 20
     assert refresh_scenarios(tree / "scenarios", goldens).counts()["created"] == 0
     assert not list(goldens.glob("*/.tmp-*"))
-    assert not any(r.failed for r in check_scenarios(tree / "scenarios", goldens))
+    assert not any(r.failed for r in check_scenarios(tree / "scenarios", goldens).scenarios)
 
 
 def test_goldens_do_not_depend_on_scenario_order(tree: Path, tmp_path: Path) -> None:

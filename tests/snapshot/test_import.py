@@ -112,7 +112,7 @@ def test_an_imported_harness_session_round_trips(tmp_path: Path, case: str) -> N
     for recorded, golden in pairs:
         assert _types(goldens / name / golden) == _types(recorded), golden
         assert _error_rules(goldens / name / golden) <= _error_rules(recorded), golden
-    assert not any(r.failed for r in check_scenarios(scenarios, goldens, [name]))
+    assert not check_scenarios(scenarios, goldens, [name]).failed
 
 
 def _run_cli(*args: str) -> tuple[int, str]:
@@ -280,7 +280,7 @@ def _flip(scenario: Path) -> None:
 
 
 def _statuses(tree: Path, name: str) -> dict[str, str]:
-    (result,) = check_scenarios(tree / "scenarios", tree / "goldens", [name])
+    (result,) = check_scenarios(tree / "scenarios", tree / "goldens", [name]).scenarios
     assert result.error is None
     return {f.name: f.status for f in result.files}
 

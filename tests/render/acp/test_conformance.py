@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from replay.report.conformance import ConformanceJson, ConformanceText
 from replay.snapshot.conformance import (
     ConformanceReport,
     LineDiff,
@@ -16,8 +17,6 @@ from replay.snapshot.conformance import (
     check_scenario,
     compare_lines,
     compare_mode,
-    format_json,
-    format_text,
     rendered_update_lines,
     run_conformance,
 )
@@ -54,7 +53,7 @@ def test_scenario_is_byte_exact(folder: Path) -> None:
     assert (result.profile, result.profile_source) in (("2026-07", "log"), ("2026-07", "default"))
     assert [m.mode for m in result.modes] == ["live", "load"]
     for mode in result.modes:
-        assert mode.first_diff is None, format_text(ConformanceReport((result,)))
+        assert mode.first_diff is None, ConformanceText.render(ConformanceReport((result,)))
         assert mode.matching == mode.expected == mode.rendered
     assert result.status == "exact"
 
@@ -68,7 +67,7 @@ def test_all_58_scenarios_score_live_and_load() -> None:
     assert [s.name for s in report.overridden] == [
         "cancel", "cancel-tool-calls", "error-finish", "session-sandbox-root", "subagent-depth-two-rejection",
         "workspace-context", "cancel", "error-finish"]
-    assert format_text(report).endswith(
+    assert ConformanceText.render(report).endswith(
         "\n58/58 scenarios byte-exact (live 58/58; load 58/58; profile 2026-07: 58); without an override "
         "50/50; with replay.override.json 8: 8 byte-exact from the log\n")
     assert not report.failed
@@ -137,7 +136,7 @@ def test_slash_command_scenario_is_not_derivable(tmp_path: Path) -> None:
     assert [(m.mode, m.expected, m.rendered, m.missing) for m in result.modes] == [("live", 1, 0, 1),
                                                                                   ("load", 1, 0, 1)]
     assert not report.failed
-    assert format_text(report).splitlines()[-1] == (
+    assert ConformanceText.render(report).splitlines()[-1] == (
         "0/0 scenarios byte-exact (profile 2026-07: 1); not derivable: 1")
 
 
@@ -149,7 +148,7 @@ def test_an_overridden_scenario_that_differs_is_not_scored(tmp_path: Path) -> No
     assert result.reason == ("replay.override.json scripted its model calls; only a keyless run with the override "
                              "as the model can derive its stream")
     assert not report.failed
-    assert format_text(report).splitlines()[-1] == (
+    assert ConformanceText.render(report).splitlines()[-1] == (
         "0/0 scenarios byte-exact (profile 2026-07: 1); without an override 0/0; with replay.override.json 1: "
         "0 byte-exact from the log, 1 not scored")
 
@@ -176,14 +175,14 @@ def test_formatters() -> None:
                        first_diff=LineDiff(1, 1, '{"k":1}', '{"k":2}', "k: expected 1, got 2")),)),
     ))
     assert report.failed
-    assert format_text(report) == (
+    assert ConformanceText.render(report) == (
         "exact         /c/a  (live: 2 lines, byte-exact)\n"
         "differs       /c/b  (live: 1/2 golden lines rendered in order; 1 changed)\n"
         "    live vs stdout.expected.jsonl, golden line 2 / rendered line 2: k: expected 1, got 2\n"
         '      expected: {"k":1}\n'
         '      got:      {"k":2}\n'
         "1/2 scenarios byte-exact (live 1/2; profile 2026-07: 1, profile 2026-08: 1)\n")
-    doc = json.loads(format_json(report))
+    doc = json.loads(ConformanceJson.render(report))
     assert doc["summary"] == {
         "scenarios": 2, "scored": 2, "exact": 1, "differs": 1, "overridden": 0, "overriddenExact": 0,
         "overriddenNotScored": 0, "notDerivable": 0, "profiles": {"2026-07": 1, "2026-08": 1},

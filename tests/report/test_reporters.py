@@ -1,0 +1,301 @@
+"""Every reporter over hand-built result data holding hostile text: exact output.
+
+The data is built by hand (no log is read, no scenario run), so each test pins one
+format of one result, and a change to a format shows here first."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import click
+import pytest
+
+from replay.check.engine import AuditResult, LogReport, failing_severities
+from replay.cli import main
+from replay.findings import Finding, Rule, Severity
+from replay.report.audit import AuditGithub, AuditJson, AuditJunit, AuditText
+from replay.report.base import Reporter
+from replay.report.conformance import ConformanceJson, ConformanceText
+from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS
+from replay.report.rules import RulesJson, RulesText
+from replay.report.snapshot import CheckGithub, CheckJson, CheckJunit, CheckText, RefreshText
+from replay.snapshot.compare import CheckReport, FileResult, RefreshResult, ScenarioResult
+from replay.snapshot.conformance import ConformanceReport, LineDiff, ModeResult
+from replay.snapshot.conformance import ScenarioResult as Conformance
+from replay.style import COLORED, PLAIN
+
+EVIL = "\x1b]52;c;AAAA\x07\x9b2J\u202e\ud800"
+"""An OSC 52 clipboard write, a C1 CSI, a bidi override and a lone surrogate."""
+SHOWN = "\\x1b]52;c;AAAA\\x07\\x9b2J\\u202e\ufffd"
+"""The same, as every human-facing report shows it."""
+EVIL_JSON = EVIL.replace("\ud800", "")
+"""What a JSON report can carry today (a lone surrogate is issue 9's: orjson refuses it)."""
+
+BAD_PATH = f"logs/a{EVIL}.jsonl"
+SHOWN_PATH = f"logs/a{SHOWN}.jsonl"
+
+
+def _audit(evil: str = EVIL) -> AuditResult:
+    bad = LogReport(f"logs/a{evil}.jsonl", "findings", 12, [
+        Finding("A4", Severity.ERROR, f"first line is not a session header: {evil}\nnext", 1, None, "session"),
+        Finding("B4", Severity.WARNING, "legacy turn/start with a trigger", 3, 2, "turn/start"),
+        Finding("T3", Severity.ERROR, 'todo/write content must be trimmed (entry 0 content " a")', 5, 4,
+                "todo/write"),
+        Finding("P1", Severity.POLICY, "2 todos in_progress", 5, 4, "todo/write"),
+    ])
+    return AuditResult([bad, LogReport("logs/clean.jsonl", "ok", 3)])
+
+
+AUDIT_TEXT = f"""\
+{SHOWN_PATH} (12 events, findings)
+  format — what today's harness would refuse (error) or migrate/repair (warning) on load
+    {SHOWN_PATH}:1: A4 error: first line is not a session header: {SHOWN}\\x0anext
+    {SHOWN_PATH}:3: B4 warning: legacy turn/start with a trigger
+  durable invariants (config-independent; a harness-written log has none)
+    {SHOWN_PATH}:5: T3 error: todo/write content must be trimmed (entry 0 content " a")
+  policy what-if (never an invariant)
+    {SHOWN_PATH}:5: P1 policy: 2 todos in_progress
+
+summary
+  files             2
+  ok                1
+  failed            1
+  events           15
+  errors            2
+  warnings          1
+  policy            1
+  by rule
+    A4   error          1
+    B4   warning        1
+    P1   policy         1
+    T3   error          1
+"""
+
+
+def test_audit_text() -> None:
+    assert AuditText.render(_audit()) == AUDIT_TEXT
+
+
+def test_audit_text_in_colour() -> None:
+    text = AuditText.render(_audit(), COLORED)
+    lines = text.splitlines()
+    assert lines[0] == f"\x1b[1m{SHOWN_PATH} (12 events, findings)\x1b[0m"
+    assert lines[1] == ("  \x1b[2mformat — what today's harness would refuse (error) or migrate/repair (warning) "
+                        "on load\x1b[0m")
+    assert lines[3] == f"    {SHOWN_PATH}:3: \x1b[1mB4\x1b[0m \x1b[33mwarning\x1b[0m: legacy turn/start with a trigger"
+    assert lines[7] == f"    {SHOWN_PATH}:5: \x1b[1mP1\x1b[0m \x1b[36mpolicy\x1b[0m: 2 todos in_progress"
+    assert lines[-1] == "\x1b[31m1 failed\x1b[0m"
+    # Take the colour codes away and the plain report is left, but for the verdict line.
+    plain = text.replace("\x1b[1m", "").replace("\x1b[2m", "").replace("\x1b[0m", "")
+    for code in ("\x1b[31m", "\x1b[33m", "\x1b[36m"):
+        plain = plain.replace(code, "")
+    assert plain == AUDIT_TEXT + "1 failed\n"
+    clean = AuditResult([LogReport("x.jsonl", "ok", 1)])
+    assert AuditText.render(clean, COLORED).endswith("  policy            0\n\x1b[32mall ok\x1b[0m\n")
+
+
+def test_audit_json_keeps_the_text_as_it_is() -> None:
+    doc = json.loads(AuditJson.render(_audit(EVIL_JSON), COLORED))
+    assert doc["files"][0]["path"] == f"logs/a{EVIL_JSON}.jsonl"
+    assert doc["files"][0]["findings"][0] == {
+        "rule": "A4", "severity": "error", "line": 1, "seq": None, "type": "session",
+        "message": f"first line is not a session header: {EVIL_JSON}\nnext"}
+    assert doc["files"][1] == {"path": "logs/clean.jsonl", "status": "ok", "events": 3, "findings": []}
+    assert doc["summary"] == {"files": 2, "ok": 1, "failed": 1, "events": 15, "errors": 2, "warnings": 1,
+                              "policy": 1}
+    assert AuditJson.render(_audit(EVIL_JSON)).startswith('{\n  "files": [\n    {\n      "path": "logs/a\\u001b]52;')
+
+
+def test_audit_github() -> None:
+    assert AuditGithub.render(_audit(), COLORED) == (
+        f"::error file={SHOWN_PATH.replace(':', '%3A')},line=1,title=A4 error::first line is not a session "
+        f"header: {SHOWN}%0Anext\n"
+        f"::warning file={SHOWN_PATH.replace(':', '%3A')},line=3,title=B4 warning::legacy turn/start with a "
+        "trigger\n"
+        f"::error file={SHOWN_PATH.replace(':', '%3A')},line=5,title=T3 error::todo/write content must be "
+        'trimmed (entry 0 content " a")\n'
+        f"::notice file={SHOWN_PATH.replace(':', '%3A')},line=5,title=P1 policy::2 todos in_progress\n")
+
+
+def test_github_escapes_the_command_syntax() -> None:
+    report = LogReport("a,b:c%d.jsonl", "findings", 1, [Finding("D4", Severity.ERROR, "50% done\r\n::error::x")])
+    assert AuditGithub.render(AuditResult([report])) == (
+        "::error file=a%2Cb%3Ac%25d.jsonl,title=D4 error::50%25 done\\x0d%0A::error::x\n")
+
+
+def test_audit_junit_fails_only_the_failing_severities() -> None:
+    result = _audit()
+    xml = AuditJunit.render(result)
+    assert xml.startswith('<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="replay audit">\n')
+    assert f'<testcase classname="{BAD_PATH.replace(chr(0xd800), "&#55296;")}" name="P1" />' in xml
+    assert (f'<failure message="1 A4 finding(s)">{SHOWN_PATH}:1: A4 error: first line is not a session header: '
+            f"{SHOWN}\\x0anext</failure>") in xml
+    assert '<testcase classname="logs/clean.jsonl" name="audit" />' in xml
+    strict = AuditResult(result.reports, failing_severities([Severity.POLICY]))
+    assert 'message="1 P1 finding(s)"' in AuditJunit.render(strict)
+    assert not AuditResult([LogReport("x", "findings", 1, [Finding("P1", Severity.POLICY, "m")])]).failed
+    assert AuditResult([LogReport("x", "findings", 1, [Finding("P1", Severity.POLICY, "m")])],
+                       failing_severities([Severity.POLICY])).failed
+    assert AuditResult([LogReport("x", "unreadable", 0)]).failed
+
+
+def _check(evil: str = EVIL) -> CheckReport:
+    name = f"bad{evil}"
+    return CheckReport("goldens", [
+        ScenarioResult("fine", [FileResult("fine", "web.expected.txt", "ok")]),
+        ScenarioResult(name, [
+            FileResult(name, "stdout.expected.jsonl", "differs", (f'event 3 plan.entries[0].content: "a" → "{evil}"',
+                                                                 "event 4 removed plan: {}")),
+            FileResult(name, "web.expected.txt", "ok"),
+            FileResult(name, "old.txt", "orphan", ("no artefact of this scenario produces this file",)),
+        ]),
+        ScenarioResult("broken", error=f"scenarios/broken/scenario.json: invalid scenario: {evil}"),
+    ])
+
+
+CHECK_TEXT = f"""\
+✓ fine (1/1 goldens match)
+✗ bad{SHOWN} (1/3 goldens match)
+    goldens/bad{SHOWN}/stdout.expected.jsonl: differs
+        event 3 plan.entries[0].content: "a" → "{SHOWN}"
+        event 4 removed plan: {{}}
+    goldens/bad{SHOWN}/old.txt: orphan
+        no artefact of this scenario produces this file
+✗ broken (0/0 goldens match)
+    error: scenarios/broken/scenario.json: invalid scenario: {SHOWN}
+
+2 of 3 scenarios failed (2 golden files); run `replay refresh` to accept the new output
+"""
+
+
+def test_check_text() -> None:
+    assert CheckText.render(_check()) == CHECK_TEXT
+    coloured = CheckText.render(_check(), COLORED)
+    assert coloured.startswith("\x1b[32m✓\x1b[0m fine (1/1 goldens match)\n\x1b[31m✗\x1b[0m bad")
+    assert coloured.endswith("\n\x1b[31m2 of 3 scenarios failed (2 golden files); run `replay refresh` to accept "
+                             "the new output\x1b[0m\n")
+    ok = CheckReport("g", [ScenarioResult("fine", [FileResult("fine", "a.txt", "ok")])])
+    assert CheckText.render(ok) == "✓ fine (1/1 goldens match)\n\nall 1 scenarios match their goldens\n"
+    assert not ok.failed and _check().failed
+
+
+def test_check_json() -> None:
+    doc = json.loads(CheckJson.render(_check(EVIL_JSON)))
+    assert doc["summary"] == {"scenarios": 3, "failed": 2, "files": 4, "failed_files": 2}
+    assert doc["scenarios"][1]["files"][0] == {
+        "path": f"goldens/bad{EVIL_JSON}/stdout.expected.jsonl", "name": "stdout.expected.jsonl",
+        "status": "differs", "changes": [f'event 3 plan.entries[0].content: "a" → "{EVIL_JSON}"',
+                                         "event 4 removed plan: {}"]}
+    assert doc["scenarios"][2] == {"name": "broken", "status": "failed", "files": [],
+                                   "error": f"scenarios/broken/scenario.json: invalid scenario: {EVIL_JSON}"}
+
+
+def test_check_github() -> None:
+    assert CheckGithub.render(_check()) == (
+        f"::error file=goldens/bad{SHOWN}/stdout.expected.jsonl,title=golden differs::differs: event 3 "
+        f'plan.entries[0].content: "a" → "{SHOWN}"%0Aevent 4 removed plan: {{}}\n'
+        f"::error file=goldens/bad{SHOWN}/old.txt,title=golden orphan::orphan: no artefact of this scenario "
+        "produces this file\n"
+        f"::error title=scenario broken::scenarios/broken/scenario.json: invalid scenario: {SHOWN}\n")
+
+
+def test_check_junit() -> None:
+    xml = CheckJunit.render(_check())
+    assert xml.startswith('<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="replay check">\n'
+                          '  <testsuite name="fine" tests="1" failures="0" errors="0">\n'
+                          '    <testcase classname="fine" name="web.expected.txt" />\n')
+    assert ('<testsuite name="broken" tests="1" failures="1" errors="0">\n'
+            '    <testcase classname="broken" name="run">\n'
+            '      <failure message="the scenario did not run">scenarios/broken/scenario.json: invalid scenario: '
+            "\x1b]52;c;AAAA\x07\x9b2J\u202e&#55296;</failure>") in xml
+
+
+def test_refresh_text() -> None:
+    result = RefreshResult("goldens", [
+        ScenarioResult("a", [FileResult("a", "x.txt", "created"), FileResult("a", "y.txt", "unchanged"),
+                             FileResult("a", "z.txt", "orphan")]),
+        ScenarioResult(f"b{EVIL}", error=f"no{EVIL}"),
+    ])
+    assert RefreshText.render(result) == (
+        "  created goldens/a/x.txt\n"
+        "   orphan goldens/a/z.txt\n"
+        f"✗ b{SHOWN}: no{SHOWN}\n"
+        "created 1, updated 0, unchanged 1, deleted 0 (orphans kept: 1; use --prune to delete them)\n")
+    assert result.failed
+
+
+def _conformance(evil: str = EVIL) -> ConformanceReport:
+    exact = ModeResult("live", "stdout.expected.jsonl", 3, 3, 3)
+    off = ModeResult("live", "stdout.expected.jsonl", 2, 3, 1, missing=0, extra=1, changed=1, first_diff=LineDiff(
+        1, 1, '{"text":"a"}', f'{{"text":"{evil}{"x" * 300}"}}', f'params.update.text: expected "a", got {evil}'))
+    return ConformanceReport((
+        Conformance("ok", "corpus/ok", "exact", "2026-07", "corpus", (exact,)),
+        Conformance("off", f"corpus/off{evil}", "differs", "2026-07", "corpus", (off,)),
+        Conformance("slash", "corpus/slash", "not derivable", "2026-07", "corpus",
+                    reason=f"slash command prompt '/x{evil}': its output is never logged"),
+    ))
+
+
+def test_conformance_text() -> None:
+    assert ConformanceText.render(_conformance()) == (
+        "exact         corpus/ok  (live: 3 lines, byte-exact)\n"
+        f"differs       corpus/off{SHOWN}  (live: 1/2 golden lines rendered in order; 1 changed, 1 rendered line "
+        "not in the golden)\n"
+        f'    live vs stdout.expected.jsonl, golden line 2 / rendered line 2: params.update.text: expected "a", '
+        f"got {SHOWN}\n"
+        '      expected: {"text":"a"}\n'
+        f'      got:      {{"text":"{SHOWN}{"x" * (197 - 9 - len(EVIL))}...\n'
+        f"not derivable corpus/slash  (no stream compared) [slash command prompt '/x{SHOWN}': its output is never "
+        "logged]\n"
+        "1/2 scenarios byte-exact (live 1/2; profile 2026-07: 3); not derivable: 1\n")
+
+
+def test_conformance_json() -> None:
+    doc = json.loads(ConformanceJson.render(_conformance(EVIL_JSON)))
+    assert doc["summary"] == {"scenarios": 3, "scored": 2, "exact": 1, "differs": 1, "overridden": 0,
+                              "overriddenExact": 0, "overriddenNotScored": 0, "notDerivable": 1,
+                              "profiles": {"2026-07": 3}, "live": {"exact": 1, "compared": 2},
+                              "load": {"exact": 0, "compared": 0},
+                              "score": "1/2 scenarios byte-exact (live 1/2; profile 2026-07: 3); not derivable: 1"}
+    assert doc["scenarios"][1]["modes"][0]["firstDiff"] == {
+        "index": 1, "renderedIndex": 1, "expected": '{"text":"a"}', "got": f'{{"text":"{EVIL_JSON}{"x" * 300}"}}',
+        "summary": f'params.update.text: expected "a", got {EVIL_JSON}'}
+    assert doc["scenarios"][0] == {
+        "name": "ok", "folder": "corpus/ok", "status": "exact", "profile": "2026-07", "profileSource": "corpus",
+        "reason": None, "overridden": False, "modes": [{
+            "mode": "live", "golden": "stdout.expected.jsonl", "exact": True, "expected": 3, "rendered": 3,
+            "matching": 3, "missing": 0, "extra": 0, "changed": 0, "firstDiff": None}]}
+
+
+RULE_SET = {"A6": Rule("A6", "format", "storage", "every record parses"),
+            "T3": Rule("T3", "invariant", "todo", "content is trimmed")}
+
+
+def test_rules_text_and_json() -> None:
+    assert RulesText.render(RULE_SET) == ("A6       format    storage every record parses\n"
+                                          "T3       invariant todo    content is trimmed\n")
+    assert json.loads(RulesJson.render(RULE_SET)) == [
+        {"rule": "A6", "kind": "format", "domain": "storage", "summary": "every record parses"},
+        {"rule": "T3", "kind": "invariant", "domain": "todo", "summary": "content is trimmed"}]
+
+
+@pytest.mark.parametrize("reporting", [*AUDIT_FORMATS.values(), AuditJunit])
+def test_driving_unit_by_unit_writes_what_render_returns(reporting: type[Reporter]) -> None:  # type: ignore[type-arg]
+    result = _audit(EVIL_JSON)
+    out = io.StringIO()
+    reporter = reporting(out, PLAIN)
+    reporter.start()
+    for report in result.reports:
+        reporter.unit(report)
+    reporter.finish(result)
+    assert out.getvalue() == reporting.render(result)
+
+
+@pytest.mark.parametrize(("command", "formats"), [
+    ("audit", AUDIT_FORMATS), ("check", CHECK_FORMATS), ("conformance", CONFORMANCE_FORMATS), ("rules", RULE_FORMATS)])
+def test_the_cli_offers_exactly_the_registered_formats(command: str, formats: dict[str, object]) -> None:
+    option = next(p for p in main.commands[command].params if p.name == "fmt")
+    assert isinstance(option.type, click.Choice)
+    assert list(option.type.choices) == list(formats)
+    assert option.default == "text" == next(iter(formats))
