@@ -161,13 +161,19 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def loads(raw: str) -> Any:
+    """``JSON.parse(raw)``: ``ValueError`` for what it refuses (garbage, ``NaN``,
+    ``Infinity``), ``RecursionError`` for nesting too deep to parse."""
+    return json.loads(raw, parse_constant=_reject_constant)
+
+
 def parse(raw: str) -> tuple[bool, Any]:
     """``(True, value)`` when ``raw`` is what ``JSON.parse`` accepts, else
     ``(False, None)`` (NaN/Infinity, garbage, nesting too deep to parse)."""
     try:
-        return True, json.loads(raw, parse_constant=_reject_constant)
+        return True, loads(raw)
     except (ValueError, RecursionError):
         return False, None
 
 
-__all__ = ["dumps", "js_number", "js_string", "parse", "quote"]
+__all__ = ["dumps", "js_number", "js_string", "loads", "parse", "quote"]

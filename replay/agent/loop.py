@@ -24,12 +24,12 @@ from typing import Any
 
 from replay.agent.model import Chunk, Model, ModelCall, ModelError, failure_of
 from replay.agent.recording import RecordedTurn, Recording, Replayer
-from replay.agent.tools import Tool, ToolContext, ToolError, ToolOutcome
+from replay.agent.tools import Tool, ToolContext, ToolError, ToolReply
 from replay.agent.writer import Ids, SessionLog
 
 MAX_STEPS = 50
 
-ChildFactory = Callable[["Agent", str, str | None], ToolOutcome]
+ChildFactory = Callable[["Agent", str, str | None], ToolReply]
 
 
 class RunError(Exception):
@@ -245,7 +245,7 @@ class Agent:
         arguments = block.get("arguments") if isinstance(block.get("arguments"), str) else ""
         tool = self._tool(name)
         if tool is None:
-            outcome = ToolOutcome(f"Error: unknown tool {name}", True,
+            outcome = ToolReply(f"Error: unknown tool {name}", True,
                                   extra={"error": {"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}})
         else:
             ctx = ToolContext(self, self._spawn, call_id, str(arguments), int(self.log.header["delegationDepth"]))
@@ -261,9 +261,9 @@ class Agent:
         data.update(outcome.extra)
         self.append("tool/result", data, surface=True, sources=[call_seq])
 
-    def _spawn(self, prompt: str, label: str | None) -> ToolOutcome:
+    def _spawn(self, prompt: str, label: str | None) -> ToolReply:
         if self.spawn_child is None:
-            return ToolOutcome("Error: subagents are not available in this session", True)
+            return ToolReply("Error: subagents are not available in this session", True)
         return self.spawn_child(self, prompt, label)
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay.agent.tools import RecordedCall, ToolOutcome
+from replay.agent.tools import RecordedCall, ToolReply
 from replay.agent.writer import SessionLog
 from replay.log.event import Event
 from replay.log.values import hashable
@@ -101,7 +101,7 @@ class RecordedTurn:
     cancelled stream)."""
 
 
-def _outcome(result: Event, call_time: Any) -> ToolOutcome:
+def _outcome(result: Event, call_time: Any) -> ToolReply:
     data = result.data
     message = data.get("message")
     content = message.get("content") if isinstance(message, dict) else None
@@ -111,7 +111,7 @@ def _outcome(result: Event, call_time: Any) -> ToolOutcome:
     text = next((b["text"] for b in inner if isinstance(b, dict) and isinstance(b.get("text"), str)), "")
     extra = {k: v for k, v in data.items() if k not in ("turn", "step", "message")}
     duration = result.time - call_time if isinstance(result.time, int) and isinstance(call_time, int) else 0
-    return ToolOutcome(text, block.get("isError") is True, list(inner), extra, max(0, duration))
+    return ToolReply(text, block.get("isError") is True, list(inner), extra, max(0, duration))
 
 
 @dataclass

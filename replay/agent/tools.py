@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from replay.todo.tool import ArgumentError, Config, TodoWriteTool, decode_arguments, retarget_description
+from replay.todo.tool import TOOL_NAME, ArgumentError, Config, TodoWriteTool, decode_arguments, retarget_description
 
 
 @dataclass(frozen=True)
-class ToolOutcome:
+class ToolReply:
     """What a call returns. ``content`` holds the result's content blocks when they
     are more than ``text`` (a recorded result); ``extra`` the other fields of the
     ``tool/result`` payload (``meta``, ``error``), in order; ``duration_ms`` the time
@@ -52,7 +52,7 @@ class ToolContext:
 
     session: Appender
     """The owning session: a tool appends its own log events here."""
-    spawn: Callable[[str, str | None], ToolOutcome]
+    spawn: Callable[[str, str | None], ToolReply]
     """Start a child session with a prompt (and a label); returns its report."""
     call_id: str = ""
     arguments: str = ""
@@ -69,13 +69,13 @@ class Tool(Protocol):
         """The entry to offer where a recording offered ``recorded``."""
         ...
 
-    def run(self, arguments: str, ctx: ToolContext) -> ToolOutcome: ...
+    def run(self, arguments: str, ctx: ToolContext) -> ToolReply: ...
 
 
 class TodoTool:
     """``todo_write`` under a deployment policy (the tool of ``replay.todo.tool``)."""
 
-    name = "todo_write"
+    name = TOOL_NAME
 
     def __init__(self, config: Config) -> None:
         self.tool = TodoWriteTool(config)
@@ -90,13 +90,13 @@ class TodoTool:
             return recorded
         return {**recorded, "description": retarget_description(text, self.tool.config)}
 
-    def run(self, arguments: str, ctx: ToolContext) -> ToolOutcome:
+    def run(self, arguments: str, ctx: ToolContext) -> ToolReply:
         try:
             args = decode_arguments(arguments)
         except ArgumentError as exc:
-            return ToolOutcome(f"Error: {exc}", True)
+            return ToolReply(f"Error: {exc}", True)
         result = self.tool.execute(args, ctx.session)
-        return ToolOutcome(result.text, result.is_error)
+        return ToolReply(result.text, result.is_error)
 
 
 SUBAGENT_DESCRIPTION = (
@@ -130,16 +130,16 @@ class SubagentTool:
     def offered(self, recorded: dict[str, Any]) -> dict[str, Any]:
         return recorded
 
-    def run(self, arguments: str, ctx: ToolContext) -> ToolOutcome:
+    def run(self, arguments: str, ctx: ToolContext) -> ToolReply:
         try:
             args = decode_arguments(arguments)
         except ArgumentError as exc:
-            return ToolOutcome(f"Error: {exc}", True)
+            return ToolReply(f"Error: {exc}", True)
         if not isinstance(args, dict) or not isinstance(args.get("prompt"), str) or not args["prompt"].strip():
-            return ToolOutcome("Error: prompt must be a non-empty string", True)
+            return ToolReply("Error: prompt must be a non-empty string", True)
         depth = ctx.depth + 1
         if self.max_depth is not None and depth > self.max_depth:
-            return ToolOutcome(f"Error: subagent depth {depth} exceeds maxDepth {self.max_depth}", True)
+            return ToolReply(f"Error: subagent depth {depth} exceeds maxDepth {self.max_depth}", True)
         label = args.get("label")
         return ctx.spawn(args["prompt"], label if isinstance(label, str) else None)
 
@@ -150,7 +150,7 @@ class RecordedCall:
 
     name: str
     arguments: str
-    outcome: ToolOutcome
+    outcome: ToolReply
 
 
 @dataclass
@@ -167,7 +167,7 @@ class RecordedTool:
     def offered(self, recorded: dict[str, Any]) -> dict[str, Any]:
         return recorded
 
-    def run(self, arguments: str, ctx: ToolContext) -> ToolOutcome:
+    def run(self, arguments: str, ctx: ToolContext) -> ToolReply:
         recorded = self.calls.get(ctx.call_id)
         if recorded is None:
             raise ToolError("the recording has no result for this call (the scenario asks something the log never "

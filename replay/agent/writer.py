@@ -90,12 +90,7 @@ class SessionLog:
 
     def to_jsonl(self, packed: bool = True) -> bytes:
         records = pack_chunks(self.events) if packed else iter(self.events)
-        return b"".join(dumps(r).encode() + b"\n" for r in [self.header, *records])
-
-
-def dumps(record: Any) -> str:
-    """One record as the harness's ``JSON.stringify`` writes it."""
-    return jsjson.dumps(record)
+        return b"".join(jsjson.dumps(r).encode() + b"\n" for r in [self.header, *records])
 
 
 _DELTA_ROW = {delta: tag for tag, delta in CHUNK_KINDS.items()}

@@ -8,12 +8,13 @@ parsed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any, NamedTuple
 
 import orjson
+
+from replay import jsjson
 
 
 class Line(NamedTuple):
@@ -58,10 +59,6 @@ class Unparsable(Exception):
     """A record that is not JSON the harness would accept."""
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def decode_json(payload: bytes) -> Any:
     """Parse one record; raise ``Unparsable`` with a reason the user can act on."""
     try:
@@ -72,7 +69,7 @@ def decode_json(payload: bytes) -> Any:
     # with replacement), integers beyond 64 bits (JavaScript parses them lossily).
     text = payload.decode("utf-8", "replace")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return jsjson.loads(text)
     except RecursionError:
         raise Unparsable("JSON nested too deeply to parse") from None
     except (ValueError, OverflowError) as exc:

@@ -11,16 +11,16 @@ from replay.report.base import Reporter
 from replay.style import sanitize
 
 if TYPE_CHECKING:
-    from replay.snapshot.conformance import ConformanceReport, ModeResult, ScenarioResult
+    from replay.snapshot.conformance import ConformanceReport, ConformanceResult, ModeResult
 
 CLIP = 200
 """The widest a compared line is shown in the text report."""
 
 
-class ConformanceReporter(Reporter["ScenarioResult", "ConformanceReport"]):
+class ConformanceReporter(Reporter["ConformanceResult", "ConformanceReport"]):
     """A format of a conformance run: its units are the scenarios, in corpus order."""
 
-    def units(self, result: ConformanceReport) -> Sequence[ScenarioResult]:
+    def units(self, result: ConformanceReport) -> Sequence[ConformanceResult]:
         return result.scenarios
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from replay.agent.writer import SessionLog, dumps, pack_chunks
+from replay.agent.writer import SessionLog, pack_chunks
+from replay.jsjson import dumps
 from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
 from replay.render.acp.stream import normalized_lines

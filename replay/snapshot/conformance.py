@@ -26,28 +26,26 @@ like any other: byte-exact, it counts as exact (and is counted as overridden); i
 it is "overridden" — outside the score, since only a keyless run with the override as
 the model could tell whether the renderer or the log is at fault.
 
-``check_scenario`` / ``run_conformance`` return data; ``replay.report.conformance``
+``check_conformance`` / ``run_conformance`` return data; ``replay.report.conformance``
 formats it.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
-from replay.log.values import show
 from replay.render.acp import PresenterRegistry
 from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, Profile, detect_profile
 from replay.render.acp.stream import normalized_lines
 from replay.render.acp.translate import Mode
+from replay.snapshot.diff import LineDiff, align_lines
 from replay.snapshot.harness import (
     HarnessScenario,
     find_harness_scenarios,
@@ -62,22 +60,8 @@ COMPARED_REQUESTS = ("session/request_permission",)
 PERMISSION_REQUEST = '"method":"session/request_permission"'
 USER_CHUNK = "user_message_chunk"
 
-Status = Literal["exact", "differs", "not derivable", "overridden"]
+ConformanceStatus = Literal["exact", "differs", "not derivable", "overridden"]
 ProfileSource = Literal["flag", "corpus", "log", "default"]
-
-
-@dataclass(frozen=True, slots=True)
-class LineDiff:
-    """The first difference, with the two streams aligned: the golden line (0-based
-    ``index`` among the compared golden lines, ``None`` for an extra rendered line) and
-    the rendered one (``rendered_index``; ``None`` when a golden line was not rendered),
-    and a short semantic summary."""
-
-    index: int | None
-    rendered_index: int | None
-    expected: str | None
-    got: str | None
-    summary: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +100,10 @@ class ModeResult:
 
 
 @dataclass(frozen=True, slots=True)
-class ScenarioResult:
+class ConformanceResult:
     name: str
     folder: str
-    status: Status
+    status: ConformanceStatus
     profile: Profile
     profile_source: ProfileSource
     modes: tuple[ModeResult, ...] = ()
@@ -136,21 +120,21 @@ class ScenarioResult:
 
 @dataclass(frozen=True, slots=True)
 class ConformanceReport:
-    scenarios: tuple[ScenarioResult, ...]
+    scenarios: tuple[ConformanceResult, ...]
 
     @property
-    def scored(self) -> tuple[ScenarioResult, ...]:
+    def scored(self) -> tuple[ConformanceResult, ...]:
         return tuple(s for s in self.scenarios if s.scored)
 
     @property
     def exact(self) -> int:
         return sum(1 for s in self.scenarios if s.status == "exact")
 
-    def count(self, status: Status) -> int:
+    def count(self, status: ConformanceStatus) -> int:
         return sum(1 for s in self.scenarios if s.status == status)
 
     @property
-    def overridden(self) -> tuple[ScenarioResult, ...]:
+    def overridden(self) -> tuple[ConformanceResult, ...]:
         return tuple(s for s in self.scenarios if s.overridden)
 
     def mode_score(self, mode: Mode) -> tuple[int, int]:
@@ -190,89 +174,11 @@ def _render(events: list[Event], session_id: str, cwd: str | None, mode: Mode, p
                             terminal_output=terminal_output, presenters=presenters, exclude=EXCLUDED_UPDATES)
 
 
-def compare_lines(expected: Sequence[str], got: Sequence[str]) -> tuple[int, LineDiff | None]:
-    """(golden lines rendered in order, the first difference or ``None``)."""
-    result = compare_mode("live", "", expected, got)
-    return result.matching, result.first_diff
-
-
 def compare_mode(mode: Mode, golden: str, expected: Sequence[str], got: Sequence[str]) -> ModeResult:
     """Align the two streams and say what differs."""
-    matcher = difflib.SequenceMatcher(None, list(expected), list(got), autojunk=False)
-    matching = missing = extra = changed = 0
-    first: LineDiff | None = None
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            matching += i2 - i1
-            continue
-        pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        changed += pairs
-        missing += (i2 - i1) - pairs
-        extra += (j2 - j1) - pairs
-        if first is None:
-            exp = expected[i1] if i1 < i2 else None
-            act = got[j1] if j1 < j2 else None
-            first = LineDiff(i1 if exp is not None else None, j1 if act is not None else None, exp, act,
-                             describe_difference(exp, act))
-    return ModeResult(mode, golden, len(expected), len(got), matching, missing, extra, changed, first)
-
-
-def describe_difference(expected: str | None, got: str | None) -> str:
-    """A one-line semantic summary: which key differs, expected vs got."""
-    if expected is None:
-        return f"extra line rendered: {_kind(got)}"
-    if got is None:
-        return f"expected line not rendered: {_kind(expected)}"
-    try:
-        exp, act = json.loads(expected), json.loads(got)
-    except ValueError:
-        return "a line is not JSON"
-    found = _first_difference(exp, act, "")
-    if found is None:
-        return "same JSON value, different bytes (key order or escaping)"
-    return found
-
-
-def _kind(line: str | None) -> str:
-    try:
-        frame = json.loads(line or "")
-    except ValueError:
-        return "?"
-    if not isinstance(frame, dict):
-        return "?"
-    params = frame.get("params")
-    update = params.get("update") if isinstance(params, dict) else None
-    if isinstance(update, dict) and isinstance(update.get("sessionUpdate"), str):
-        return str(update["sessionUpdate"])
-    return str(frame["method"]) if isinstance(frame.get("method"), str) else "?"
-
-
-def _first_difference(exp: Any, act: Any, path: str) -> str | None:
-    where = path or "(root)"
-    if isinstance(exp, dict) and isinstance(act, dict):
-        for key in exp:
-            if key not in act:
-                return f"{path}.{key}: expected {show(exp[key])}, missing"
-            found = _first_difference(exp[key], act[key], f"{path}.{key}" if path else key)
-            if found:
-                return found
-        for key in act:
-            if key not in exp:
-                return f"{path}.{key}: unexpected key, got {show(act[key])}"
-        if list(exp) != list(act):
-            return f"{where}: key order: expected {list(exp)}, got {list(act)}"
-        return None
-    if isinstance(exp, list) and isinstance(act, list):
-        for i, (e, a) in enumerate(zip(exp, act, strict=False)):
-            found = _first_difference(e, a, f"{path}[{i}]")
-            if found:
-                return found
-        if len(exp) != len(act):
-            return f"{where}: expected {len(exp)} items, got {len(act)}"
-        return None
-    if exp != act or type(exp) is not type(act):
-        return f"{where}: expected {show(exp)}, got {show(act)}"
-    return None
+    aligned = align_lines(expected, got)
+    return ModeResult(mode, golden, len(expected), len(got), aligned.matching, aligned.missing, aligned.extra,
+                      aligned.changed, aligned.first)
 
 
 def _golden_name(scenario: HarnessScenario) -> str:
@@ -280,12 +186,12 @@ def _golden_name(scenario: HarnessScenario) -> str:
     return path.name if path is not None else "(none)"
 
 
-def check_scenario(
+def check_conformance(
     scenario: HarnessScenario,
     presenters: PresenterRegistry | None = None,
     profile: Profile | None = None,
     profile_source: ProfileSource | None = None,
-) -> ScenarioResult:
+) -> ConformanceResult:
     """Render the scenario's streams and compare them with its goldens. Without a
     ``profile``, the one of its log's generation (else the default)."""
     events, session_id, cwd = _log_events(scenario.primary_log)
@@ -313,7 +219,7 @@ def check_scenario(
             modes.append(compare_mode("load", f"{_golden_name(scenario)} as a load replays it", expected, got))
 
     overridden = scenario.override is not None
-    status: Status = "exact" if all(m.exact for m in modes) else "overridden" if overridden else "differs"
+    status: ConformanceStatus = "exact" if all(m.exact for m in modes) else "overridden" if overridden else "differs"
     reason = None
     if scenario.slash_commands:
         status = "not derivable"
@@ -322,7 +228,7 @@ def check_scenario(
         reason = f"{OVERRIDE_NOTE}; rendered from the log, byte-exact"
     elif overridden:
         reason = f"{OVERRIDE_NOTE}; only a keyless run with the override as the model can derive its stream"
-    return ScenarioResult(scenario.name, str(scenario.folder), status, profile, source, tuple(modes), reason,
+    return ConformanceResult(scenario.name, str(scenario.folder), status, profile, source, tuple(modes), reason,
                           overridden)
 
 
@@ -352,7 +258,7 @@ def run_conformance(
 ) -> ConformanceReport:
     """Check every scenario folder under the roots that has a golden; the profile is
     ``profile``, or else chosen per root from its logs' generation."""
-    results: list[ScenarioResult] = []
+    results: list[ConformanceResult] = []
     for root in roots:
         scenarios = [s for s in find_harness_scenarios([root]) if s.has_golden]
         chosen: Profile | None = profile
@@ -361,5 +267,5 @@ def run_conformance(
             chosen = corpus_profile(scenarios)
             source = "corpus" if chosen is not None else "default"
             chosen = chosen or DEFAULT_PROFILE
-        results.extend(check_scenario(s, presenters, chosen, source) for s in scenarios)
+        results.extend(check_conformance(s, presenters, chosen, source) for s in scenarios)
     return ConformanceReport(tuple(results))

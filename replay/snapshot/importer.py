@@ -45,8 +45,9 @@ from replay.jsjson import parse
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
+from replay.log.values import CWD_PLACEHOLDER
 from replay.render.acp.profiles import DEFAULT_PROFILE, Profile, detect_profile
-from replay.snapshot.conformance import ScenarioResult, check_scenario
+from replay.snapshot.conformance import ConformanceResult, check_conformance
 from replay.snapshot.harness import HarnessScenario, terminal_capability
 from replay.snapshot.scenario import (
     SCENARIO_FILE,
@@ -341,7 +342,7 @@ def _tools(log: _Log, policy: bool | None, subagent: bool | dict[str, Any] | Non
     names = list(dict.fromkeys([e["name"] for e in _offered(log)] + _called(log)))
     tools: dict[str, Any] = {}
     if TOOL_NAME in names:
-        tools["todo_write"] = {"allowParallelInProgress": policy}
+        tools[TOOL_NAME] = {"allowParallelInProgress": policy}
     real = "subagent" in names and subagent is not None
     if real:
         tools["subagent"] = subagent
@@ -501,7 +502,7 @@ def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = F
         doc["locale"] = locale
     if terminal_capability(found.steps):
         doc["client"] = {"terminalOutput": True}
-    if cwd != "{{cwd}}":
+    if cwd != CWD_PLACEHOLDER:
         doc["cwd"] = cwd if isinstance(cwd, str) else None
     doc["model"] = _model(primary, "session.jsonl", override)
     if spawned:
@@ -512,7 +513,7 @@ def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = F
     return NewScenario(name, target, sorted(files), notes, failing)
 
 
-def round_trip(harness: HarnessScenario, log: Path, profile: Profile | None = None) -> ScenarioResult:
+def round_trip(harness: HarnessScenario, log: Path, profile: Profile | None = None) -> ConformanceResult:
     """The proof that an import reproduced its session: the ACP streams rendered from the
     re-persisted ``log`` (a refresh's ``session.expected.jsonl``), compared with the
     harness's goldens as conformance compares the recording's own — under the profile
@@ -523,4 +524,4 @@ def round_trip(harness: HarnessScenario, log: Path, profile: Profile | None = No
             profile = detect_profile(iter_events(log_read.items())) or DEFAULT_PROFILE
         finally:
             log_read.close()
-    return check_scenario(replace(harness, primary_log=log), profile=profile, profile_source="corpus")
+    return check_conformance(replace(harness, primary_log=log), profile=profile, profile_source="corpus")

@@ -27,20 +27,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from replay.agent.loop import Agent, RunError
 from replay.agent.model import Model, ModelError, RecordedModel, ScriptedCall, ScriptedModel, apply_override
 from replay.agent.recording import Recording
-from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolOutcome
+from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolReply
 from replay.agent.writer import Clock, Ids, SessionLog
 from replay.jsjson import parse
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
-from replay.todo.tool import Config
+from replay.log.values import CWD_PLACEHOLDER
+from replay.todo.tool import TOOL_NAME, Config
 
 SCENARIO_FILE = "scenario.json"
 SCHEMA_FILE = "scenario.schema.json"
 """The schema's name: shipped in this package, and copied next to the scenario folders."""
 SCHEMA_REF = f"../{SCHEMA_FILE}"
 """The ``$schema`` a scenario carries: the copy in the folder of scenario folders."""
-CWD_PLACEHOLDER = "{{cwd}}"
 MAX_JSON_BYTES = 16 << 20
 """The largest ``scenario.json`` or override file read."""
 
@@ -78,7 +78,7 @@ class ToolsConfig(_Strict):
 
     @model_validator(mode="after")
     def _distinct(self) -> ToolsConfig:
-        if "todo_write" in self.recorded:
+        if TOOL_NAME in self.recorded:
             raise ValueError("recorded: todo_write always runs for real (its policy decides); configure it under "
                              "todo_write")
         if "subagent" in self.recorded and self.offers_subagent:
@@ -429,11 +429,11 @@ class _Runner:
     def __post_init__(self) -> None:
         self.ids = Ids(self.folder.name)
 
-    def spawn(self, parent: Agent, prompt: str, label: str | None) -> ToolOutcome:
+    def spawn(self, parent: Agent, prompt: str, label: str | None) -> ToolReply:
         index = len(self.logs)
         children = self.scenario.children
         if index > len(children):
-            return ToolOutcome(f"Error: no subagent is configured for call {index} (add one to children)", True)
+            return ToolReply(f"Error: no subagent is configured for call {index} (add one to children)", True)
         spec = children[index - 1]
         child = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd, parent=parent.log.id,
                                depth=int(parent.log.header["delegationDepth"]) + 1)
@@ -444,7 +444,7 @@ class _Runner:
                       spawn_child=self.spawn, recording=session.recording, label=f"child {index}")
         text = agent.run_turn(prompt)
         agent.finish()
-        return ToolOutcome(text or "(the subagent finished without a final answer)")
+        return ToolReply(text or "(the subagent finished without a final answer)")
 
     def run(self) -> Run:
         primary = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 STATUSES = ("pending", "in_progress", "completed")
-Status = Literal["pending", "in_progress", "completed"]
+TodoStatus = Literal["pending", "in_progress", "completed"]
 
 JS_WHITESPACE = (
     "\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680"

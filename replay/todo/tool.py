@@ -109,7 +109,7 @@ class TodoSession(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class ToolResult:
+class TodoReply:
     """What a call returns to the model. ``todos`` is the canonical list written, or
     ``None`` when the call was rejected (and nothing was appended)."""
 
@@ -174,7 +174,7 @@ class TodoWriteTool:
     def schema(self) -> dict[str, Any]:
         return tool_schema(self.config)
 
-    def execute(self, args: Any, agent: TodoSession | None) -> ToolResult:
+    def execute(self, args: Any, agent: TodoSession | None) -> TodoReply:
         """Validate, canonicalize and record; a rejected call appends nothing."""
         try:
             check_arguments(args)
@@ -182,10 +182,10 @@ class TodoWriteTool:
             if agent is None:
                 raise _Rejected("todo_write requires an owning agent session")
         except (ArgumentError, _Rejected) as exc:
-            return ToolResult(f"Error: {exc}", True)
+            return TodoReply(f"Error: {exc}", True)
         agent.append("todo/write", {"todos": todos})
         counts = {s: sum(1 for t in todos if t["status"] == s) for s in STATUSES}
-        return ToolResult(
+        return TodoReply(
             f"Updated todo list: {counts['pending']} pending, {counts['in_progress']} in progress, "
             f"{counts['completed']} completed.",
             False,

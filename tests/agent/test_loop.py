@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.agent.model import ModelError, RecordedModel
-from replay.agent.writer import dumps, pack_chunks
+from replay.agent.writer import pack_chunks
+from replay.jsjson import dumps
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.snapshot.scenario import ScenarioError, run_scenario

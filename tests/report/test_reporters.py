@@ -21,8 +21,9 @@ from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FOR
 from replay.report.rules import RulesJson, RulesText
 from replay.report.snapshot import CheckGithub, CheckJson, CheckJunit, CheckText, RefreshText
 from replay.snapshot.compare import CheckReport, FileResult, RefreshResult, ScenarioResult
-from replay.snapshot.conformance import ConformanceReport, LineDiff, ModeResult
-from replay.snapshot.conformance import ScenarioResult as Conformance
+from replay.snapshot.conformance import ConformanceReport, ModeResult
+from replay.snapshot.conformance import ConformanceResult as Conformance
+from replay.snapshot.diff import LineDiff
 from replay.style import COLORED, PLAIN
 
 EVIL = "\x1b]52;c;AAAA\x07\x9b2J\u202e\ud800"

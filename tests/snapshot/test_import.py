@@ -23,7 +23,7 @@ from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.render.acp.profiles import Profile
 from replay.snapshot.compare import check_scenarios, refresh_scenarios
-from replay.snapshot.conformance import ScenarioResult, check_scenario, corpus_profile
+from replay.snapshot.conformance import ConformanceResult, check_conformance, corpus_profile
 from replay.snapshot.harness import find_harness_scenarios, load_harness_scenario
 from replay.snapshot.importer import ImportRefused, import_log, round_trip, scaffold_document
 from replay.snapshot.scenario import ScenarioError, run_scenario, shipped_schema
@@ -51,7 +51,7 @@ def _derivable() -> list[str]:
         folder = corpus_root() / root
         if folder.is_dir():
             found.extend(f"{root}/{s.name}" for s in find_harness_scenarios([folder])
-                         if s.has_golden and check_scenario(s).status != "not derivable")
+                         if s.has_golden and check_conformance(s).status != "not derivable")
     return found
 
 
@@ -66,7 +66,7 @@ def _profile(root: Path) -> Profile | None:
     return _PROFILES[root]
 
 
-def _exact(result: ScenarioResult) -> list[str]:
+def _exact(result: ConformanceResult) -> list[str]:
     """What differs, per stream (empty when every stream is byte-exact)."""
     return [f"{m.mode}: {m.what_differs}" for m in result.modes if not m.exact] + (
         [] if result.modes else ["no stream compared"])

@@ -21,15 +21,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from replay.jsjson import dumps
+from replay.log.values import CWD_PLACEHOLDER
 
-CWD_TOKEN = "{{cwd}}"
+CWD_TOKEN = CWD_PLACEHOLDER
+"""The goldens' token for the session cwd: the fixtures' own placeholder."""
 SESSION_TOKEN = "{{sessionId}}"
 UPDATED_AT_TOKEN = "{{updatedAt}}"
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 _SPILL_END = r"(?=\. Use read with offset/limit|\s|\)|$)"
 _SPILL = re.compile(
-    r"(?:\{\{cwd\}\}/\.spill"
+    "(?:" + re.escape(CWD_TOKEN) + r"/\.spill"
     r"|(?:[A-Za-z]:)?(?:/tmp|/t)/(?:dsh-acp-snap-[0-9a-f]{9}|dsh-acp-snapshot-spill))"
     r"/session-[0-9a-f]{12}/[0-9a-f]{12}-([^\s/]+?)" + _SPILL_END
 )

@@ -12,7 +12,8 @@ import posixpath
 import re
 from types import ModuleType
 
-PLACEHOLDER = "{{cwd}}"
+from replay.log.values import CWD_PLACEHOLDER
+
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
@@ -22,9 +23,9 @@ def _flavour(cwd: str) -> ModuleType:
 
 def expand(path: str, cwd: str | None) -> str:
     """``{{cwd}}`` / ``{{cwd}}/rest`` → the session cwd (when there is one)."""
-    if cwd is not None and (path == PLACEHOLDER or path.startswith(PLACEHOLDER + "/")
-                            or path.startswith(PLACEHOLDER + "\\")):
-        return cwd + path[len(PLACEHOLDER):]
+    if cwd is not None and (path == CWD_PLACEHOLDER or path.startswith(CWD_PLACEHOLDER + "/")
+                            or path.startswith(CWD_PLACEHOLDER + "\\")):
+        return cwd + path[len(CWD_PLACEHOLDER):]
     return path
 
 

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Iterator
 from replay.log.event import Event
 from replay.project.tools import tool_calls
 from replay.render.web.panel import PanelFields, panel_fields
-from replay.render.web.row import TODO_TOOL, RowFields, row_fields
+from replay.render.web.row import RowFields, row_fields
 from replay.todo.model import js_trim
 from replay.todo.plan import standing_plan
+from replay.todo.tool import TOOL_NAME
 
 ABSENT = "<absent>"
 
@@ -51,5 +52,5 @@ def golden_text(rows: Iterable[RowFields], panel: PanelFields | None) -> str:
 def web_golden(events: Iterable[Event], locale: str = "en") -> str:
     """The golden text of a log: every ``todo_write`` row, then the standing plan's panel."""
     evs = list(events)
-    rows = [row_fields(call, locale) for call in tool_calls(evs) if call.name == TODO_TOOL]
+    rows = [row_fields(call, locale) for call in tool_calls(evs) if call.name == TOOL_NAME]
     return golden_text(rows, panel_fields(standing_plan(evs), locale))

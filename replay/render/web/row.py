@@ -14,8 +14,8 @@ from replay.jsjson import parse
 from replay.project.tools import ToolCall, first_line, is_js_object
 from replay.render.web.locale import GENERIC_TOOL_TITLE, SUMMARY_JOINER, Strings, interpolate, strings
 from replay.todo.model import js_trim
+from replay.todo.tool import TOOL_NAME
 
-TODO_TOOL = "todo_write"
 RowState = Literal["running", "ok", "error", "stopped"]
 STOPPED_CODE = "interrupted"
 """The structured error code that makes a row ``stopped``."""
@@ -76,7 +76,7 @@ def _generic_base(args_raw: str, call_id: str) -> str:
     return first_line(args_raw)
 
 
-def plan_summary(args_raw: str, call_id: str, s: Strings, name: str = TODO_TOOL) -> PlanSummary:
+def plan_summary(args_raw: str, call_id: str, s: Strings, name: str = TOOL_NAME) -> PlanSummary:
     """The ``todo_write`` summary and ``+N`` suffix computed from the raw arguments."""
     ok, root = parse(args_raw)
     todos = root.get("todos") if ok and isinstance(root, dict) else None
@@ -103,7 +103,7 @@ def row_fields(call: ToolCall, locale: str = "en") -> RowFields:
     s = strings(locale)
     state = row_state(call)
     label = {"running": s.row_running, "error": s.row_failed, "stopped": s.row_stopped}.get(state)
-    if call.name == TODO_TOOL:
+    if call.name == TOOL_NAME:
         title = s.todo_row_title
         plan = plan_summary(call.args_raw, call.call_id, s, call.name)
         summary: str | None = plan.text

@@ -11,15 +11,14 @@ import pytest
 from replay.report.conformance import ConformanceJson, ConformanceText
 from replay.snapshot.conformance import (
     ConformanceReport,
-    LineDiff,
+    ConformanceResult,
     ModeResult,
-    ScenarioResult,
-    check_scenario,
-    compare_lines,
+    check_conformance,
     compare_mode,
     rendered_update_lines,
     run_conformance,
 )
+from replay.snapshot.diff import LineDiff, compare_lines
 from replay.snapshot.harness import (
     golden_update_lines,
     load_harness_scenario,
@@ -48,7 +47,7 @@ FOLDERS = _folders()
 )
 def test_scenario_is_byte_exact(folder: Path) -> None:
     scenario = load_harness_scenario(folder)
-    result = check_scenario(scenario)
+    result = check_conformance(scenario)
     # A log with no model turn (the header alone) tells no generation: the default.
     assert (result.profile, result.profile_source) in (("2026-07", "log"), ("2026-07", "default"))
     assert [m.mode for m in result.modes] == ["live", "load"]
@@ -168,9 +167,9 @@ def test_the_report_says_what_actually_differs() -> None:
 
 def test_formatters() -> None:
     report = ConformanceReport((
-        ScenarioResult("a", "/c/a", "exact", "2026-07", "corpus",
+        ConformanceResult("a", "/c/a", "exact", "2026-07", "corpus",
                        (ModeResult("live", "stdout.expected.jsonl", 2, 2, 2),)),
-        ScenarioResult("b", "/c/b", "differs", "2026-08", "flag", (
+        ConformanceResult("b", "/c/b", "differs", "2026-08", "flag", (
             ModeResult("live", "stdout.expected.jsonl", 2, 2, 1, changed=1,
                        first_diff=LineDiff(1, 1, '{"k":1}', '{"k":2}', "k: expected 1, got 2")),)),
     ))

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from replay.snapshot.conformance import ConformanceReport, check_scenario, format_text, run_conformance
+from replay.report.conformance import ConformanceText
+from replay.snapshot.conformance import ConformanceReport, check_conformance, run_conformance
 from replay.snapshot.harness import load_harness_scenario
 from tests.helpers import corpus_root
 
@@ -29,10 +30,10 @@ ABSENT = pytest.mark.skip(reason=f"the answer key {ORACLE} is absent (set REPLAY
 @pytest.mark.parametrize("folder", CASES or [pytest.param(None, marks=ABSENT)],
                          ids=lambda p: p.name if isinstance(p, Path) else "oracle")
 def test_case_is_byte_exact_live_and_load(folder: Path) -> None:
-    result = check_scenario(load_harness_scenario(folder))
+    result = check_conformance(load_harness_scenario(folder))
     assert [(m.mode, m.golden) for m in result.modes] == [("live", "live.expected.jsonl"),
                                                           ("load", "load.expected.jsonl")]
-    assert result.status == "exact", format_text(ConformanceReport((result,)))
+    assert result.status == "exact", ConformanceText.render(ConformanceReport((result,)))
     assert all(m.expected == m.rendered == m.matching for m in result.modes)
 
 

@@ -35,13 +35,14 @@ from replay.render.acp.presenters import (
     web,
 )
 from replay.render.acp.views import Presenter, PresenterRegistry
+from replay.todo.tool import TOOL_NAME
 
 SHIPPED: Mapping[str, Presenter] = {
     "bash": shell.PRESENTER,
     "read": fs.READ,
     "edit": fs.EDIT,
     "write": fs.WRITE,
-    "todo_write": agent.TODO_WRITE,
+    TOOL_NAME: agent.TODO_WRITE,
     "skill": agent.SKILL,
     "run_code": agent.RUN_CODE,
     "ralph": agent.RALPH,
