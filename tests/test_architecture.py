@@ -1,0 +1,167 @@
+"""The shape of the package: one direction of flow, and a README that tells the truth
+about the tree.
+
+The import graph is built from the source (every ``import`` and ``from … import`` of a
+``replay`` module, wherever it stands: inside a function or under ``TYPE_CHECKING``
+too, since a deferred import is still a dependency)."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO
+
+PACKAGE = REPO / "replay"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """The replay modules a file imports (``from replay.x import y`` counts ``replay.x.y``
+    when that is a module)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "replay")
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            assert node.level == 0, f"{path}: relative import"
+            if node.module.split(".")[0] == "replay":
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in modules)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the replay modules it imports."""
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    modules = set(paths)
+    return {name: _imports(path, modules) for name, path in paths.items()}
+
+
+def _child(module: str, package: str) -> str | None:
+    """The direct child of ``package`` that holds ``module`` (``None`` if outside)."""
+    if not module.startswith(package + "."):
+        return None
+    return f"{package}.{module[len(package) + 1:].split('.')[0]}"
+
+
+def level_graph(graph: Mapping[str, Iterable[str]], package: str) -> dict[str, set[str]]:
+    """The import graph between the direct children of ``package`` (its modules and
+    subpackages, each taken whole)."""
+    edges: dict[str, set[str]] = defaultdict(set)
+    for source, targets in graph.items():
+        a = _child(source, package)
+        for target in targets:
+            b = _child(target, package)
+            if a is not None and b is not None and a != b:
+                edges[a].add(b)
+    return edges
+
+
+def cycles(edges: Mapping[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected set of more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    nodes = sorted(set(edges) | {t for ts in edges.values() for t in ts})
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    part = []
+                    while True:
+                        top = stack.pop()
+                        on_stack.discard(top)
+                        part.append(top)
+                        if top == node:
+                            break
+                    if len(part) > 1:
+                        found.append(sorted(part))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(edges.get(child, ())))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    graph = {"replay.check.registry": {"replay.todo.rules"}, "replay.todo.rules": {"replay.check.rules"}}
+    assert cycles(level_graph(graph, "replay")) == [["replay.check", "replay.todo"]]
+
+
+def _packages() -> list[str]:
+    return sorted(_module_name(p) for p in PACKAGE.rglob("__init__.py"))
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_no_import_cycle_between_the_parts_of_a_package(package: str) -> None:
+    assert cycles(level_graph(import_graph(), package)) == []
+
+
+def test_the_flow_has_one_direction() -> None:
+    edges = level_graph(import_graph(), "replay")
+    importers = {source for source, targets in edges.items() if "replay.cli" in targets}
+    assert importers == {"replay.__main__"}  # nothing but `python -m replay` imports the CLI
+    order = ["replay.log", "replay.check", "replay.project", "replay.render", "replay.snapshot", "replay.report"]
+    for i, stage in enumerate(order):
+        assert not edges.get(stage, set()) & set(order[i + 1:]), f"{stage} imports a later stage"
+    assert edges["replay.check"] >= {"replay.todo"} and "replay.check" not in edges.get("replay.todo", set())
+
+
+def _readme_tree() -> tuple[set[str], set[str]]:
+    """The paths the README's layout block names: those under ``replay/`` and the others."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Layout\n", 1)[1].split("```\n", 2)[1]
+    listed: set[str] = set()
+    trail: list[str] = []
+    for line in block.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        assert indent % 2 == 0, f"README layout: odd indentation: {line!r}"
+        level = indent // 2
+        assert level <= len(trail), f"README layout: {line!r} is indented under nothing"
+        trail = [*trail[:level], line.split()[0]]
+        listed.add("".join(trail))
+    inside = {p for p in listed if p.startswith("replay/")}
+    return inside, listed - inside
+
+
+def test_the_readme_layout_is_the_tree() -> None:
+    inside, outside = _readme_tree()
+    tree = {"replay/"}
+    for path in PACKAGE.rglob("*"):
+        if "__pycache__" in path.parts or path.name == "__init__.py":
+            continue
+        relative = path.relative_to(REPO).as_posix()
+        if path.is_dir():
+            tree.add(relative + "/")
+        elif path.suffix in (".py", ".js", ".css", ".json"):
+            tree.add(relative)
+    assert sorted(inside - tree) == [], "the README lists what does not exist"
+    assert sorted(tree - inside) == [], "the README's layout omits these"
+    assert all((REPO / p).exists() for p in outside), outside
