@@ -4,6 +4,8 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+pytest_plugins = ["pytester"]  # the pytest plugin's tests run their inner sessions in process
+
 settings.register_profile(
     "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

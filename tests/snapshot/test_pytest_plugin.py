@@ -1,12 +1,14 @@
 """The pytest plugin on syrupy: partial runs are safe, and --snapshot-update is the
-same refresh as `replay refresh`."""
+same refresh as `replay refresh`.
+
+Each inner test session runs in this process through pytest's ``pytester`` (the
+plugin is loaded from its entry point, as for any user); only the two-worker run
+starts processes, its xdist workers."""
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,18 +30,20 @@ def test_goldens(scenario, replay_scenario, replay_snapshot):
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(pytester: pytest.Pytester) -> Path:
+    root = pytester.path
     for name in ("parallel-plan-two", "recorded-parallel-plan", "zero-todos"):
-        shutil.copytree(REPO / "scenarios" / name, tmp_path / "scenarios" / name)
-        shutil.copytree(REPO / "goldens" / name, tmp_path / "goldens" / name)
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_goldens.py").write_text(TEST_FILE)
-    return tmp_path
+        shutil.copytree(REPO / "scenarios" / name, root / "scenarios" / name)
+        shutil.copytree(REPO / "goldens" / name, root / "goldens" / name)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_goldens.py").write_text(TEST_FILE)
+    return root
 
 
-def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", *args],
-                          cwd=project, capture_output=True, text=True, timeout=120)
+def _pytest(pytester: pytest.Pytester, *args: str) -> tuple[int, str]:
+    """Run pytest on the project; its exit status and everything it printed."""
+    result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", "tests", *args)
+    return int(result.ret), result.stdout.str() + result.stderr.str()
 
 
 def _tree(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -54,18 +58,18 @@ def _flip(project: Path, scenario: str) -> None:
     path.write_text(json.dumps(doc))
 
 
-def test_a_partial_run_does_not_flag_other_goldens(project: Path) -> None:
-    proc = _pytest(project, "-k", "zero")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "1 passed" in proc.stdout and "unused" not in proc.stdout
+def test_a_partial_run_does_not_flag_other_goldens(project: Path, pytester: pytest.Pytester) -> None:
+    code, out = _pytest(pytester, "-k", "zero")
+    assert code == 0, out
+    assert "1 passed" in out and "unused" not in out
 
 
-def test_a_partial_update_leaves_every_other_golden_untouched(project: Path) -> None:
+def test_a_partial_update_leaves_every_other_golden_untouched(project: Path, pytester: pytest.Pytester) -> None:
     _flip(project, "recorded-parallel-plan")
     _flip(project, "parallel-plan-two")
     before = _tree(project / "goldens")
-    proc = _pytest(project, "-k", "recorded", "--snapshot-update")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, out = _pytest(pytester, "-k", "recorded", "--snapshot-update")
+    assert code == 0, out
     after = _tree(project / "goldens")
     changed = {k for k in after if after[k] != before[k]}
     assert changed == {f"recorded-parallel-plan/{n}" for n in (
@@ -73,33 +77,34 @@ def test_a_partial_update_leaves_every_other_golden_untouched(project: Path) -> 
         "stdout.expected.jsonl", "tool-schemas.expected.json", "web.expected.txt")}
     assert set(after) == set(before)  # nothing deleted
     # parallel-plan-two changed too but was not selected: its goldens still say so.
-    proc = _pytest(project, "-k", "parallel-plan-two")
-    assert proc.returncode == 1 and "snapshot" in proc.stdout
+    code, out = _pytest(pytester, "-k", "parallel-plan-two")
+    assert code == 1 and "snapshot" in out
 
 
-def test_snapshot_update_is_the_same_refresh_as_replay_refresh(project: Path, tmp_path: Path) -> None:
+def test_snapshot_update_is_the_same_refresh_as_replay_refresh(project: Path, pytester: pytest.Pytester,
+                                                                tmp_path: Path) -> None:
     _flip(project, "parallel-plan-two")
     twin = tmp_path / "twin"
     shutil.copytree(project / "scenarios", twin / "scenarios")
     shutil.copytree(project / "goldens", twin / "goldens")
-    proc = _pytest(project, "--snapshot-update")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, out = _pytest(pytester, "--snapshot-update")
+    assert code == 0, out
     refresh_scenarios(twin / "scenarios", twin / "goldens")
     assert {k: v[0] for k, v in _tree(project / "goldens").items()} == \
         {k: v[0] for k, v in _tree(twin / "goldens").items()}
-    proc = _pytest(project)
-    assert proc.returncode == 0 and "3 passed" in proc.stdout
+    code, out = _pytest(pytester)
+    assert code == 0 and "3 passed" in out
 
 
-def test_two_workers_write_the_same_goldens(project: Path, tmp_path: Path) -> None:
+def test_two_workers_write_the_same_goldens(project: Path, pytester: pytest.Pytester, tmp_path: Path) -> None:
     pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]')")
     _flip(project, "parallel-plan-two")
     _flip(project, "recorded-parallel-plan")
     twin = tmp_path / "twin"
     shutil.copytree(project / "scenarios", twin / "scenarios")
     shutil.copytree(project / "goldens", twin / "goldens")
-    proc = _pytest(project, "-n", "2", "--snapshot-update")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, out = _pytest(pytester, "-n", "2", "--snapshot-update")
+    assert code == 0, out
     refresh_scenarios(twin / "scenarios", twin / "goldens")
     assert {k: v[0] for k, v in _tree(project / "goldens").items()} == \
         {k: v[0] for k, v in _tree(twin / "goldens").items()}
