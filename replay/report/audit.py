@@ -102,22 +102,29 @@ def finding_dict(f: Finding) -> dict[str, Any]:
             "type": f.type, "message": f.message}
 
 
+def audit_document(result: AuditResult) -> dict[str, Any]:
+    """The JSON report's document (the README documents its schema)."""
+    summary = result.summary
+    return {
+        "files": [
+            {"path": r.path, "status": r.status, "events": r.events,
+             "findings": [finding_dict(f) for f in r.findings]}
+            for r in result.reports
+        ],
+        "summary": {"files": summary.files, "ok": summary.ok, "failed": summary.failed,
+                    "events": summary.events, "errors": summary.errors,
+                    "warnings": summary.warnings, "policy": summary.policy},
+    }
+
+
 class AuditJson(AuditReporter):
     """One JSON document (the README documents its schema)."""
 
     def finish(self, result: AuditResult) -> None:
-        summary = result.summary
-        doc = {
-            "files": [
-                {"path": r.path, "status": r.status, "events": r.events,
-                 "findings": [finding_dict(f) for f in r.findings]}
-                for r in result.reports
-            ],
-            "summary": {"files": summary.files, "ok": summary.ok, "failed": summary.failed,
-                        "events": summary.events, "errors": summary.errors,
-                        "warnings": summary.warnings, "policy": summary.policy},
-        }
-        self.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+        # The document is gone before its text is made: a large audit holds the bytes
+        # and the text at once, never the dicts as well.
+        self.write(orjson.dumps(audit_document(result), option=orjson.OPT_INDENT_2).decode())
+        self.write("\n")
 
 
 _GITHUB_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.POLICY: "notice"}

@@ -29,4 +29,5 @@ class RulesJson(RulesReporter):
 
     def finish(self, result: Mapping[str, Rule]) -> None:
         rows = [{"rule": r.id, "kind": r.kind, "domain": r.domain, "summary": r.summary} for r in result.values()]
-        self.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n")
+        self.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
+        self.write("\n")

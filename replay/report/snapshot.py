@@ -5,7 +5,7 @@ refresh (``RefreshResult``) as text."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -58,22 +58,27 @@ class CheckText(CheckReporter):
         self.write("\n" + paint("red" if failed else "green", verdict) + "\n")
 
 
+def check_document(result: CheckReport) -> dict[str, Any]:
+    """The JSON report's document: every scenario with its files and changes, and a summary."""
+    scenarios = result.scenarios
+    return {
+        "scenarios": [{
+            "name": r.name, "status": "failed" if r.failed else "ok", "error": r.error,
+            "files": [{"path": golden_path(result.goldens, f), "name": f.name, "status": f.status,
+                       "changes": list(f.changes)} for f in r.files],
+        } for r in scenarios],
+        "summary": {"scenarios": len(scenarios), "failed": sum(1 for r in scenarios if r.failed),
+                    "files": sum(len(r.files) for r in scenarios),
+                    "failed_files": sum(1 for r in scenarios for f in r.files if f.failed)},
+    }
+
+
 class CheckJson(CheckReporter):
     """One JSON document: every scenario with its files and changes, and a summary."""
 
     def finish(self, result: CheckReport) -> None:
-        scenarios = result.scenarios
-        doc = {
-            "scenarios": [{
-                "name": r.name, "status": "failed" if r.failed else "ok", "error": r.error,
-                "files": [{"path": golden_path(result.goldens, f), "name": f.name, "status": f.status,
-                           "changes": list(f.changes)} for f in r.files],
-            } for r in scenarios],
-            "summary": {"scenarios": len(scenarios), "failed": sum(1 for r in scenarios if r.failed),
-                        "files": sum(len(r.files) for r in scenarios),
-                        "failed_files": sum(1 for r in scenarios for f in r.files if f.failed)},
-        }
-        self.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+        self.write(orjson.dumps(check_document(result), option=orjson.OPT_INDENT_2).decode())
+        self.write("\n")
 
 
 class CheckGithub(CheckReporter):
