@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +97,40 @@ def next_seq(recs: list[dict[str, Any]]) -> int:
     if "seq0" in last:
         return int(last["seq0"]) + len(last["data"].get("texts") or last["data"].get("args"))
     return int(last["seq"]) + 1
+
+
+@dataclass(frozen=True)
+class Run:
+    """One command line's exit status and what it printed; ``traceback`` is the
+    formatted exception that escaped ``replay`` (``None``: none did)."""
+
+    code: int
+    stdout: bytes
+    stderr: bytes
+    traceback: str | None
+
+
+_DRIVER = """
+import base64, json, sys, traceback
+from click.testing import CliRunner
+from replay.cli import main
+runs = []
+for argv in json.loads(sys.stdin.read()):
+    result = CliRunner().invoke(main, argv)
+    escaped = result.exception if not isinstance(result.exception, SystemExit) else None
+    runs.append({"code": result.exit_code, "stdout": base64.b64encode(result.stdout_bytes).decode(),
+                 "stderr": base64.b64encode(result.stderr_bytes).decode(),
+                 "traceback": "".join(traceback.format_exception(escaped)) if escaped else None})
+print(json.dumps(runs))
+"""
+
+
+def replay_in_a_process(*argvs: list[str], env: dict[str, str] | None = None) -> list[Run]:
+    """Run several ``replay`` command lines, one after another, in one fresh Python
+    process (each through click's runner, with its own streams and exit status): a real
+    process and the real ``main``, without paying the interpreter's start-up per command."""
+    proc = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps(argvs).encode(), capture_output=True,
+                          cwd=REPO, timeout=300, env={**os.environ, **(env or {})})
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    return [Run(r["code"], base64.b64decode(r["stdout"]), base64.b64decode(r["stderr"]), r["traceback"])
+            for r in json.loads(proc.stdout)]

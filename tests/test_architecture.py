@@ -8,6 +8,7 @@ too, since a deferred import is still a dependency)."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -39,8 +40,9 @@ def _imports(path: Path, modules: set[str]) -> set[str]:
     return found
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
-    """Module → the replay modules it imports."""
+    """Module → the replay modules it imports (read once per test session)."""
     paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     modules = set(paths)
     return {name: _imports(path, modules) for name, path in paths.items()}

@@ -12,7 +12,17 @@ import pytest
 from click.testing import CliRunner
 
 from replay.cli import main
-from tests.helpers import ACP, REPO, TODO_WRITE, corpus_file, corpus_root, dump, index_of, records
+from tests.helpers import (
+    ACP,
+    REPO,
+    TODO_WRITE,
+    corpus_file,
+    corpus_root,
+    dump,
+    index_of,
+    records,
+    replay_in_a_process,
+)
 
 
 def run(*args: str, input: bytes | None = None) -> tuple[int, str]:
@@ -211,17 +221,18 @@ def test_hostile_input_never_produces_a_traceback(tmp_path: Path, name: str) -> 
     data, exit_code, expected = HOSTILE[name]
     path = tmp_path / "session.jsonl"
     path.write_bytes(data)
-    for fmt in ("text", "json", "github"):
-        proc = _subprocess(["audit", "--format", fmt, str(path)])
-        assert proc.returncode == exit_code, (fmt, proc.stdout, proc.stderr)
-        assert b"Traceback" not in proc.stderr + proc.stdout
+    formats = ("text", "json", "github")
+    *audits, plan = replay_in_a_process(*(["audit", "--format", fmt, str(path)] for fmt in formats),
+                                        ["plan", str(path)])
+    for fmt, run in zip(formats, audits, strict=True):
+        assert run.traceback is None, (fmt, run.traceback)
+        assert run.code == exit_code, (fmt, run.stdout, run.stderr)
         if fmt == "json":
-            found = json.loads(proc.stdout)["files"][0]["findings"]
+            found = json.loads(run.stdout)["files"][0]["findings"]
             assert [(f["rule"], f["severity"]) for f in found] == expected
-    proc = _subprocess(["plan", str(path)])
-    assert b"Traceback" not in proc.stderr + proc.stdout
+    assert plan.traceback is None, plan.traceback
     # plan needs a header object; then it prints the plan (null here).
-    assert (proc.returncode, proc.stdout) == ((1, b"") if name in NO_HEADER else (0, b"null\n"))
+    assert (plan.code, plan.stdout) == ((1, b"") if name in NO_HEADER else (0, b"null\n"))
 
 
 def test_a_100mb_line_is_read_without_a_traceback(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, TODO_WRITE, corpus_root, dump, index_of, records
+from tests.helpers import REPO, TODO_WRITE, corpus_root, dump, index_of, records, replay_in_a_process
 
 
 def _replay(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -29,11 +29,13 @@ def test_deeply_nested_values_render(tmp_path: Path, depth: int) -> None:
     nested = "[" * depth + '{"todos":[]}' + "]" * depth
     path = tmp_path / "session.jsonl"
     path.write_bytes(dump(recs).replace(b'"NESTED"', nested.encode()))
-    for args in (["render", "acp"], ["render", "acp", "--normalize"], ["render", "acp", "--load"],
-                 ["render", "stdio"], ["render", "web"], ["render", "web", "--html"], ["plan"]):
-        proc = _replay(*args, str(path))
-        assert proc.returncode == 0, (args, proc.stderr)
-    page = Path(_replay("view", str(path)).stdout.strip())
+    commands = [["render", "acp"], ["render", "acp", "--normalize"], ["render", "acp", "--load"],
+                ["render", "stdio"], ["render", "web"], ["render", "web", "--html"], ["plan"], ["view"]]
+    runs = replay_in_a_process(*([*args, str(path)] for args in commands), env={"NO_COLOR": "1"})
+    for args, run in zip(commands, runs, strict=True):
+        assert run.traceback is None, (args, run.traceback)
+        assert run.code == 0, (args, run.stderr)
+    page = Path(runs[-1].stdout.decode().strip())
     assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
     page.unlink()
 

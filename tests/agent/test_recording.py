@@ -195,6 +195,7 @@ def _mutate(recs: list[dict[str, Any]], data: st.DataObject) -> None:
         target[data.draw(st.sampled_from(sorted(target)), label="key")] = data.draw(_JSON, label="value")
 
 
+@pytest.mark.slow
 @settings(max_examples=150 if os.environ.get("CI") else 60, deadline=None)
 @given(st.data())
 def test_a_hostile_recording_fails_as_a_scenario_error_never_a_traceback(data: st.DataObject) -> None:

@@ -163,6 +163,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.mark.slow
 def test_refresh_is_keyless(tree: Path, no_network: None) -> None:
     shutil.rmtree(tree / "goldens")
     expected = sum(1 for p in (REPO / "goldens").glob("*/*") if p.is_file())
@@ -177,6 +178,7 @@ def test_refresh_is_keyless(tree: Path, no_network: None) -> None:
     assert not any(r.failed for r in check_scenarios(tree / "scenarios", tree / "goldens").scenarios)
 
 
+@pytest.mark.slow
 def test_sigkill_never_leaves_a_half_written_golden(tree: Path) -> None:
     goldens = tree / "goldens"
     expected = {k: v[0] for k, v in _snapshot(goldens).items()}

@@ -316,6 +316,7 @@ def test_the_imported_scenario_validates_against_the_schema(tmp_path: Path) -> N
     assert doc["tools"] == {"subagent": True, "recorded": ["cordis_mount", "run_code", "workflow", "cordis_unmount"]}
 
 
+@pytest.mark.slow
 def test_the_2026_08_sessions_round_trip_too(tmp_path: Path) -> None:
     """Every 2026-08-20 ACP scenario imports and refreshes keylessly — the recording
     plays the model, overrides included — and round-trips against the harness's goldens."""

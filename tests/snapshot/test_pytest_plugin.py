@@ -96,6 +96,7 @@ def test_snapshot_update_is_the_same_refresh_as_replay_refresh(project: Path, py
     assert code == 0 and "3 passed" in out
 
 
+@pytest.mark.slow
 def test_two_workers_write_the_same_goldens(project: Path, pytester: pytest.Pytester, tmp_path: Path) -> None:
     pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]')")
     _flip(project, "parallel-plan-two")
