@@ -65,6 +65,8 @@ def generation_of(event: Event) -> Profile | None:
     record = event.record
     kind = record.get("type")
     data = record.get("data")
+    if not isinstance(kind, str):
+        return None
     if kind in _CURRENT_TYPES:
         return "2026-08"
     if kind in _LEGACY_TYPES:

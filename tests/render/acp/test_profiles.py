@@ -158,3 +158,13 @@ def test_a_log_cut_inside_a_turn_renders_the_repair() -> None:
                                                          "text": f"```console\n{STARTED_TEXT}\n```"}}]}
     unrepaired = [dump_notification(f) for f in render_acp(_events(relative, cut), session_id="S", repair=False)]
     assert "failed" not in unrepaired[-1]
+
+
+def test_a_record_whose_type_is_not_a_string_tells_no_generation() -> None:
+    """A hostile log (a real one, its first event's type made a list) renders instead of
+    raising: the record is passed over when the generation is looked for."""
+    recs = records("sessions-2026-08-20/examples_acp-agent_tests_snapshots/text-turn/session.jsonl")
+    recs[1]["type"] = ["agent/inbox/spliced"]
+    events = list(iter_events(read_log(bytes_source(dump(recs))).items()))
+    assert detect_profile(events[:1]) is None
+    assert detect_profile(events) == "2026-08"
