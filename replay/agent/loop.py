@@ -13,7 +13,9 @@ A session played from a recording (``recording``) also gets what the loop does n
 write itself, at the point the recording had it (``replay.agent.recording``): its
 request headers (the tools it offered), titles, hooks, injected messages; its steps
 follow the recording's (a turn continues or ends where the recorded one did); and its
-tool calls are dispatched in the recorded order.
+tool calls are dispatched in the recorded order. With a title model
+(``replay.agent.title``), the recording's title requests are answered by that model
+and its titles replace the recorded ones.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replay.agent.model import Chunk, Model, ModelCall, ModelError, failure_of
-from replay.agent.recording import RecordedTurn, Recording, Replayer
+from replay.agent.recording import DROP, RecordedTurn, Recording, Replayer
+from replay.agent.title import REQUEST, TITLE, TitleModel
 from replay.agent.tools import Tool, ToolContext, ToolError, ToolReply
 from replay.agent.writer import Ids, SessionLog
 
@@ -57,13 +60,18 @@ class Agent:
     recording: Recording | None = None
     label: str | None = None
     """How errors name this session (``child 1``); the primary needs none."""
+    title_model: TitleModel | None = None
+    """The title route: answers the recording's title requests (a recorded session only)."""
+    persist_throw: bool = False
+    """Persist a stream that threw as an error ``finish`` chunk, as today's harness does (its 2026-07 generation
+    persisted none)."""
     turn: int = 0
     _last_header: dict[str, Any] | None = field(default=None, repr=False)
     replay: Replayer | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.recording is not None:
-            self.replay = Replayer(self.recording, self.log, self._offered)
+            self.replay = Replayer(self.recording, self.log, self._replayed)
 
     def _tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
@@ -82,6 +90,26 @@ class Agent:
         """The session is done: recorded events still pending are appended."""
         if self.replay is not None:
             self.replay.finish()
+
+    def _replayed(self, type: str, data: Any) -> Any:
+        """A recorded event as this run writes it: request headers offer this run's
+        tools; title requests are asked of the title model, whose answers title the
+        provider titles that follow (no answer: no title)."""
+        if type == "request/header":
+            return self._offered(type, data)
+        if self.title_model is None:
+            return data
+        if type == REQUEST:
+            try:
+                self.title_model.request(data)
+            except ModelError as exc:
+                turn = f"turn {self.turn}" if self.turn else "before the first turn"
+                where = ", ".join(p for p in (self.label, turn, "the title request") if p)
+                raise RunError(where, f"the title model: {exc}") from None
+        elif type == TITLE and self.title_model.answers(data):
+            title = self.title_model.title(data)
+            return DROP if title is None else {**data, "title": title}
+        return data
 
     def _offered(self, type: str, data: Any) -> Any:
         """A recorded request header with each tool this run models presenting itself
@@ -196,8 +224,11 @@ class Agent:
             except ModelError as exc:
                 raise RunError(self._where(turn, step), str(exc)) from None
             attempt += 1
+            chunks = call.chunks
+            if call.failure is not None and self.persist_throw and _finish(chunks).get("kind") != "error":
+                chunks = [*chunks, {"type": "finish", "reason": {"kind": "error", "failure": call.failure}}]
             seqs = [self.append("assistant/chunk", {"turn": turn, "step": step, "chunk": c})["seq"]
-                    for c in call.chunks]
+                    for c in chunks]
             failed = call.failure is not None or _failure(_finish(call.chunks)) is not None
             retried = self.replay is not None and self.replay.recording.attempts[(turn, step)] > attempt
             if not failed or call.hang or not retried:

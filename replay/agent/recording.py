@@ -180,6 +180,16 @@ class Recording:
 
 
 Transform = Callable[[str, Any], Any]
+"""Rewrites a foreign event's data as it is replayed (or returns ``DROP``)."""
+
+
+class Drop:
+    """What a transform returns to leave a recorded event out of the run."""
+
+
+DROP = Drop()
+_SEQ_LISTS = {"session/title": "messageSeqs", "session/title-llm-request": "messageSeqs"}
+"""Foreign payloads that name seqs of the session (moved to this run's seqs)."""
 
 
 def _remap_seqs(values: Any, seqs: dict[int, int]) -> Any:
@@ -254,8 +264,11 @@ class Replayer:
         type, data = str(record.get("type", ev.type)), record.get("data")
         if self.transform is not None:
             data = self.transform(type, data)
-        if type == "session/title" and isinstance(data, dict) and "messageSeqs" in data:
-            data = {**data, "messageSeqs": _remap_seqs(data["messageSeqs"], self._seqs)}
+            if data is DROP:
+                return
+        key = _SEQ_LISTS.get(type)
+        if key is not None and isinstance(data, dict) and key in data:
+            data = {**data, key: _remap_seqs(data[key], self._seqs)}
         sources = _remap_seqs(record["sourceEventSeqs"], self._seqs) if "sourceEventSeqs" in record else None
         op = record.get("surfaceOp")
         if isinstance(op, dict) and op.get("op") == "replace":

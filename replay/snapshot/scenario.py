@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from replay.agent.loop import Agent, RunError
 from replay.agent.model import Model, ModelError, RecordedModel, ScriptedCall, ScriptedModel, apply_override
 from replay.agent.recording import Recording
+from replay.agent.title import TitleModel
 from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolReply
 from replay.agent.writer import Clock, Ids, SessionLog
 from replay.jsjson import parse
@@ -34,6 +35,7 @@ from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.log.values import CWD_PLACEHOLDER
+from replay.render.acp.profiles import detect_profile
 from replay.todo.tool import TOOL_NAME, Config
 
 SCENARIO_FILE = "scenario.json"
@@ -130,6 +132,25 @@ class StepSpec(_Strict):
     """Overrides the finish kind (`max-tokens` ends the turn with that reason)."""
 
 
+class TitleSpec(_Strict):
+    """The harness's session-title model: an auxiliary route of its own (in the harness's keyless suite, a second
+    replay provider that plays `replay.override.json`). Each `session/title-llm-request` the recording holds is
+    asked of it, and the provider `session/title` answering that request carries its title; a call that fails,
+    calls a tool or gives no text leaves the title out, as the harness does."""
+
+    override: str
+    """The title model's calls: a harness override (relative to the scenario folder) applied to the calls derived
+    from the recording, as the harness's title replay applies it (an array of entries replaces them)."""
+    max_title_bytes: int | None = Field(default=None, alias="maxTitleBytes", ge=1)
+    """The deployment's byte budget for an accepted title (`maxTitleBytes`); the title is cut on a character
+    boundary. No limit when absent."""
+
+    @model_validator(mode="after")
+    def _inside(self) -> TitleSpec:
+        _check_relative(self.override)
+        return self
+
+
 class ModelSpec(_Strict):
     """The model: a script, or a recording. Never a network service."""
 
@@ -143,13 +164,16 @@ class ModelSpec(_Strict):
     override: str | None = None
     """A harness `replay.override.json` (relative to the scenario folder) that replaces (an array of entries) or
     patches (`{"patches": […]}`) the calls derived from the recording."""
+    title: TitleSpec | None = None
+    """The session-title model that answers the recording's title requests. Absent: the recorded titles are
+    replayed as they are."""
 
     @model_validator(mode="after")
     def _one_kind(self) -> ModelSpec:
         if (self.script is None) == (not self.recorded):
             raise ValueError('a model is either "script": [...] or "recorded": true')
-        if not self.recorded and (self.log is not None or self.override is not None):
-            raise ValueError("log and override belong to a recorded model")
+        if not self.recorded and (self.log is not None or self.override is not None or self.title is not None):
+            raise ValueError("log, override and title belong to a recorded model")
         for name in (self.log, self.override):
             if name is not None:
                 _check_relative(name)
@@ -326,6 +350,8 @@ class _Session:
     provider: str = "replay"
     model_name: str = "scripted"
     recording: Recording | None = None
+    title: TitleModel | None = None
+    persist_throw: bool = False
 
 
 def _inside(folder: Path, name: str) -> Path:
@@ -375,15 +401,15 @@ def _tools(config: ToolsConfig, recording: Recording | None) -> list[Tool]:
     return tools
 
 
-def _recorded_model(folder: Path, spec: ModelSpec, path: Path, events: list[Event], seed: int) -> RecordedModel:
+def _recorded_model(folder: Path, override: str | None, path: Path, events: list[Event], seed: int) -> RecordedModel:
     """The calls derived from the recording, after the override: an override that
     replaces them all (an array) needs no derivation — the recording may be one the
     harness could not derive from either."""
     doc: Any = None
     where = path
     try:
-        if spec.override is not None:
-            where = _inside(folder, spec.override)
+        if override is not None:
+            where = _inside(folder, override)
             ok, doc = parse(read_bounded(where).decode("utf-8", "replace"))
             if not ok:
                 raise ScenarioError(f"{where}: the override is not JSON")
@@ -391,8 +417,8 @@ def _recorded_model(folder: Path, spec: ModelSpec, path: Path, events: list[Even
             return RecordedModel(apply_override([], doc))
         where = path
         model = RecordedModel.from_events(events, seed)
-        if spec.override is not None:
-            where = _inside(folder, spec.override)
+        if override is not None:
+            where = _inside(folder, override)
             model = model.with_override(doc)
         return model
     except OSError as exc:
@@ -410,10 +436,15 @@ def _session(tools: ToolsConfig, spec: ModelSpec, folder: Path, default_log: str
         return _Session(ScriptedModel(script, call_prefix=prefix), _tools(tools, None))
     path = _inside(folder, spec.log or default_log)
     events, seed = _read_recording(path)
-    model = _recorded_model(folder, spec, path, events, seed)
+    model = _recorded_model(folder, spec.override, path, events, seed)
+    title = None
+    if spec.title is not None:
+        title = TitleModel(_recorded_model(folder, spec.title.override, path, events, seed), spec.title.max_title_bytes)
     recording = Recording.from_events(events, seed)
     provider, model_name = _names(events)
-    return _Session(model, _tools(tools, recording), provider, model_name, recording)
+    # Today's harness persists a stream that threw as an error finish chunk; its 2026-07 generation did not.
+    current = detect_profile(events) == "2026-08"
+    return _Session(model, _tools(tools, recording), provider, model_name, recording, title, current)
 
 
 @dataclass
@@ -429,6 +460,12 @@ class _Runner:
     def __post_init__(self) -> None:
         self.ids = Ids(self.folder.name)
 
+    def _add_models(self, who: str, session: _Session) -> None:
+        """The models whose calls must all be used by the end of the run."""
+        self.models.append((who, session.model))
+        if session.title is not None:
+            self.models.append((f"the title model of {who}", session.title.model))
+
     def spawn(self, parent: Agent, prompt: str, label: str | None) -> ToolReply:
         index = len(self.logs)
         children = self.scenario.children
@@ -439,9 +476,10 @@ class _Runner:
                                depth=int(parent.log.header["delegationDepth"]) + 1)
         self.logs.append(child)
         session = _session(spec.tools, spec.model, self.folder, f"session.{index}.jsonl", f"call_c{index}")
-        self.models.append((f"child {index}", session.model))
+        self._add_models(f"child {index}", session)
         agent = Agent(child, session.model, session.tools, self.ids, session.provider, session.model_name,
-                      spawn_child=self.spawn, recording=session.recording, label=f"child {index}")
+                      spawn_child=self.spawn, recording=session.recording, label=f"child {index}",
+                      title_model=session.title, persist_throw=session.persist_throw)
         text = agent.run_turn(prompt)
         agent.finish()
         return ToolReply(text or "(the subagent finished without a final answer)")
@@ -450,9 +488,10 @@ class _Runner:
         primary = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd)
         self.logs.append(primary)
         session = _session(self.scenario.tools, self.scenario.model, self.folder, "session.jsonl", "call")
-        self.models.insert(0, ("the primary session", session.model))
+        self._add_models("the primary session", session)
         agent = Agent(primary, session.model, session.tools, self.ids, session.provider, session.model_name,
-                      spawn_child=self.spawn, recording=session.recording)
+                      spawn_child=self.spawn, recording=session.recording, title_model=session.title,
+                      persist_throw=session.persist_throw)
         for prompt in self.scenario.prompts:
             agent.run_turn(prompt)
         agent.finish()

@@ -134,7 +134,7 @@ def test_invalid_scenarios_say_what_is_wrong(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("model", "problem"), [
     ({}, 'model: a model is either "script": [...] or "recorded": true'),
     ({"script": [], "recorded": True}, 'model: a model is either "script": [...] or "recorded": true'),
-    ({"script": [], "log": "x.jsonl"}, "model: log and override belong to a recorded model"),
+    ({"script": [], "log": "x.jsonl"}, "model: log, override and title belong to a recorded model"),
     ({"recorded": True, "log": "../other/session.jsonl"},
      "model: '../other/session.jsonl' must be a path inside the scenario folder (relative, no '..')"),
 ])
