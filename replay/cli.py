@@ -373,7 +373,8 @@ def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_
 def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
     """Render every harness scenario under the roots (acp, live and load, normalized) and
     compare the streams with its goldens; exit 1 when a scored scenario differs.
-    Scenarios with replay.override.json or a slash-command prompt are counted apart."""
+    Scenarios with replay.override.json are derived by a keyless run with the override
+    as the model (in a temporary folder) and counted apart, as are slash-command prompts."""
     from replay.snapshot.conformance import run_conformance
 
     chosen: Profile | None = None if profile is None else "2026-08" if profile == "2026-08" else "2026-07"
@@ -410,12 +411,15 @@ def schema(what: str, policy: str | None) -> None:
               metavar="PATH", help="Import a harness session (a session.jsonl[.zstd], or a harness scenario folder "
                                    "with its children, input.json and replay.override.json) as a recorded scenario.")
 @click.option("--force", is_flag=True, help="--from-log: import even when the audit finds errors (and say so).")
+@click.option("--use-override", is_flag=True,
+              help="--from-log: let the harness folder's replay.override.json play the model it scripts (the agent's, "
+                   "or the session-title model's), as the harness's keyless suite does.")
 @click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True,
               help="--from-log: the web renderer's locale (harness logs do not record one).")
 @click.option("--scenarios", "scenarios_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder of scenario folders.  [default: scenarios]")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
-def new(name: str, from_log: Path | None, force: bool, locale: str, scenarios_dir: Path | None,
+def new(name: str, from_log: Path | None, force: bool, use_override: bool, locale: str, scenarios_dir: Path | None,
         no_color: bool) -> None:
     """Create scenarios/NAME: a scaffold (a scripted model with one todo_write call
     and a closing text), or with --from-log the import of a real harness session,
@@ -424,15 +428,17 @@ def new(name: str, from_log: Path | None, force: bool, locale: str, scenarios_di
     Exit status: 0 created, 1 the audit of the log to import found errors (nothing
     written), 2 usage error (the name is taken, the input is not a log).
     """
-    if from_log is None and (force or locale != "en"):
-        raise click.UsageError("--force and --locale belong to an import (--from-log PATH)")
+    if from_log is None and (force or use_override or locale != "en"):
+        raise click.UsageError("--force, --use-override and --locale belong to an import (--from-log PATH)")
     from replay.report.scenario import new_text
     from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log, scaffold
 
     root = scenarios_dir if scenarios_dir is not None else Path("scenarios")
     try:
-        result = import_log(root, name, from_log, force=force, locale=locale) if from_log is not None \
-            else scaffold(root, name)
+        if from_log is not None:
+            result = import_log(root, name, from_log, force=force, locale=locale, use_override=use_override)
+        else:
+            result = scaffold(root, name)
     except NewScenarioError as exc:
         raise click.UsageError(str(exc)) from None
     except ImportRefused as exc:

@@ -320,7 +320,8 @@ def test_conformance_command() -> None:
     code, out = run("conformance", *map(str, roots))
     assert code == 0 and out.splitlines()[-1] == (
         "58/58 scenarios byte-exact (live 58/58; load 58/58; profile 2026-07: 58); without an override 50/50; "
-        "with replay.override.json 8: 8 byte-exact from the log")
+        "with replay.override.json 8: 8/8 byte-exact derived by a keyless run with the override as the model; "
+        "from the log 8/8")
     doc = json.loads(run("conformance", "--format", "json", str(roots[1]))[1])
     assert len(doc["scenarios"]) == 10 and {s["profile"] for s in doc["scenarios"]} == {"2026-07"}
     # Forced to the other generation, the editor-projection corpus no longer matches: exit 1.
@@ -335,7 +336,8 @@ def test_conformance_of_todays_agent_picks_the_2026_08_profile() -> None:
     code, out = run("conformance", str(root))
     assert code == 0 and out.splitlines()[-1] == (
         "84/84 scenarios byte-exact (live 84/84; profile 2026-08: 84); without an override 72/72; "
-        "with replay.override.json 12: 12 byte-exact from the log")
+        "with replay.override.json 12: 12/12 byte-exact derived by a keyless run with the override as the model; "
+        "from the log 12/12")
 
 
 def test_render_acp_profiles(tmp_path: Path) -> None:

@@ -26,7 +26,9 @@ class ConformanceReporter(Reporter["ConformanceResult", "ConformanceReport"]):
 
 def score_line(report: ConformanceReport) -> str:
     """``exact/scored scenarios byte-exact``, then each mode's score, the profiles used
-    and the scenarios outside the score."""
+    and the scenarios counted apart: those with ``replay.override.json`` (derived by a
+    keyless run with the override as the model, and from the log as a second figure)
+    and those not derivable."""
     scored = report.scored
     modes = []
     for mode in ("live", "load"):
@@ -39,11 +41,19 @@ def score_line(report: ConformanceReport) -> str:
     if overridden:
         plain = [s for s in scored if not s.overridden]
         exact_plain = sum(1 for s in plain if s.status == "exact")
-        matched = sum(1 for s in overridden if s.status == "exact")
-        line += (f"; without an override {exact_plain}/{len(plain)}; with replay.override.json "
-                 f"{len(overridden)}: {matched} byte-exact from the log")
-        if report.count("overridden"):
-            line += f", {report.count('overridden')} not scored"
+        from_log = sum(1 for s in overridden if s.exact_from_log)
+        line += f"; without an override {exact_plain}/{len(plain)}; with replay.override.json {len(overridden)}: "
+        if any(s.keyless is not None for s in overridden):
+            derived = sum(1 for s in overridden if s.keyless == "derived" and s.status == "exact")
+            line += f"{derived}/{len(overridden)} byte-exact derived by a keyless run with the override as the model"
+            no_run = sum(1 for s in overridden if s.keyless == "no run")
+            if no_run:
+                line += f" ({no_run} with no keyless run, not scored)"
+            line += f"; from the log {from_log}/{len(overridden)}"
+        else:
+            line += f"{from_log} byte-exact from the log"
+            if report.count("overridden"):
+                line += f", {report.count('overridden')} not scored"
     if report.count("not derivable"):
         line += f"; not derivable: {report.count('not derivable')}"
     return line
@@ -62,17 +72,18 @@ class ConformanceText(ConformanceReporter):
     def finish(self, result: ConformanceReport) -> None:
         out = []
         for s in result.scenarios:
-            streams = "; ".join(f"{m.mode}: {m.what_differs}" for m in s.modes) or "no stream compared"
             note = f" [{sanitize(s.reason)}]" if s.reason else ""
-            out.append(f"{s.status:<13} {sanitize(s.folder)}  ({streams}){note}")
-            for m in s.modes:
+            out.append(f"{s.status:<13} {sanitize(s.folder)}  ({s.streams}){note}")
+            shown = [("", m) for m in s.modes] + [("from the log: ", m) for m in s.from_log]
+            for label, m in shown:
                 d = m.first_diff
                 if d is None:
                     continue
                 golden_at = f"golden line {d.index + 1}" if d.index is not None else "no golden line"
                 rendered_at = (f"rendered line {d.rendered_index + 1}" if d.rendered_index is not None
                                else "none rendered")
-                out.append(f"    {m.mode} vs {sanitize(m.golden)}, {golden_at} / {rendered_at}: {sanitize(d.summary)}")
+                out.append(f"    {label}{m.mode} vs {sanitize(m.golden)}, {golden_at} / {rendered_at}: "
+                           f"{sanitize(d.summary)}")
                 out.append(f"      expected: {_clip(d.expected)}")
                 out.append(f"      got:      {_clip(d.got)}")
         out.append(score_line(result))
@@ -112,6 +123,8 @@ class ConformanceJson(ConformanceReporter):
             "differs": result.count("differs"),
             "overridden": len(result.overridden),
             "overriddenExact": sum(1 for s in result.overridden if s.status == "exact"),
+            "overriddenKeyless": sum(1 for s in result.overridden if s.keyless == "derived"),
+            "overriddenExactFromLog": sum(1 for s in result.overridden if s.exact_from_log),
             "overriddenNotScored": result.count("overridden"),
             "notDerivable": result.count("not derivable"),
             "profiles": result.profiles,
@@ -131,6 +144,11 @@ class ConformanceJson(ConformanceReporter):
                     "reason": s.reason,
                     "overridden": s.overridden,
                     "modes": [_mode_doc(m) for m in s.modes],
+                    **({} if s.keyless is None else {"keyless": {
+                        "outcome": s.keyless,
+                        "overridePlays": s.override_plays,
+                        "fromLog": [_mode_doc(m) for m in s.from_log],
+                    }}),
                 }
                 for s in result.scenarios
             ],

@@ -19,12 +19,19 @@ The renderer profile (``replay.render.acp.profiles``) is the flag's, or else cho
 per corpus root from the generation its logs were written in (most of them).
 
 A prompt that is a slash command makes a scenario "not derivable" (the command's output
-is never logged): outside the score. A scenario with ``replay.override.json`` had its
-model calls scripted by the override rather than derived from the log; its log still
-records what the override made the model do, so its streams are rendered from the log
-like any other: byte-exact, it counts as exact (and is counted as overridden); if not,
-it is "overridden" — outside the score, since only a keyless run with the override as
-the model could tell whether the renderer or the log is at fault.
+is never logged): outside the score.
+
+A scenario with ``replay.override.json`` had its model calls scripted by the override,
+not derived from its log: the harness derived its streams by a keyless run with the
+override as the model. So does conformance (``derive_keyless``): the folder is imported
+into a temporary directory as ``replay new --from-log --use-override`` would (the
+override plays the model it scripts — the agent's, or the session-title model's —
+and the recording answers the tools the loop does not model), run keylessly, and the
+re-persisted log is rendered through the corpus's profile and compared like any other.
+Those scenarios are scored by that derivation and counted apart; their streams
+rendered straight from the recorded log are a second figure ("from the log"). One the
+keyless run cannot derive (the import or the run fails) is "overridden": outside the
+score, with the reason. Nothing outside the temporary directory is written.
 
 ``check_conformance`` / ``run_conformance`` return data; ``replay.report.conformance``
 formats it.
@@ -32,19 +39,22 @@ formats it.
 
 from __future__ import annotations
 
+import io
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from replay.log.event import Event
-from replay.log.reader import iter_events, read_log
+from replay.log.reader import Source, iter_events, read_log
 from replay.log.source import file_source
 from replay.render.acp import PresenterRegistry
 from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, Profile, detect_profile
 from replay.render.acp.stream import normalized_lines
 from replay.render.acp.translate import Mode
+from replay.snapshot.artefacts import normalize_log
 from replay.snapshot.diff import LineDiff, align_lines
 from replay.snapshot.harness import (
     HarnessScenario,
@@ -52,6 +62,8 @@ from replay.snapshot.harness import (
     golden_load_lines,
     golden_update_lines,
 )
+from replay.snapshot.importer import NewScenarioError, import_log
+from replay.snapshot.scenario import ScenarioError, load_scenario, run_scenario
 
 EXCLUDED_UPDATES = ("available_commands_update", "current_mode_update")
 """Updates that come from the agent's configuration, not from the log."""
@@ -62,6 +74,11 @@ USER_CHUNK = "user_message_chunk"
 
 ConformanceStatus = Literal["exact", "differs", "not derivable", "overridden"]
 ProfileSource = Literal["flag", "corpus", "log", "default"]
+OverridePlays = Literal["agent", "title"]
+"""The model ``replay.override.json`` played in a keyless run: the agent's, or the
+session-title model's."""
+KeylessOutcome = Literal["derived", "no run"]
+"""An overridden scenario's keyless run: it derived the streams, or it could not run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +116,20 @@ class ModeResult:
         return f"{self.matching}/{self.expected} golden lines rendered in order; " + ", ".join(parts)
 
 
+def what_differs(modes: Sequence[ModeResult]) -> str:
+    """Every stream's result, in words."""
+    return "; ".join(f"{m.mode}: {m.what_differs}" for m in modes) or "no stream compared"
+
+
 @dataclass(frozen=True, slots=True)
 class ConformanceResult:
+    """One scenario. ``modes`` are the scored streams: rendered from the recorded log,
+    or for a scenario with ``replay.override.json`` from the log a keyless run
+    re-persisted (``keyless``: ``"derived"``; ``"no run"`` when it could not run, then
+    ``modes`` is empty; ``None`` when none was tried). With a keyless run tried,
+    ``from_log`` holds the streams rendered from the recorded log, and
+    ``override_plays`` the model the override played."""
+
     name: str
     folder: str
     status: ConformanceStatus
@@ -109,10 +138,23 @@ class ConformanceResult:
     modes: tuple[ModeResult, ...] = ()
     reason: str | None = None
     overridden: bool = False
+    keyless: KeylessOutcome | None = None
+    from_log: tuple[ModeResult, ...] = ()
+    override_plays: OverridePlays | None = None
 
     @property
     def scored(self) -> bool:
         return self.status in ("exact", "differs")
+
+    @property
+    def streams(self) -> str:
+        """What differs in the scored streams, in words."""
+        return what_differs(self.modes)
+
+    @property
+    def exact_from_log(self) -> bool:
+        """Every stream rendered from the recorded log is byte-exact."""
+        return all(m.exact for m in (self.from_log if self.keyless is not None else self.modes))
 
     def mode(self, mode: Mode) -> ModeResult | None:
         return next((m for m in self.modes if m.mode == mode), None)
@@ -137,6 +179,7 @@ class ConformanceReport:
     def overridden(self) -> tuple[ConformanceResult, ...]:
         return tuple(s for s in self.scenarios if s.overridden)
 
+
     def mode_score(self, mode: Mode) -> tuple[int, int]:
         """(exact, compared) over the scored scenarios for one mode."""
         compared = [m for s in self.scored if (m := s.mode(mode)) is not None]
@@ -152,10 +195,13 @@ class ConformanceReport:
         return any(s.status == "differs" for s in self.scenarios)
 
 
-def _log_events(path: Path) -> tuple[list[Event], str, str | None]:
-    log = read_log(file_source(path))
-    header = log.header
-    events = list(iter_events(log.items()))
+def _log_events(source: Source) -> tuple[list[Event], str, str | None]:
+    log = read_log(source)
+    try:
+        header = log.header
+        events = list(iter_events(log.items()))
+    finally:
+        log.close()
     return events, (header.id if header else None) or "", header.cwd if header else None
 
 
@@ -164,7 +210,7 @@ def rendered_update_lines(
     profile: Profile = DEFAULT_PROFILE,
 ) -> list[str]:
     """One stream of one log, normalized the way the goldens were."""
-    events, session_id, cwd = _log_events(log_path)
+    events, session_id, cwd = _log_events(file_source(log_path))
     return _render(events, session_id, cwd, mode, profile, terminal_output, presenters)
 
 
@@ -186,19 +232,10 @@ def _golden_name(scenario: HarnessScenario) -> str:
     return path.name if path is not None else "(none)"
 
 
-def check_conformance(
-    scenario: HarnessScenario,
-    presenters: PresenterRegistry | None = None,
-    profile: Profile | None = None,
-    profile_source: ProfileSource | None = None,
-) -> ConformanceResult:
-    """Render the scenario's streams and compare them with its goldens. Without a
-    ``profile``, the one of its log's generation (else the default)."""
-    events, session_id, cwd = _log_events(scenario.primary_log)
-    if profile is None:
-        detected = detect_profile(events)
-        profile, profile_source = (detected, "log") if detected is not None else (DEFAULT_PROFILE, "default")
-    source: ProfileSource = profile_source or "flag"
+def _compare(scenario: HarnessScenario, source: Source, profile: Profile,
+             presenters: PresenterRegistry | None) -> tuple[ModeResult, ...]:
+    """The streams of one log against the scenario's goldens."""
+    events, session_id, cwd = _log_events(source)
     terminal = scenario.terminal_output
     modes: list[ModeResult] = []
 
@@ -217,22 +254,108 @@ def check_conformance(
             expected = [line for line in live_expected if PERMISSION_REQUEST not in line]
             got = [line for line in got if f'"sessionUpdate":"{USER_CHUNK}"' not in line]
             modes.append(compare_mode("load", f"{_golden_name(scenario)} as a load replays it", expected, got))
+    return tuple(modes)
 
-    overridden = scenario.override is not None
-    status: ConformanceStatus = "exact" if all(m.exact for m in modes) else "overridden" if overridden else "differs"
-    reason = None
-    if scenario.slash_commands:
-        status = "not derivable"
-        reason = f"slash command prompt {scenario.slash_commands[0]!r}: its output is never logged"
-    elif overridden and status == "exact":
-        reason = f"{OVERRIDE_NOTE}; rendered from the log, byte-exact"
-    elif overridden:
-        reason = f"{OVERRIDE_NOTE}; only a keyless run with the override as the model can derive its stream"
-    return ConformanceResult(scenario.name, str(scenario.folder), status, profile, source, tuple(modes), reason,
-                          overridden)
+
+def _log_profile(path: Path) -> Profile | None:
+    """The generation one log was written in (``None``: it does not tell)."""
+    log = read_log(file_source(path))
+    try:
+        return detect_profile(iter_events(log.items()))  # stops at the first telling event
+    finally:
+        log.close()
+
+
+@dataclass(frozen=True, slots=True)
+class KeylessRun:
+    """What a keyless run with the override as the model gave: the streams of the log it
+    re-persisted, and the model the override played; or why there is no such run."""
+
+    modes: tuple[ModeResult, ...] = ()
+    plays: OverridePlays | None = None
+    problem: str | None = None
+    log: bytes = b""
+    """The re-persisted primary log, normalized as a refresh writes it."""
+
+
+KEYLESS_NAME = "derived"
+"""The scenario name of a keyless derivation (in its own temporary folder)."""
+
+
+def derive_keyless(scenario: HarnessScenario, profile: Profile,
+                   presenters: PresenterRegistry | None = None) -> KeylessRun:
+    """Derive an overridden scenario's streams as the harness did: import its folder
+    into a temporary directory with the override as the model it scripts (recorded
+    tools; the audit's error findings do not stop it), run it keylessly, and compare
+    the streams of the re-persisted log (normalized as a refresh writes it) with the
+    goldens. Writes nothing outside the temporary directory."""
+    with tempfile.TemporaryDirectory(prefix="replay-conformance-") as tmp:
+        try:
+            imported = import_log(Path(tmp), KEYLESS_NAME, scenario.folder, force=True, use_override=True)
+            model = load_scenario(imported.folder).model
+            run = run_scenario(imported.folder)
+        except (NewScenarioError, ScenarioError) as exc:
+            where = str(Path(tmp) / KEYLESS_NAME)
+            return KeylessRun(problem=str(exc).replace(where, "<imported scenario>").replace(tmp, "<temporary folder>"))
+    data = normalize_log(run.logs[0])
+    source = Source(f"<{scenario.name}: re-persisted>", lambda: io.BytesIO(data))
+    plays: OverridePlays | None = "title" if model.title is not None else "agent" if model.override else None
+    return KeylessRun(_compare(scenario, source, profile, presenters), plays, log=data)
 
 
 OVERRIDE_NOTE = "replay.override.json scripted its model calls"
+_PLAYED = {"agent": "replay.override.json played the model, the recording answered the tools it does not model",
+           "title": "replay.override.json played the session-title model, the log the agent's calls"}
+
+
+def check_conformance(
+    scenario: HarnessScenario,
+    presenters: PresenterRegistry | None = None,
+    profile: Profile | None = None,
+    profile_source: ProfileSource | None = None,
+    *,
+    keyless: bool = True,
+) -> ConformanceResult:
+    """Render the scenario's streams and compare them with its goldens. Without a
+    ``profile``, the one of its log's generation (else the default). A scenario with
+    ``replay.override.json`` is derived by a keyless run (``derive_keyless``) unless
+    ``keyless`` is false; then its recorded log alone is compared."""
+    if profile is None:
+        detected = _log_profile(scenario.primary_log)
+        profile, profile_source = (detected, "log") if detected is not None else (DEFAULT_PROFILE, "default")
+    source: ProfileSource = profile_source or "flag"
+    result = ConformanceResult(scenario.name, str(scenario.folder), "exact", profile, source,
+                               _compare(scenario, file_source(scenario.primary_log), profile, presenters),
+                               overridden=scenario.override is not None)
+    exact = all(m.exact for m in result.modes)
+    if scenario.slash_commands:
+        return replace(result, status="not derivable",
+                       reason=f"slash command prompt {scenario.slash_commands[0]!r}: its output is never logged")
+    if not result.overridden:
+        return replace(result, status="exact" if exact else "differs")
+    from_log = f"from the log: {'byte-exact' if exact else what_differs(result.modes)}"
+    if not keyless:
+        return replace(result, status="exact" if exact else "overridden",
+                       reason=f"{OVERRIDE_NOTE}; {from_log}" if exact else
+                       f"{OVERRIDE_NOTE}; only a keyless run with the override as the model can derive its stream")
+    run = derive_keyless(scenario, profile, presenters)
+    if run.problem is not None or run.plays is None:
+        return replace(result, status="overridden", from_log=result.modes, modes=(), keyless="no run",
+                       reason=f"{OVERRIDE_NOTE}; no keyless run derives it: {run.problem}; {from_log}")
+    return replace(result, status="exact" if all(m.exact for m in run.modes) else "differs", modes=run.modes,
+                   keyless="derived", from_log=result.modes, override_plays=run.plays,
+                   reason=f"keyless run: {_PLAYED[run.plays]}; {from_log}")
+
+
+def round_trip(harness: HarnessScenario, log: Path, profile: Profile | None = None) -> ConformanceResult:
+    """The proof that an import reproduced its session: the ACP streams rendered from the
+    re-persisted ``log`` (a refresh's ``session.expected.jsonl``), compared with the
+    harness's goldens as conformance compares the recording's own — under the profile
+    of the recording's generation (or ``profile``: a corpus's)."""
+    if profile is None:
+        profile = _log_profile(harness.primary_log) or DEFAULT_PROFILE
+    return check_conformance(replace(harness, primary_log=log), profile=profile, profile_source="corpus",
+                             keyless=False)
 
 
 LOAD_NAME = "load.expected.jsonl"
@@ -243,21 +366,19 @@ def corpus_profile(scenarios: Iterable[HarnessScenario]) -> Profile | None:
     tells)."""
     found: Counter[Profile] = Counter()
     for scenario in scenarios:
-        log = read_log(file_source(scenario.primary_log))
-        try:
-            detected = detect_profile(iter_events(log.items()))  # stops at the first telling event
-        finally:
-            log.close()
+        detected = _log_profile(scenario.primary_log)
         if detected is not None:
             found[detected] += 1
     return found.most_common(1)[0][0] if found else None
 
 
 def run_conformance(
-    roots: Iterable[Path], presenters: PresenterRegistry | None = None, profile: Profile | None = None
+    roots: Iterable[Path], presenters: PresenterRegistry | None = None, profile: Profile | None = None,
+    *, keyless: bool = True,
 ) -> ConformanceReport:
     """Check every scenario folder under the roots that has a golden; the profile is
-    ``profile``, or else chosen per root from its logs' generation."""
+    ``profile``, or else chosen per root from its logs' generation. ``keyless``: derive
+    the overridden scenarios by a keyless run (see ``check_conformance``)."""
     results: list[ConformanceResult] = []
     for root in roots:
         scenarios = [s for s in find_harness_scenarios([root]) if s.has_golden]
@@ -267,5 +388,5 @@ def run_conformance(
             chosen = corpus_profile(scenarios)
             source = "corpus" if chosen is not None else "default"
             chosen = chosen or DEFAULT_PROFILE
-        results.extend(check_conformance(s, presenters, chosen, source) for s in scenarios)
+        results.extend(check_conformance(s, presenters, chosen, source, keyless=keyless) for s in scenarios)
     return ConformanceReport(tuple(results))

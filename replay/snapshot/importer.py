@@ -33,12 +33,14 @@ import re
 import secrets
 import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replay.agent.model import ModelError, RecordedModel
+from replay.agent.model import ModelError, RecordedModel, apply_override
 from replay.agent.recording import Recording
+from replay.agent.title import REQUEST as TITLE_REQUEST
+from replay.agent.title import TITLE, title_of
 from replay.check.engine import LogReport, audit_sources
 from replay.findings import Severity
 from replay.jsjson import parse
@@ -46,9 +48,7 @@ from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.log.values import CWD_PLACEHOLDER
-from replay.render.acp.profiles import DEFAULT_PROFILE, Profile, detect_profile
-from replay.snapshot.conformance import ConformanceResult, check_conformance
-from replay.snapshot.harness import HarnessScenario, terminal_capability
+from replay.snapshot.harness import terminal_capability
 from replay.snapshot.scenario import (
     SCENARIO_FILE,
     SCHEMA_FILE,
@@ -436,24 +436,71 @@ def _subagent(primary: _Log, children: list[_Log],
     return subagent, spawns.children
 
 
-def _override(primary: _Log, notes: list[str]) -> str | None:
-    """The override, when the recording alone cannot play the model."""
+def _plays_titles(primary: _Log, path: Path) -> bool:
+    """Whether the override scripts the session-title model: played as the title
+    route's calls (applied to the calls derived from the log, as the harness's title
+    replay applies it), it answers each recorded title request and gives exactly
+    the recorded provider titles."""
+    requests = sum(1 for ev in primary.own() if ev.type == TITLE_REQUEST)
+    if not requests:
+        return False
+    recorded = [ev.data.get("title") for ev in primary.own() if ev.type == TITLE and isinstance(ev.data, dict)
+                and isinstance(ev.data.get("source"), dict) and ev.data["source"].get("kind") == "provider"]
+    try:
+        ok, doc = parse(read_bounded(path).decode("utf-8", "replace"))
+        derived = [] if ok and isinstance(doc, list) else RecordedModel.from_events(primary.events, primary.seed).calls
+        calls = apply_override(derived, doc) if ok else None
+    except (OSError, ModelError):
+        return False
+    if calls is None or len(calls) != requests:
+        return False
+    return [t for t in map(title_of, calls) if t is not None] == recorded
+
+
+@dataclass(frozen=True)
+class _OverrideUse:
+    agent: str | None = None
+    """The override plays the agent's model."""
+    title: str | None = None
+    """The override plays the session-title model."""
+
+
+def _override(primary: _Log, path: Path, notes: list[str], use: bool) -> _OverrideUse:
+    """Which model the override plays: the agent's when the recording alone cannot
+    play it; with ``use``, the one it scripts (the session-title model's, or else the
+    agent's); otherwise none — the recording holds what the override made the models
+    do."""
     try:
         RecordedModel.from_events(primary.events, primary.seed)
     except ModelError:
         notes.append(f"{OVERRIDE_FILE}: copied and used: the recording alone cannot play the model")
-        return OVERRIDE_FILE
-    notes.append(f"{OVERRIDE_FILE}: copied, not used: the recording plays the model without it (set "
-                 f'"override": "{OVERRIDE_FILE}" in the model to use it)')
-    return None
+        return _OverrideUse(agent=OVERRIDE_FILE)
+    titles = _plays_titles(primary, path)
+    if use and titles:
+        notes.append(f"{OVERRIDE_FILE}: copied and used as the session-title model (it gives the recorded provider "
+                     "titles; the agent's calls derive from the log, as in the harness's keyless suite)")
+        return _OverrideUse(title=OVERRIDE_FILE)
+    if use:
+        notes.append(f"{OVERRIDE_FILE}: copied and used: it plays the model in place of the recorded calls")
+        return _OverrideUse(agent=OVERRIDE_FILE)
+    if titles:
+        notes.append(f"{OVERRIDE_FILE}: copied, not used: it scripts the session-title model, and the recording "
+                     f'holds the titles it gave (set "title": {{"override": "{OVERRIDE_FILE}"}} in the model, or '
+                     "import with --use-override, to use it)")
+    else:
+        notes.append(f"{OVERRIDE_FILE}: copied, not used: the recording plays the model without it (set "
+                     f'"override": "{OVERRIDE_FILE}" in the model, or import with --use-override, to use it)')
+    return _OverrideUse()
 
 
-def _model(log: _Log, default: str, override: str | None = None) -> dict[str, Any]:
+def _model(log: _Log, default: str, override: _OverrideUse | None = None) -> dict[str, Any]:
     model: dict[str, Any] = {"recorded": True}
     if log.name != default:
         model["log"] = log.name
-    if override is not None:
-        model["override"] = override
+    if override is not None and override.agent is not None:
+        model["override"] = override.agent
+    if override is not None and override.title is not None:
+        model["title"] = {"override": override.title}
     return model
 
 
@@ -465,8 +512,11 @@ def _scenario_name(path: Path) -> str:
 
 
 def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = False,
-               locale: str = "en") -> NewScenario:
-    """Import a harness session as the recorded scenario ``scenarios_root/name``."""
+               locale: str = "en", use_override: bool = False) -> NewScenario:
+    """Import a harness session as the recorded scenario ``scenarios_root/name``.
+    ``use_override``: the harness folder's ``replay.override.json`` plays the model
+    it scripts, as in the harness's keyless suite, even where the recording alone
+    could play it."""
     target = _target(scenarios_root, name)
     found = _locate(source)
     paths = [found.primary, *found.children]
@@ -488,7 +538,7 @@ def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = F
     override = None
     if found.override is not None:
         files[OVERRIDE_FILE] = found.override
-        override = _override(primary, notes)
+        override = _override(primary, found.override, notes, use_override)
     prompts = _prompts(primary, notes)
     cwd = primary.header.get("cwd")
     doc: dict[str, Any] = {
@@ -512,16 +562,3 @@ def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = F
     notes.extend(_publish(scenarios_root, target, files))
     return NewScenario(name, target, sorted(files), notes, failing)
 
-
-def round_trip(harness: HarnessScenario, log: Path, profile: Profile | None = None) -> ConformanceResult:
-    """The proof that an import reproduced its session: the ACP streams rendered from the
-    re-persisted ``log`` (a refresh's ``session.expected.jsonl``), compared with the
-    harness's goldens as conformance compares the recording's own — under the profile
-    of the recording's generation (or ``profile``: a corpus's)."""
-    if profile is None:
-        log_read = read_log(file_source(harness.primary_log))
-        try:
-            profile = detect_profile(iter_events(log_read.items())) or DEFAULT_PROFILE
-        finally:
-            log_read.close()
-    return check_conformance(replace(harness, primary_log=log), profile=profile, profile_source="corpus")

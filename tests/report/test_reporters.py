@@ -255,7 +255,8 @@ def test_conformance_text() -> None:
 def test_conformance_json() -> None:
     doc = json.loads(ConformanceJson.render(_conformance(EVIL_JSON)))
     assert doc["summary"] == {"scenarios": 3, "scored": 2, "exact": 1, "differs": 1, "overridden": 0,
-                              "overriddenExact": 0, "overriddenNotScored": 0, "notDerivable": 1,
+                              "overriddenExact": 0, "overriddenKeyless": 0, "overriddenExactFromLog": 0,
+                              "overriddenNotScored": 0, "notDerivable": 1,
                               "profiles": {"2026-07": 3}, "live": {"exact": 1, "compared": 2},
                               "load": {"exact": 0, "compared": 0},
                               "score": "1/2 scenarios byte-exact (live 1/2; profile 2026-07: 3); not derivable: 1"}

@@ -23,11 +23,12 @@ def _examples() -> list[dict[str, object]]:
 
 
 def test_the_reference_shows_a_scenario_per_model_kind() -> None:
-    kinds = [("script" in e["model"], "override" in e["model"]) for e in _examples()]  # type: ignore[operator]
-    assert kinds == [(True, False), (False, False), (False, True)]
+    kinds = [("script" in e["model"], "override" in e["model"], "title" in e["model"])  # type: ignore[operator]
+             for e in _examples()]
+    assert kinds == [(True, False, False), (False, False, False), (False, True, False), (False, False, True)]
 
 
-@pytest.mark.parametrize("index", range(3))
+@pytest.mark.parametrize("index", range(4))
 def test_each_example_validates_against_the_schema(index: int) -> None:
     assert list(Draft202012Validator(json.loads(shipped_schema())).iter_errors(_examples()[index])) == []
 

@@ -23,9 +23,9 @@ from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.render.acp.profiles import Profile
 from replay.snapshot.compare import check_scenarios, refresh_scenarios
-from replay.snapshot.conformance import ConformanceResult, check_conformance, corpus_profile
+from replay.snapshot.conformance import ConformanceResult, check_conformance, corpus_profile, round_trip
 from replay.snapshot.harness import find_harness_scenarios, load_harness_scenario
-from replay.snapshot.importer import ImportRefused, import_log, round_trip, scaffold_document
+from replay.snapshot.importer import ImportRefused, import_log, scaffold_document
 from replay.snapshot.scenario import ScenarioError, run_scenario, shipped_schema
 from tests.helpers import ACP, REPO, corpus_file, corpus_root
 
@@ -51,7 +51,7 @@ def _derivable() -> list[str]:
         folder = corpus_root() / root
         if folder.is_dir():
             found.extend(f"{root}/{s.name}" for s in find_harness_scenarios([folder])
-                         if s.has_golden and check_conformance(s).status != "not derivable")
+                         if s.has_golden and check_conformance(s, keyless=False).status != "not derivable")
     return found
 
 
@@ -194,7 +194,8 @@ def test_an_import_with_audit_errors_is_refused_with_the_findings_then_forced(tm
 
 
 @pytest.mark.parametrize(("args", "problem"), [
-    (["--force"], "--force and --locale belong to an import (--from-log PATH)"),
+    (["--force"], "--force, --use-override and --locale belong to an import (--from-log PATH)"),
+    (["--use-override"], "--force, --use-override and --locale belong to an import (--from-log PATH)"),
     (["--from-log", "."], ": a folder to import must hold a session.jsonl (a harness scenario folder)"),
 ])
 def test_new_usage_errors(scratch: Path, args: list[str], problem: str) -> None:
@@ -224,7 +225,7 @@ def test_a_terminal_client_and_an_override_come_from_the_harness_folder(tmp_path
     assert "override" not in doc_of("cancel")["model"]
     assert (tmp_path / "cancel" / "replay.override.json").is_file()
     assert ("replay.override.json: copied, not used: the recording plays the model without it (set \"override\": "
-            "\"replay.override.json\" in the model to use it)") in result.notes
+            "\"replay.override.json\" in the model, or import with --use-override, to use it)") in result.notes
 
 
 def test_an_override_can_play_the_model(tmp_path: Path) -> None:

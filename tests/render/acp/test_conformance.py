@@ -68,7 +68,8 @@ def test_all_58_scenarios_score_live_and_load() -> None:
         "workspace-context", "cancel", "error-finish"]
     assert ConformanceText.render(report).endswith(
         "\n58/58 scenarios byte-exact (live 58/58; load 58/58; profile 2026-07: 58); without an override "
-        "50/50; with replay.override.json 8: 8 byte-exact from the log\n")
+        "50/50; with replay.override.json 8: 8/8 byte-exact derived by a keyless run with the override as the "
+        "model; from the log 8/8\n")
     assert not report.failed
 
 
@@ -139,11 +140,61 @@ def test_slash_command_scenario_is_not_derivable(tmp_path: Path) -> None:
         "0/0 scenarios byte-exact (profile 2026-07: 1); not derivable: 1")
 
 
-def test_an_overridden_scenario_that_differs_is_not_scored(tmp_path: Path) -> None:
+def test_an_overridden_scenario_is_scored_by_its_keyless_run(tmp_path: Path) -> None:
+    """The override plays the model in a keyless run; its stream differs from the golden:
+    a scored difference (exit 1), with the from-the-log figure beside it."""
     _scenario(tmp_path, "hello", CHUNK + "\n", replay_override_json="[]")
     report = run_conformance([tmp_path])
     (result,) = report.scenarios
-    assert result.status == "overridden" and result.overridden and not result.scored
+    assert (result.status, result.keyless, result.override_plays) == ("differs", "derived", "agent")
+    assert result.overridden and result.scored and not result.exact_from_log
+    assert [(m.mode, m.expected, m.rendered, m.missing) for m in result.modes] == [("live", 1, 0, 1),
+                                                                                  ("load", 1, 0, 1)]
+    assert result.reason == (
+        "keyless run: replay.override.json played the model, the recording answered the tools it does not model; "
+        "from the log: live: 0/1 golden lines rendered in order; 1 golden line not rendered; load: 0/1 golden "
+        "lines rendered in order; 1 golden line not rendered")
+    assert report.failed
+    text = ConformanceText.render(report).splitlines()
+    assert text[1] == ("    live vs stdout.expected.jsonl, golden line 1 / none rendered: expected line not rendered: "
+                       "agent_message_chunk")
+    assert text[-1] == (
+        "0/1 scenarios byte-exact (live 0/1; load 0/1; profile 2026-07: 1); without an override 0/0; with "
+        "replay.override.json 1: 0/1 byte-exact derived by a keyless run with the override as the model; from the "
+        "log 0/1")
+    # nothing written beside the scenario's own files
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.json", "replay.override.json", "session.jsonl",
+                                                          "stdout.expected.jsonl"]
+
+
+def test_an_overridden_scenario_no_keyless_run_derives_is_not_scored(tmp_path: Path) -> None:
+    _scenario(tmp_path, "hello", CHUNK + "\n", replay_override_json="[{")
+    report = run_conformance([tmp_path])
+    (result,) = report.scenarios
+    assert (result.status, result.keyless, result.modes) == ("overridden", "no run", ())
+    assert result.reason == (
+        "replay.override.json scripted its model calls; no keyless run derives it: <imported scenario>/"
+        "replay.override.json: the override is not JSON; from the log: live: 0/1 golden lines rendered in order; "
+        "1 golden line not rendered; load: 0/1 golden lines rendered in order; 1 golden line not rendered")
+    assert not report.failed
+    lines = ConformanceText.render(report).splitlines()
+    assert lines[0].startswith(f"overridden    {tmp_path}  (no stream compared) [")
+    assert lines[1] == ("    from the log: live vs stdout.expected.jsonl, golden line 1 / none rendered: expected line "
+                        "not rendered: agent_message_chunk")
+    assert lines[-1] == (
+        "0/0 scenarios byte-exact (profile 2026-07: 1); without an override 0/0; with replay.override.json 1: "
+        "0/1 byte-exact derived by a keyless run with the override as the model (1 with no keyless run, not "
+        "scored); from the log 0/1")
+    doc = json.loads(ConformanceJson.render(report))
+    assert doc["scenarios"][0]["keyless"]["outcome"] == "no run"
+    assert doc["scenarios"][0]["keyless"]["fromLog"][0]["missing"] == 1
+
+
+def test_without_keyless_runs_an_overridden_scenario_is_compared_from_its_log(tmp_path: Path) -> None:
+    _scenario(tmp_path, "hello", CHUNK + "\n", replay_override_json="[]")
+    report = run_conformance([tmp_path], keyless=False)
+    (result,) = report.scenarios
+    assert (result.status, result.keyless, result.scored) == ("overridden", None, False)
     assert result.reason == ("replay.override.json scripted its model calls; only a keyless run with the override "
                              "as the model can derive its stream")
     assert not report.failed
@@ -184,7 +235,8 @@ def test_formatters() -> None:
     doc = json.loads(ConformanceJson.render(report))
     assert doc["summary"] == {
         "scenarios": 2, "scored": 2, "exact": 1, "differs": 1, "overridden": 0, "overriddenExact": 0,
-        "overriddenNotScored": 0, "notDerivable": 0, "profiles": {"2026-07": 1, "2026-08": 1},
+        "overriddenKeyless": 0, "overriddenExactFromLog": 0, "overriddenNotScored": 0, "notDerivable": 0,
+        "profiles": {"2026-07": 1, "2026-08": 1},
         "live": {"exact": 1, "compared": 2}, "load": {"exact": 0, "compared": 0},
         "score": "1/2 scenarios byte-exact (live 1/2; profile 2026-07: 1, profile 2026-08: 1)"}
     assert doc["scenarios"][1] == {
