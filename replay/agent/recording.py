@@ -15,8 +15,9 @@ results of tools the loop does not model. ``Recording`` reads a log into:
 
 ``Replayer`` plays a recording into one session of a run: after the loop writes an
 event, the foreign events anchored there are appended, their seq references
-(``sourceEventSeqs``, a replacement's range, a title's ``messageSeqs``) moved to the
-seqs of this run. Events are named by ``Keyer`` in the recording and in the run alike.
+(``sourceEventSeqs``, a replacement's range, a title's or a title request's
+``messageSeqs``) moved to the seqs of this run; a transform may rewrite an event's data
+or leave it out (``DROP``). Events are named by ``Keyer`` in the recording and in the run alike.
 """
 
 from __future__ import annotations

@@ -179,7 +179,6 @@ class ConformanceReport:
     def overridden(self) -> tuple[ConformanceResult, ...]:
         return tuple(s for s in self.scenarios if s.overridden)
 
-
     def mode_score(self, mode: Mode) -> tuple[int, int]:
         """(exact, compared) over the scored scenarios for one mode."""
         compared = [m for s in self.scored if (m := s.mode(mode)) is not None]
@@ -297,9 +296,11 @@ def derive_keyless(scenario: HarnessScenario, profile: Profile,
         except (NewScenarioError, ScenarioError) as exc:
             where = str(Path(tmp) / KEYLESS_NAME)
             return KeylessRun(problem=str(exc).replace(where, "<imported scenario>").replace(tmp, "<temporary folder>"))
+    plays: OverridePlays | None = "title" if model.title is not None else "agent" if model.override else None
+    if plays is None:
+        return KeylessRun(problem=f"the import did not let {scenario.override} play a model")
     data = normalize_log(run.logs[0])
     source = Source(f"<{scenario.name}: re-persisted>", lambda: io.BytesIO(data))
-    plays: OverridePlays | None = "title" if model.title is not None else "agent" if model.override else None
     return KeylessRun(_compare(scenario, source, profile, presenters), plays, log=data)
 
 
@@ -339,7 +340,7 @@ def check_conformance(
                        reason=f"{OVERRIDE_NOTE}; {from_log}" if exact else
                        f"{OVERRIDE_NOTE}; only a keyless run with the override as the model can derive its stream")
     run = derive_keyless(scenario, profile, presenters)
-    if run.problem is not None or run.plays is None:
+    if run.problem is not None or run.plays is None:  # (a run that played no override has a problem)
         return replace(result, status="overridden", from_log=result.modes, modes=(), keyless="no run",
                        reason=f"{OVERRIDE_NOTE}; no keyless run derives it: {run.problem}; {from_log}")
     return replace(result, status="exact" if all(m.exact for m in run.modes) else "differs", modes=run.modes,

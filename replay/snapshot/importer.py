@@ -17,7 +17,11 @@ unless forced), and writes ``scenarios/NAME/``: the logs copied byte for byte, a
 * the children — each ``subagent`` call is matched (by its prompt) to the child log
   it started, in the order the run will start them; fork and workflow children are
   copied but not re-run (their tools answer from the recording);
-* the working directory, and the client's terminal capability from ``input.json``.
+* the working directory, and the client's terminal capability from ``input.json``;
+* the override: used when the recording alone cannot play the model, or when asked
+  (``use_override``, ``--use-override``): then it plays the model it scripts, as in the
+  harness's keyless suite — the session-title model when it gives exactly the recorded
+  provider titles, the agent's otherwise.
 
 A scenario folder is published whole (written to a temporary folder, then renamed),
 never over an existing one, and ``scenarios/scenario.schema.json`` — what each
@@ -561,4 +565,3 @@ def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = F
     files[SCENARIO_FILE] = _scenario_json(doc)
     notes.extend(_publish(scenarios_root, target, files))
     return NewScenario(name, target, sorted(files), notes, failing)
-

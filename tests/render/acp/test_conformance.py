@@ -162,6 +162,12 @@ def test_an_overridden_scenario_is_scored_by_its_keyless_run(tmp_path: Path) -> 
         "0/1 scenarios byte-exact (live 0/1; load 0/1; profile 2026-07: 1); without an override 0/0; with "
         "replay.override.json 1: 0/1 byte-exact derived by a keyless run with the override as the model; from the "
         "log 0/1")
+    doc = json.loads(ConformanceJson.render(report))
+    assert doc["scenarios"][0]["keyless"] == {
+        "outcome": "derived", "overridePlays": "agent",
+        "fromLog": doc["scenarios"][0]["modes"]}  # the header-only log renders as the run's: nothing
+    assert (doc["summary"]["overriddenExact"], doc["summary"]["overriddenKeyless"],
+            doc["summary"]["overriddenExactFromLog"]) == (0, 1, 0)
     # nothing written beside the scenario's own files
     assert sorted(p.name for p in tmp_path.iterdir()) == ["input.json", "replay.override.json", "session.jsonl",
                                                           "stdout.expected.jsonl"]
