@@ -66,7 +66,8 @@ def test_text_findings_are_grouped_and_one_per_line(tmp_path: Path) -> None:
                         "missing; today's JSONL reader requires it (logs written before delegation depth was "
                         "recorded lack it)")
     assert lines[3].startswith("  durable invariants")
-    assert lines[4] == f'    {path}:21: T5 error: todo/write carries unknown status "done" (entry 2)'
+    assert lines[4] == (f"    {path}:21: T5 error: a todo/write status must be pending, in_progress or "
+                        'completed: todos[2] has "done"')
     assert "\x1b[" not in out
 
 
@@ -99,8 +100,8 @@ def test_github_annotations(tmp_path: Path) -> None:
     code, out = run("audit", "--format", "github", path)
     assert code == 1
     assert out.splitlines() == [
-        f"::error file={path},line=21,title=T3 error::todo/write content must be non-empty and already trimmed "
-        '(entry 0 content " read the code")'
+        f"::error file={path},line=21,title=T3 error::every todo/write item needs non-empty, already trimmed "
+        'content: todos[0] has leading or trailing whitespace in " read the code"'
     ]
 
 

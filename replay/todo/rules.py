@@ -21,27 +21,65 @@ P1 = Rule("P1", "policy", "todo", "what-if: a single-active deployment would rej
 _INTEREST = frozenset({"todo/write"})
 
 
-def todo_problem(todos: Any) -> tuple[Rule, str] | None:
-    """The first T-rule a ``todos`` value breaks, as ``(rule, message)``, in the
-    harness's order (it stops at the first failure)."""
+MAX_LISTED = 5
+"""Items a todo finding names before it says how many more there are."""
+
+
+def _listed(parts: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``; past ``MAX_LISTED``, ``… and N more``."""
+    shown = parts[:MAX_LISTED]
+    more = len(parts) - len(shown)
+    if more:
+        return f"{', '.join(shown)} and {more} more"
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def todo_problems(todos: Any) -> list[tuple[Rule, str]]:
+    """Every T-rule a ``todos`` value breaks, each rule once, as ``(rule, message)``
+    in rule order; each message names every offending item (``todos[2]``).
+
+    The harness stops at its first failure; the audit reports them all, so that
+    fixing one problem never uncovers another. An item that is not an object (T2) is
+    not judged further; a JSON array item passes T2 as it does in JavaScript and
+    then has no content (T3) and no status (T5). Repeats (T4) are judged among the
+    contents that pass T3.
+    """
     if not isinstance(todos, list):
-        return T1, f"todo/write todos must be an array, got {show(todos)}"
-    seen: set[str] = set()
+        return [(T1, f'todo/write "todos" must be a list of items, got {show(todos)}')]
+    not_objects: list[str] = []
+    bad_content: list[str] = []
+    bad_status: list[str] = []
+    first_of: dict[str, int] = {}
+    repeats: dict[str, list[int]] = {}
     for i, item in enumerate(todos):
-        # A JS array entry passes the object test and then fails T3 (spec §4.4).
         if not isinstance(item, dict | list):
-            return T2, f"todo/write entries must be objects (entry {i} is {show(item)})"
+            not_objects.append(f"todos[{i}] is {show(item)}")
+            continue
         content = item.get("content") if isinstance(item, dict) else None
-        if not isinstance(content, str) or content == "" or js_trim(content) != content:
-            return T3, (f"todo/write content must be non-empty and already trimmed (entry {i} "
-                          f"content {show(content)})")
-        if content in seen:
-            return T4, f"todo/write repeats content {show(content)} (entry {i})"
-        seen.add(content)
+        if not isinstance(content, str):
+            bad_content.append(f"todos[{i}] has no text content ({show(content)})")
+        elif content == "":
+            bad_content.append(f"todos[{i}] has empty content")
+        elif js_trim(content) != content:
+            bad_content.append(f"todos[{i}] has leading or trailing whitespace in {show(content)}")
+        elif content in first_of:
+            repeats.setdefault(content, [first_of[content]]).append(i)
+        else:
+            first_of[content] = i
         status = item.get("status") if isinstance(item, dict) else None
         if status not in STATUSES:
-            return T5, f"todo/write carries unknown status {show(status)} (entry {i})"
-    return None
+            bad_status.append(f"todos[{i}] has {show(status)}")
+    found: list[tuple[Rule, str]] = []
+    if not_objects:
+        found.append((T2, f"every todo/write item must be an object: {_listed(not_objects)}"))
+    if bad_content:
+        found.append((T3, f"every todo/write item needs non-empty, already trimmed content: {_listed(bad_content)}"))
+    if repeats:
+        dups = [f"{show(c)} (" + _listed([f"todos[{i}]" for i in where]) + ")" for c, where in repeats.items()]
+        found.append((T4, f"todo/write items must not repeat a content: {_listed(dups)}"))
+    if bad_status:
+        found.append((T5, f"a todo/write status must be pending, in_progress or completed: {_listed(bad_status)}"))
+    return found
 
 
 def _todos(ev: Event) -> Any:
@@ -50,16 +88,15 @@ def _todos(ev: Event) -> Any:
 
 
 class TodoChecker(Checker):
-    """T1–T5 on every ``todo/write``."""
+    """T1–T5 on every ``todo/write``: every rule that applies, each once."""
 
     interest = _INTEREST
 
     def event(self, ev: Event) -> Found:
-        problem = todo_problem(_todos(ev))
-        if problem is None:
+        problems = todo_problems(_todos(ev))
+        if not problems:
             return None
-        rule, message = problem
-        return [rule.error(message, ev.line, ev.seq, ev.type)]
+        return [rule.error(message, ev.line, ev.seq, ev.type) for rule, message in problems]
 
 
 class SingleActivePolicy(Checker):

@@ -374,7 +374,8 @@ def case_t3_bom(recs: Recs) -> tuple[Recs, Expected]:
 def case_t3_array_entry(recs: Recs) -> tuple[Recs, Expected]:
     i = index_of(recs, "todo/write")
     recs[i]["data"]["todos"][0] = ["read the code", "pending"]
-    return recs, [("T3", "error", _line(i))]
+    # A JavaScript array passes the object test (T2), then has no content and no status.
+    return recs, [("T3", "error", _line(i)), ("T5", "error", _line(i))]
 
 
 def case_t4(recs: Recs) -> tuple[Recs, Expected]:
@@ -466,3 +467,41 @@ def test_every_registered_rule_id_is_exercised_or_documented() -> None:
     # are the invariant's bookkeeping and permissions (tested in test_permissions).
     elsewhere = {"C4", "D1", "A9", "A10", "IO", "INTERNAL", "D11", "D15", "D16", "D17"}
     assert set(RULES) - exercised - elsewhere == set()
+
+
+def test_every_todo_problem_of_a_record_is_reported_once_per_rule() -> None:
+    recs = records(TODO_WRITE)
+    i = index_of(recs, "todo/write")
+    todos = recs[i]["data"]["todos"]
+    todos[0]["content"] = " read the code"          # T3, and the harness would stop here
+    todos[1]["status"] = "done"                     # T5
+    todos.append({"content": "write the fix", "status": "pending"})   # T4 with todos[2]
+    todos.append(7)                                 # T2
+    todos.append({"content": "", "status": None})   # T3 again (same rule: one finding) and T5
+    report = audit_bytes(dump(recs))
+    assert [(f.rule, f.line, f.message) for f in report.findings] == [
+        ("T2", _line(i), "every todo/write item must be an object: todos[4] is 7"),
+        ("T3", _line(i), 'every todo/write item needs non-empty, already trimmed content: todos[0] has leading or '
+                         'trailing whitespace in " read the code" and todos[5] has empty content'),
+        ("T4", _line(i), 'todo/write items must not repeat a content: "write the fix" (todos[2] and todos[3])'),
+        ("T5", _line(i), 'a todo/write status must be pending, in_progress or completed: todos[1] has "done" and '
+                         "todos[5] has null"),
+    ]
+
+
+def test_todos_not_a_list_is_the_one_problem() -> None:
+    recs = records(TODO_WRITE)
+    i = index_of(recs, "todo/write")
+    recs[i]["data"]["todos"] = {"content": " x", "status": "done"}
+    assert [(f.rule, f.message) for f in audit_bytes(dump(recs)).findings] == [
+        ("T1", 'todo/write "todos" must be a list of items, got {"content":" x","status":"done"}')]
+
+
+def test_a_long_list_of_bad_items_names_the_first_few() -> None:
+    recs = records(TODO_WRITE)
+    i = index_of(recs, "todo/write")
+    recs[i]["data"]["todos"] = [{"content": f"task {n}", "status": "later"} for n in range(8)]
+    [t5] = audit_bytes(dump(recs)).findings
+    assert t5.message == ('a todo/write status must be pending, in_progress or completed: todos[0] has "later", '
+                          'todos[1] has "later", todos[2] has "later", todos[3] has "later", todos[4] has "later" '
+                          "and 3 more")
