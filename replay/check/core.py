@@ -19,30 +19,31 @@ from replay.findings import Finding, Rule
 from replay.log.event import ENVELOPE_KEYS, SURFACE_TYPES, ChunkRun, Event
 from replay.log.values import MAX_SAFE_INTEGER, hashable, is_nonempty_str, is_nonneg_safe_int, is_safe_int, show
 
-B5 = Rule("B5", "format", "session", "message shape of user/message, assistant/message, tool/result")
-B6 = Rule("B6", "format", "session", "every event type is known to the harness or marked ignorable")
-C2 = Rule("C2", "format", "session", "event envelope keys and types")
-C3 = Rule("C3", "format", "session", "request/header config: provider, model, reasoningEffort, adapterDefaults")
-C4 = Rule("C4", "format", "session", "seq equals the event's index (for sources without a line scanner)")
-C5 = Rule("C5", "format", "session", "surface: surfaceOp markers, provenance, replace ranges, tool/result rewrites")
-D1 = Rule("D1", "invariant", "session", "seq strictly increases")
-D2 = Rule("D2", "invariant", "session", "turn/start only when no turn is open")
+B5 = Rule("B5", "format", "session", "messages have an id, a role, a source and a list of content")
+B6 = Rule("B6", "format", "session", "every event type is known to the harness, or marked ignorable")
+C2 = Rule("C2", "format", "session", "each event has only the known top-level keys, with the right types")
+C3 = Rule("C3", "format", "session", "each request/header names its provider and model")
+C4 = Rule("C4", "format", "session", "each event's seq is its position (events handed over directly)")
+C5 = Rule("C5", "format", "session",
+          "surfaceOp and sourceEventSeqs are present where needed, well formed and consistent")
+D1 = Rule("D1", "invariant", "session", "seqs only increase (events handed over directly)")
+D2 = Rule("D2", "invariant", "session", "a turn starts only when no turn is open")
 D3 = Rule("D3", "invariant", "session", "turns are numbered 1, 2, 3, … with no gaps")
-D4 = Rule("D4", "invariant", "session", "turn/end names the open turn")
-D5 = Rule("D5", "invariant", "session", "turn/end only when no step is open")
-D6 = Rule("D6", "invariant", "session", "step/start names the open turn")
-D7 = Rule("D7", "invariant", "session", "step/start only when no step is open")
+D4 = Rule("D4", "invariant", "session", "turn/end closes the open turn")
+D5 = Rule("D5", "invariant", "session", "a turn ends only after its step has ended")
+D6 = Rule("D6", "invariant", "session", "step/start belongs to the open turn")
+D7 = Rule("D7", "invariant", "session", "a step starts only when no step is open")
 D8 = Rule("D8", "invariant", "session", "steps are numbered 1, 2, 3, … within a turn")
 D9 = Rule("D9", "invariant", "session",
-          "step/end, chunks, assistant/message, tool/call and append tool/result name the open step")
-D10 = Rule("D10", "invariant", "session", "step/end clears pending calls and closes the step")
-D11 = Rule("D11", "invariant", "session", "tool/call adds its callId to the pending calls")
-D12 = Rule("D12", "invariant", "session", "an append tool/result answers a pending tool/call of the same step")
-D13 = Rule("D13", "invariant", "session", "a replacement tool/result needs an open turn")
-D14 = Rule("D14", "invariant", "session", "todo/write, request/header and request/context sit inside an open turn")
-D15 = Rule("D15", "invariant", "session", "user/message is unconstrained")
-D16 = Rule("D16", "invariant", "session", "session/end-seed is unconstrained")
-D17 = Rule("D17", "invariant", "session", "plugin event types are unconstrained by the core")
+          "chunks, messages, tool calls, appended results and step/end belong to the open step")
+D10 = Rule("D10", "invariant", "session", "step/end closes the step and forgets its waiting calls")
+D11 = Rule("D11", "invariant", "session", "tool/call makes its call wait for a result")
+D12 = Rule("D12", "invariant", "session", "an appended tool/result answers a waiting tool/call of the same step")
+D13 = Rule("D13", "invariant", "session", "a replacing tool/result is inside a turn")
+D14 = Rule("D14", "invariant", "session", "todo/write, request/header and request/context are inside a turn")
+D15 = Rule("D15", "invariant", "session", "user/message may come anywhere")
+D16 = Rule("D16", "invariant", "session", "session/end-seed may come anywhere")
+D17 = Rule("D17", "invariant", "session", "plugin event types are left to their plugins")
 """The core dev invariant (D1–D17). D10, D11 and D15–D17 state what the state machine
 does or allows; no finding cites them."""
 
@@ -92,7 +93,7 @@ def _error(rule: Rule, ev: Event, message: str) -> Finding:
 
 
 def _surface_error(ev: Event, message: str) -> Finding:
-    return C5.error(f"invalid seed event at index {ev.seq}: {message}", ev.line, ev.seq, ev.type)
+    return C5.error(message, ev.line, ev.seq, ev.type)
 
 
 class CoreChecker(Checker):
@@ -139,13 +140,14 @@ class CoreChecker(Checker):
         if not self.scanned:
             self._sequence(ev.seq, 1, ev, out)
         if t not in KNOWN_TYPES and rec.get("ignorable") is not True:
-            out.append(_error(B6, ev, f'contains event type "{t}" (seq {ev.seq}) unknown to this '
-                              "harness and not marked ignorable; today's harness refuses the log"))
+            out.append(_error(B6, ev, f'today\'s harness does not know the event type "{t}", and the event is '
+                              'not marked "ignorable": true, so it refuses the log'))
         if t in SURFACE_TYPES:
             self._surface(ev, out)
         elif ("surfaceOp" in rec or "sourceEventSeqs" in rec) and t in KNOWN_TYPES:
             key = "surfaceOp" if "surfaceOp" in rec else "sourceEventSeqs"
-            out.append(_surface_error(ev, f"{t} is not surface-eligible and cannot carry {key}"))
+            out.append(_surface_error(ev, f"{t} never changes the conversation surface, so it must not carry "
+                                      f"{key}"))
         handler = _HANDLERS.get(t)
         if handler is not None:
             handler(self, ev, out)
@@ -157,23 +159,24 @@ class CoreChecker(Checker):
             self._sequence(run.seq0, run.count, None, out, run)
         if run.turn != self.open_turn or run.step != self.open_step or self.open_step is None:
             out.append(D9.error(
-                f"assistant/chunk names turn {show(run.turn)}/step {show(run.step)} but open is "
-                f"{self._open_desc()} ({run.tag} row of {run.count} chunks, seq {run.seq0}–{run.last_seq})",
+                f"assistant/chunk belongs to turn {show(run.turn)}, step {show(run.step)}, but "
+                f"{self._open_desc()} (a packed {run.tag} row of {run.count} chunks, seq {run.seq0}–{run.last_seq})",
                 run.line, run.seq0, "assistant/chunk"))
         return out or None
 
     # -- helpers -------------------------------------------------------------------
 
     def _open_desc(self) -> str:
+        """What is open, as the end of a sentence: "no turn is open", …"""
         if self.open_turn is None:
-            return "no turn"
+            return "no turn is open"
         if self.open_step is None:
-            return f"turn {show(self.open_turn)} with no step"
-        return f"turn {show(self.open_turn)}/step {show(self.open_step)}"
+            return f"turn {show(self.open_turn)} has no step open"
+        return f"the open step is turn {show(self.open_turn)}, step {show(self.open_step)}"
 
     def _not_open_step(self, ev: Event, out: list[Finding]) -> None:
         turn, step = _turn_step(ev.data)
-        out.append(_error(D9, ev, f"{ev.type} names turn {show(turn)}/step {show(step)} but open is "
+        out.append(_error(D9, ev, f"{ev.type} belongs to turn {show(turn)}, step {show(step)}, but "
                           f"{self._open_desc()}"))
 
     def _sequence(self, seq: int, count: int, ev: Event | None, out: list[Finding],
@@ -184,11 +187,12 @@ class CoreChecker(Checker):
         line = ev.line if ev else run.line if run else None
         type_ = ev.type if ev else "assistant/chunk"
         if seq != index:
-            out.append(C4.error(f"seed event at index {index} has seq {seq} (expected {index}); seed must be "
-                                "contiguous from 0", line, seq, type_))
+            out.append(C4.error(f"event number {index} (counting from 0) has seq {seq}: an event's seq must be "
+                                "its position in the log", line, seq, type_))
             self.index = seq + count
         if seq <= self.last_seq:
-            out.append(D1.error(f"seq must strictly increase: saw {seq} after {self.last_seq}", line, seq, type_))
+            out.append(D1.error(f"seq {seq} comes after seq {self.last_seq}: seqs must only increase", line, seq,
+                                type_))
         self.last_seq = max(self.last_seq, seq + count - 1)
 
     def _envelope(self, ev: Event, out: list[Finding]) -> None:
@@ -196,20 +200,21 @@ class CoreChecker(Checker):
         problems = []
         extra = [k for k in rec if k not in ENVELOPE_KEYS]
         if extra:
-            problems.append(f"unknown envelope key(s) {', '.join(extra)}")
+            problems.append(f"it has the unknown top-level key(s) {', '.join(extra)} (an event holds only "
+                            "type, seq, time, data, surfaceOp, sourceEventSeqs and ignorable)")
         if not isinstance(rec.get("type"), str):
-            problems.append(f"type must be a string, got {show(rec.get('type'))}")
+            problems.append(f"its type must be a string, got {show(rec.get('type'))}")
         if not is_nonneg_safe_int(rec.get("seq")):
-            problems.append(f"seq must be a non-negative safe integer, got {show(rec.get('seq'))}")
+            problems.append(f"its seq must be a whole number from 0 to 2^53-1, got {show(rec.get('seq'))}")
         if not is_safe_int(rec.get("time")):
-            problems.append(f"time must be a safe integer, got {show(rec.get('time'))}")
+            problems.append(f"its time must be a whole number of milliseconds within ±(2^53-1), got "
+                            f"{show(rec.get('time'))}")
         if "data" not in rec:
-            problems.append("data is missing")
+            problems.append("it has no data")
         if "ignorable" in rec and rec["ignorable"] is not True:
-            problems.append(f"ignorable must be exactly true when present, got {show(rec['ignorable'])}")
+            problems.append(f'its "ignorable" must be exactly true when present, got {show(rec["ignorable"])}')
         for problem in problems:
-            out.append(_error(C2, ev, f"seed event at index {ev.seq} has an invalid event envelope: "
-                              f"{problem}"))
+            out.append(_error(C2, ev, f"today's harness refuses this event: {problem}"))
 
     # -- message shape (B5) and surface (C5) -----------------------------------------
 
@@ -237,40 +242,40 @@ class CoreChecker(Checker):
                                 and type(block.get("content")) is list and block.get("toolCallId") == call_id:
                             return
         if not isinstance(message, dict) or not is_nonempty_str(message.get("id")):
-            out.append(_error(B5, ev, f"{t} at seq {ev.seq} lacks an identified message (a message "
-                              "object with a non-empty string id)"))
+            out.append(_error(B5, ev, f'{t} has no identified message (an object with a non-empty string "id")'))
             if not isinstance(message, dict):
                 return
         if message.get("role") != role:
-            out.append(_error(B5, ev, f'{t} at seq {ev.seq} message must have role "{role}", got '
+            out.append(_error(B5, ev, f'{t}\'s message must have the role "{role}", got '
                               f"{show(message.get('role'))}"))
         source = message.get("source")
         if not isinstance(source, dict) or not is_nonempty_str(source.get("kind")):
-            out.append(_error(B5, ev, f"{t} at seq {ev.seq} has an invalid source {show(source)} "
-                              "(an object with a non-empty string kind)"))
+            out.append(_error(B5, ev, f'{t}\'s message must say where it came from (a "source" object with a '
+                              f'non-empty "kind"), got {show(source)}'))
             source = None
         content = message.get("content")
         if not isinstance(content, list):
-            out.append(_error(B5, ev, f"{t} at seq {ev.seq} has invalid content (not an array)"))
+            out.append(_error(B5, ev, f'{t}\'s message content must be a list of blocks, got '
+                              f'{show(content)}'))
         if t == "assistant/message" and source is not None and not (
             source.get("kind") == "model" and is_nonempty_str(source.get("provider"))
             and is_nonempty_str(source.get("model"))
         ):
-            out.append(_error(B5, ev, f"assistant/message at seq {ev.seq} must have model source with "
-                              f"non-empty provider and model, got {show(source)}"))
+            out.append(_error(B5, ev, "assistant/message must name the model that wrote it (a source of kind "
+                              f'"model" with a non-empty "provider" and "model"), got {show(source)}'))
         if t == "tool/result":
             if source is not None and not (source.get("kind") == "tool" and is_nonempty_str(source.get("callId"))):
-                out.append(_error(B5, ev, f"tool/result at seq {ev.seq} must have tool source with a "
-                                  f"non-empty callId, got {show(source)}"))
+                out.append(_error(B5, ev, 'tool/result must name the call it answers (a source of kind "tool" '
+                                  f'with a non-empty "callId"), got {show(source)}'))
             if isinstance(content, list):
                 blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool-result"]
                 if len(content) != 1 or len(blocks) != 1 or not isinstance(blocks[0].get("content"), list):
-                    out.append(_error(B5, ev, f"tool/result at seq {ev.seq} must contain one tool-result "
-                                      "block whose content is an array"))
+                    out.append(_error(B5, ev, "tool/result must hold exactly one tool-result block, whose "
+                                      "content is a list"))
                 elif source is not None and blocks[0].get("toolCallId") != source.get("callId"):
-                    out.append(_error(B5, ev, f"tool/result at seq {ev.seq} has mismatched tool call ids "
-                                      f"({show(blocks[0].get('toolCallId'))} vs source "
-                                      f"{show(source.get('callId'))})"))
+                    out.append(_error(B5, ev, f"tool/result answers two calls: its block names "
+                                      f"{show(blocks[0].get('toolCallId'))} and its source "
+                                      f"{show(source.get('callId'))}"))
 
     def _surface(self, ev: Event, out: list[Finding]) -> None:
         rec = ev.record
@@ -284,20 +289,21 @@ class CoreChecker(Checker):
                 or all(is_nonneg_safe_int(s) for s in sources)
             )
             if not ok:
-                out.append(_surface_error(ev, "sourceEventSeqs must be an array of non-negative "
-                                          "safe integers"))
+                out.append(_surface_error(ev, f"{t}'s sourceEventSeqs must be a list of seqs (whole numbers from "
+                                          "0)"))
                 sources = None
             else:
                 assert isinstance(sources, list)
                 if len(set(sources)) != len(sources):
-                    out.append(_surface_error(ev, "sourceEventSeqs must be distinct"))
+                    out.append(_surface_error(ev, f"{t}'s sourceEventSeqs names a seq twice"))
                 if sources and max(sources) >= seq:
-                    out.append(_surface_error(ev, "sourceEventSeqs must reference earlier events"))
+                    out.append(_surface_error(ev, f"{t}'s sourceEventSeqs names a seq that is not before it"))
                 if not sources and t != "assistant/message":
-                    out.append(_surface_error(ev, f"sourceEventSeqs may be empty only on "
-                                              f"assistant/message, not {t}"))
+                    out.append(_surface_error(ev, f"{t}'s sourceEventSeqs is empty (only an assistant/message "
+                                              "may have none)"))
         if "surfaceOp" not in rec:
-            out.append(_surface_error(ev, f"{t} requires a surfaceOp marker"))
+            out.append(_surface_error(ev, f'{t} must say how it changes the conversation surface ("surfaceOp": '
+                                      '"append" or a replace), but it has no surfaceOp'))
             return
         op = rec["surfaceOp"]
         if op == "append":
@@ -307,7 +313,7 @@ class CoreChecker(Checker):
             return
         if not (isinstance(op, dict) and op.keys() == {"op", "start", "end"} and op["op"] == "replace"
                 and is_nonneg_safe_int(op["start"]) and is_nonneg_safe_int(op["end"])):
-            out.append(_surface_error(ev, f'surfaceOp must be "append" or '
+            out.append(_surface_error(ev, f'{t}\'s surfaceOp must be "append" or '
                                       f'{{"op":"replace","start":S,"end":E}}, got {show(op)}'))
             return
         start, end = op["start"], op["end"]
@@ -315,29 +321,30 @@ class CoreChecker(Checker):
         try:
             i = nodes.index(start)
         except ValueError:
-            out.append(_surface_error(ev, f"surface replace: start seq {start} not found in surface"))
+            out.append(_surface_error(ev, f"{t} replaces the surface from seq {start}, but no event with that seq "
+                                      "is on the surface"))
             return
         try:
             j = nodes.index(end)
         except ValueError:
-            out.append(_surface_error(ev, f"surface replace: end seq {end} not found in surface"))
+            out.append(_surface_error(ev, f"{t} replaces the surface up to seq {end}, but no event with that seq "
+                                      "is on the surface"))
             return
         if i > j:
-            out.append(_surface_error(ev, f"surface replace: start seq {start} comes after end "
-                                      f"seq {end}"))
+            out.append(_surface_error(ev, f"{t} replaces the surface from seq {start} to seq {end}, but {start} "
+                                      f"comes after {end} on the surface"))
             return
         shadowed = nodes[i : j + 1]
         if sources is None or not set(shadowed) <= set(sources):
             missing = [s for s in shadowed if sources is None or s not in sources]
-            out.append(_surface_error(ev, "surface replace: sourceEventSeqs must include every "
-                                      f"shadowed seq (missing {show(missing)})"))
+            out.append(_surface_error(ev, f"{t} replaces events its sourceEventSeqs does not name: "
+                                      f"{show(missing)}"))
         if t == "tool/result":
             if len(shadowed) != 1 or shadowed[0] not in self.tool_prints:
-                out.append(_surface_error(ev, "tool/result surface replacement must replace "
-                                          "exactly one tool/result"))
+                out.append(_surface_error(ev, "a replacing tool/result must replace exactly one tool/result"))
             elif isinstance(ev.data, dict) and self.tool_prints.get(shadowed[0]) != _fingerprint(ev.data):
-                out.append(_surface_error(ev, "tool/result surface replacement may change only "
-                                          f"content (it differs from seq {shadowed[0]} elsewhere)"))
+                out.append(_surface_error(ev, "a replacing tool/result may change only the result's content, but "
+                                          f"it differs from seq {shadowed[0]} elsewhere"))
         for s in shadowed:
             self.tool_prints.pop(s, None)
         nodes[i : j + 1] = [seq]
@@ -349,13 +356,14 @@ class CoreChecker(Checker):
     def _turn_start(self, ev: Event, out: list[Finding]) -> None:
         turn, _ = _turn_step(ev.data)
         if self.open_turn is not None:
-            out.append(_error(D2, ev, f"turn/start {show(turn)} while turn {show(self.open_turn)} is "
-                              "still open"))
+            out.append(_error(D2, ev, f"turn {show(turn)} starts while turn {show(self.open_turn)} is still open "
+                              "(no turn/end closed it)"))
         expected = self.next_turn
         if self.open_turn is not None and is_safe_int(self.open_turn):
             expected = self.open_turn + 1  # already reported by D2; don't report it twice
         if turn != expected:
-            out.append(_error(D3, ev, f"turn/start expected turn {show(expected)}, got {show(turn)}"))
+            out.append(_error(D3, ev, f"turn/start numbers this turn {show(turn)}, but the next turn is "
+                              f"{show(expected)} (turns count 1, 2, 3, … with no gap)"))
         self.open_turn = turn
         self.open_step = None
         self.next_step = 1
@@ -366,11 +374,12 @@ class CoreChecker(Checker):
     def _turn_end(self, ev: Event, out: list[Finding]) -> None:
         turn, _ = _turn_step(ev.data)
         if turn != self.open_turn or self.open_turn is None:
-            out.append(_error(D4, ev, f"turn/end {show(turn)} does not match open turn "
-                              f"{show(self.open_turn)}"))
+            out.append(_error(D4, ev, f"turn/end closes turn {show(turn)}, but "
+                              + ("no turn is open" if self.open_turn is None else
+                                 f"the open turn is {show(self.open_turn)}")))
         if self.open_step is not None:
-            out.append(_error(D5, ev, f"turn/end {show(turn)} while step {show(self.open_step)} is "
-                              "still open"))
+            out.append(_error(D5, ev, f"turn {show(turn)} ends while its step {show(self.open_step)} is still "
+                              "open (no step/end closed it)"))
         self.open_turn = None
         self.open_step = None
         self.pending = set()
@@ -379,17 +388,18 @@ class CoreChecker(Checker):
     def _step_start(self, ev: Event, out: list[Finding]) -> None:
         turn, step = _turn_step(ev.data)
         if turn != self.open_turn or self.open_turn is None:
-            out.append(_error(D6, ev, f"step/start in turn {show(turn)} but open turn is "
-                              f"{show(self.open_turn)}"))
+            out.append(_error(D6, ev, f"step/start belongs to turn {show(turn)}, but "
+                              + ("no turn is open" if self.open_turn is None else
+                                 f"the open turn is {show(self.open_turn)}")))
         if self.open_step is not None:
-            out.append(_error(D7, ev, f"step/start {show(step)} while step {show(self.open_step)} is "
-                              "still open"))
+            out.append(_error(D7, ev, f"step {show(step)} starts while step {show(self.open_step)} is still open "
+                              "(no step/end closed it)"))
         expected = self.next_step
         if self.open_step is not None and is_safe_int(self.open_step):
             expected = self.open_step + 1  # already reported by D7
         if step != expected:
-            out.append(_error(D8, ev, f"step/start expected step {show(expected)} in turn "
-                              f"{show(turn)}, got {show(step)}"))
+            out.append(_error(D8, ev, f"step/start numbers this step {show(step)}, but the next step of turn "
+                              f"{show(turn)} is {show(expected)} (steps count 1, 2, 3, … within a turn)"))
         self.open_step = step
         if is_safe_int(step):
             self.next_step = step
@@ -427,8 +437,7 @@ class CoreChecker(Checker):
         self._message_shape(ev, message, "user", out)
         if ev.record.get("surfaceOp") != "append":
             if self.open_turn is None:
-                out.append(_error(D13, ev, "tool/result surface replacement appended outside any "
-                                  "open turn"))
+                out.append(_error(D13, ev, "a replacing tool/result must be inside a turn, but no turn is open"))
             return
         self._names_open_step(ev, out)
         source = message.get("source") if isinstance(message, dict) else None
@@ -438,35 +447,35 @@ class CoreChecker(Checker):
             return
         if _is_not_started_repair(data, message):
             return
-        out.append(_error(D12, ev, f"tool/result for {show(call_id)} with no prior tool/call in this "
-                          "step"))
+        out.append(_error(D12, ev, f"tool/result answers the call {show(call_id)}, but no tool/call with that "
+                          "id is waiting for a result in this step"))
 
     def _request_header(self, ev: Event, out: list[Finding]) -> None:
         self._enclosed(ev, out)
         data = ev.data
         header = data.get("header") if isinstance(data, dict) else None
         config = header.get("config") if isinstance(header, dict) else None
-        prefix = f"seed request/header at index {ev.seq} "
+        prefix = "request/header "
         if not isinstance(config, dict) or not is_nonempty_str(config.get("provider")) \
                 or not is_nonempty_str(config.get("model")):
-            out.append(_error(C3, ev, prefix + "lacks provider/model (config.provider and config.model "
-                              "must be non-empty strings)"))
+            out.append(_error(C3, ev, prefix + "does not name the model: config.provider and config.model "
+                              "must be non-empty strings"))
             return
         if "reasoningEffort" in config and not is_nonempty_str(config["reasoningEffort"]):
-            out.append(_error(C3, ev, prefix + f"has an invalid reasoningEffort "
+            out.append(_error(C3, ev, prefix + "has a config.reasoningEffort that is not a non-empty string: "
                               f"{show(config['reasoningEffort'])}"))
         if isinstance(header, dict) and "adapterDefaults" in header:
             defaults = header["adapterDefaults"]
             ok = isinstance(defaults, dict) and defaults.keys() <= _ADAPTER_KEYS and all(
                 v is True and k in config for k, v in defaults.items())
             if not ok:
-                out.append(_error(C3, ev, prefix + f"has invalid adapterDefaults {show(defaults)} (only "
-                                  "reasoningEffort/maxTokens, each true, each with its config field)"))
+                out.append(_error(C3, ev, prefix + f"has adapterDefaults {show(defaults)}, but they may only "
+                                  "mark reasoningEffort or maxTokens as true, each set in the config"))
 
     def _enclosed(self, ev: Event, out: list[Finding]) -> None:
         if self.open_turn is None:
-            out.append(_error(D14, ev, f"{ev.type} appended outside any open turn (core execution "
-                              "events must be turn-enclosed)"))
+            out.append(_error(D14, ev, f"{ev.type} is outside any turn: todo/write, request/header and "
+                              "request/context must come between a turn/start and its turn/end"))
 
 
 _HANDLERS: dict[str, Callable[[CoreChecker, Event, list[Finding]], None]] = {

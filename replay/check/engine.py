@@ -26,7 +26,7 @@ from replay.log.repair import REPAIR_TYPES, RepairTracker
 from replay.todo.rules import SingleActivePolicy, TodoChecker
 
 INTERNAL = Rule("INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)")
-B7 = Rule("B7", "format", "session", "an interrupted trailing turn is closed by repair on load")
+B7 = Rule("B7", "format", "session", "a log that ends inside a turn is closed by repair on load")
 
 
 class Policy(StrEnum):
@@ -84,7 +84,8 @@ class _Groups:
         for f in findings:
             n = self.count.get(f.group or "", 1) if f.group else 1
             if n > 1:
-                f = f.with_severity(f.severity, f"{f.message} ({n} events, first at line {f.line})")
+                f = f.with_severity(f.severity, f"{f.message} ({n} such events in this log, the first on line "
+                                    f"{f.line})")
             out.append(f)
         return out
 
@@ -251,7 +252,7 @@ def _judge(done: _Pass, judges: Sequence[Checker], header: Header | None, reread
     out.extend(f for f in after.overflow() if f.line is not None and f.line <= last_turn_end)
     if not done.damage.kept and interrupted and repair.interrupted and header is not None:
         out.append(B7.warning(
-            f"the log ends inside turn {repair.open_turn} (an interrupted session); loading would "
+            f"the log ends inside turn {repair.open_turn} (the session was interrupted): loading would "
             f"{repair.describe()}", done.last_line, repair.last_seq, None))
     out = done.groups.finish(out)
     out.sort(key=lambda f: (f.line if f.line is not None else 0))
@@ -310,12 +311,12 @@ def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTrack
     for f in damage:
         line = f.line or 0
         if line < last_turn_end:
-            yield f.with_severity(Severity.ERROR, f"{f.message}; damage before the last complete turn/end "
-                                  f"(line {last_turn_end}) is fatal: today's harness refuses this log")
+            yield f.with_severity(Severity.ERROR, f"{f.message}. Damage before the last complete turn (its "
+                                  f"turn/end is on line {last_turn_end}) is fatal: today's harness refuses this log")
         else:
             repaired = f", then {repair.describe()}" if repair.interrupted else ""
-            yield f.with_severity(Severity.WARNING, f"{f.message}; this is a torn tail after the last "
-                                  f"complete turn/end: loading would truncate the log before line {first}"
+            yield f.with_severity(Severity.WARNING, f"{f.message}. It comes after the last complete turn, a "
+                                  f"tail torn by a crash: loading would cut the log off before line {first}"
                                   f"{repaired}")
 
 
@@ -357,6 +358,10 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL) -> LogReport:
 
 @dataclass(frozen=True, slots=True)
 class Summary:
+    """Totals of an audit. Every file is exactly one of ``ok`` (no findings),
+    ``warnings_only`` (findings, none an error), ``with_errors`` (readable, with an
+    error finding) and ``unreadable``; ``failed`` is the last two together."""
+
     files: int
     ok: int
     failed: int
@@ -364,10 +369,13 @@ class Summary:
     errors: int
     warnings: int
     policy: int
+    warnings_only: int = 0
+    with_errors: int = 0
+    unreadable: int = 0
 
 
 def summarize(reports: Iterable[LogReport]) -> Summary:
-    files = ok = failed = events = errors = warnings = policy = 0
+    files = ok = events = errors = warnings = policy = warnings_only = with_errors = unreadable = 0
     for r in reports:
         files += 1
         events += r.events
@@ -375,9 +383,16 @@ def summarize(reports: Iterable[LogReport]) -> Summary:
         errors += e
         warnings += r.count(Severity.WARNING)
         policy += r.count(Severity.POLICY)
-        ok += r.status == "ok"
-        failed += bool(e) or r.status == "unreadable"
-    return Summary(files, ok, failed, events, errors, warnings, policy)
+        if r.status == "unreadable":
+            unreadable += 1
+        elif e:
+            with_errors += 1
+        elif r.findings:
+            warnings_only += 1
+        else:
+            ok += 1
+    return Summary(files, ok, with_errors + unreadable, events, errors, warnings, policy, warnings_only, with_errors,
+                   unreadable)
 
 
 def failing_severities(fail_on: Iterable[Severity] = ()) -> frozenset[Severity]:

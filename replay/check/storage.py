@@ -9,8 +9,7 @@ import os
 from replay.findings import Finding, Rule
 from replay.log.header import Header
 
-A10 = Rule("A10", "format", "storage", "storage identity: the path matches the header's id and cwd; one encoding "
-           "per session")
+A10 = Rule("A10", "format", "storage", "a log in a session root sits where its header's id and cwd place it")
 
 
 def encode_segment(session_id: str) -> str:
@@ -74,10 +73,10 @@ def storage_identity(location: str, header: Header | None) -> list[Finding]:
         want = f"{project_key(header.cwd)}/{encode_segment(session_id)}"
         have = f"{project}/{session_dir}"
         if want != have:
-            found.append(A10.error(f"corrupt session log: header id and cwd identify {want}/{name}, "
-                                   f"but the file is at {have}/{name}; move the session directory "
-                                   "back or the harness cannot load it", line=1, type="session"))
+            found.append(A10.error(f"the header's id and cwd place this session at {want}/{name}, but the "
+                                   f"file is at {have}/{name}: the harness cannot load it until the session "
+                                   "directory is moved back", line=1, type="session"))
     if os.path.exists(os.path.join(folder, _STORED_NAMES[name])):
-        found.append(A10.error(f"both {name} and {_STORED_NAMES[name]} exist for this session; a root holds one "
-                               "encoding only", line=1, type="session"))
+        found.append(A10.error(f"both {name} and {_STORED_NAMES[name]} exist for this session, but a session "
+                               "is stored in one encoding only: the harness refuses it", line=1, type="session"))
     return found

@@ -11,13 +11,12 @@ from replay.findings import Finding, Rule
 from replay.log.lines import Unparsable, decode_json
 from replay.log.values import CWD_PLACEHOLDER, is_nonneg_safe_int, is_number, is_placeholder, show
 
-A1 = Rule("A1", "format", "storage", "the first record is one newline-terminated line")
-A2 = Rule("A2", "format", "storage", "the header line parses as JSON")
-A3 = Rule("A3", "format", "storage", "a numeric header version other than 0 is refused (direction-aware)")
-A4 = Rule("A4", "format", "storage",
-          "the JSONL header guard (type, version, id, createdAt, delegationDepth, origin, agentPreset)")
-A5 = Rule("A5", "format", "storage", "no retired sandboxMode/approvalPolicy header fields")
-C1 = Rule("C1", "format", "session", "header: absolute cwd, parentSession string, seedLength safe integer")
+A1 = Rule("A1", "format", "storage", "the log starts with one complete header line")
+A2 = Rule("A2", "format", "storage", "the header line is valid JSON")
+A3 = Rule("A3", "format", "storage", "the header's format version is 0 (a newer or older version is refused)")
+A4 = Rule("A4", "format", "storage", "the session header has the fields today's reader requires, with the right types")
+A5 = Rule("A5", "format", "storage", "the header has no retired sandboxMode or approvalPolicy field")
+C1 = Rule("C1", "format", "session", "the header's cwd is absolute; parentSession and seedLength have the right types")
 
 _NEG_ZERO = {
     key: re.compile(rb'"' + key.encode() + rb'"\s*:\s*-0(?![0-9.eE])')
@@ -42,6 +41,9 @@ class Header:
         return v if isinstance(v, str) else None
 
 
+_JSON_TYPES = {"list": "array", "str": "string", "int": "number", "float": "number", "bool": "boolean"}
+
+
 def _err(rule: Rule, message: str) -> Finding:
     return rule.error(message, line=1, type="session")
 
@@ -56,48 +58,48 @@ def parse_header(payload: bytes | None, terminated: bool) -> tuple[Header | None
     """Decode and judge the first record. A ``Header`` is returned whenever the record
     is a JSON object, even a non-conforming one, so the events can still be audited."""
     if payload is None or not terminated or not payload.strip():
-        what = "an unterminated first line" if payload and not terminated else "no header line"
+        what = "a first line that never ends (no newline)" if payload and not terminated else "no header line"
         return None, [
-            _err(A1, f"empty or header-less session log ({what}); the first line must be "
-                       "one newline-terminated session header")
+            _err(A1, f"the log has {what}: a session log starts with one complete line (ending in a "
+                       "newline) holding the session header")
         ]
     try:
         record = decode_json(payload)
     except Unparsable as exc:
-        return None, [_err(A2, f"header line is not valid JSON: {exc}")]
+        return None, [_err(A2, f"the first line should be the session header, but it cannot be parsed: {exc}")]
     if not isinstance(record, dict):
-        return None, [_err(A4, f"first line is not a session header (a JSON {type(record).__name__}, "
-                                 "not an object)")]
+        return None, [_err(A4, "the first line should be the session header, a JSON object, but it is a "
+                                 f"JSON {_JSON_TYPES.get(type(record).__name__, type(record).__name__)}")]
     version = record.get("version")
     if is_number(version) and version != 0:
         direction = (
-            "written by a newer harness; upgrade the harness to read it"
+            "the log was written by a newer harness; upgrade the harness to read it"
             if version is not None and version > 0
-            else "older than the supported v0; there is no upgrade path"
+            else "the log is older than version 0, and no harness can upgrade it"
         )
-        return Header(record), [_err(A3, f"unsupported session format version {show(version)}: "
-                                           f"{direction}")]
+        return Header(record), [_err(A3, f"the header says format version {show(version)}, but today's "
+                                           f"harness reads only version 0: {direction}")]
     if record.get("type") != "session":
-        return Header(record), [_err(A4, f'first line is not a session header: "type" is '
+        return Header(record), [_err(A4, f'the first line is not a session header: its "type" is '
                                            f'{show(record.get("type"))}, not "session" (is this a transcript '
                                            "or another JSONL file?)")]
     findings: list[Finding] = []
 
     def guard(reason: str) -> None:
-        findings.append(_err(A4, f"first line is not a session header: {reason}"))
+        findings.append(_err(A4, f"today's harness refuses this session header: {reason}"))
 
     if not is_number(version):
         guard(f'"version" must be the number 0, got {show(version)}'
-              if "version" in record else '"version" is missing (format before v0 headers)')
+              if "version" in record else 'it has no "version" field (headers from before format version 0 lack it)')
     if not isinstance(record.get("id"), str):
-        guard(f'"id" must be a string, got {show(record.get("id"))}')
+        guard(f'the session id "id" must be a string, got {show(record.get("id"))}')
     for key in ("createdAt", "delegationDepth"):
         if key not in record:
-            guard(f'"{key}" is missing; today\'s JSONL reader requires it'
-                  + (" (logs written before delegation depth was recorded lack it)"
+            guard(f'it has no "{key}" field'
+                  + (" (logs written before the delegation depth was recorded lack it)"
                      if key == "delegationDepth" else ""))
         elif not is_nonneg_safe_int(record[key]) or _NEG_ZERO[key].search(payload):
-            guard(f'"{key}" must be a non-negative safe integer, got {show(record[key])}'
+            guard(f'"{key}" must be a whole number from 0 to 2^53-1, got {show(record[key])}'
                   + (" (-0)" if _NEG_ZERO[key].search(payload) else ""))
     if "origin" in record and record["origin"] != "subagent":
         guard(f'"origin" must be "subagent" when present, got {show(record["origin"])}')
@@ -105,15 +107,15 @@ def parse_header(payload: bytes | None, terminated: bool) -> tuple[Header | None
         guard(f'"agentPreset" must be a string, got {show(record["agentPreset"])}')
     retired = [k for k in ("sandboxMode", "approvalPolicy") if k in record]
     if retired:
-        findings.append(_err(A5, "session header uses retired policy baseline fields "
-                                   f"({', '.join(retired)}); remove them"))
+        findings.append(_err(A5, f"the session header still has the retired field(s) {', '.join(retired)}, "
+                                   "which today's harness refuses: remove them"))
     cwd = record.get("cwd")
     if "cwd" in record and (not isinstance(cwd, str) or not _is_absolute_cwd(cwd)):
-        findings.append(_err(C1, f"session header cwd must be an absolute path, got {show(cwd)}"))
+        findings.append(_err(C1, f'the session header\'s "cwd" must be an absolute path, got {show(cwd)}'))
     if "parentSession" in record and not isinstance(record["parentSession"], str):
-        findings.append(_err(C1, "session header parentSession must be a string, got "
+        findings.append(_err(C1, 'the session header\'s "parentSession" must be a session id (a string), got '
                                    f"{show(record['parentSession'])}"))
     if "seedLength" in record and not is_nonneg_safe_int(record["seedLength"]):
-        findings.append(_err(C1, "session header seedLength must be a non-negative safe integer, "
+        findings.append(_err(C1, 'the session header\'s "seedLength" must be a whole number from 0 to 2^53-1, '
                                    f"got {show(record['seedLength'])}"))
     return Header(record), findings

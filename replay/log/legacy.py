@@ -14,13 +14,10 @@ from replay.findings import Finding, Rule
 from replay.log.event import Event
 from replay.log.values import hashable, is_nonempty_str, is_safe_int, show
 
-B3 = Rule("B3", "format", "storage", "no request/header-delta, mode/set, or request/header reason fallback")
-B4 = Rule("B4", "format", "storage", "legacy shapes are migrated (warning) or malformed (error)")
+B3 = Rule("B3", "format", "storage", "no event the harness retired (request/header-delta, mode/set, reason fallback)")
+B4 = Rule("B4", "format", "storage",
+          "2026-06/07 shapes are migrated on load (warning), or refused when malformed (error)")
 
-REJECTED_TYPES = {
-    "request/header-delta": "unsupported legacy request/header-delta",
-    "mode/set": "unsupported legacy mode/set",
-}
 Migration = Callable[[Event], tuple[Event | None, Sequence[Finding]]]
 """An event in, the event in today's shape (or ``None``: refused) and notes out."""
 
@@ -42,7 +39,8 @@ class Migrator:
         return B4.warning(message, ev.line, ev.seq, ev.type, group=f"B4:{key}")
 
     def _malformed(self, ev: Event, what: str, why: str) -> Finding:
-        return B4.error(f"malformed pre-react-loop {what} at seq {ev.seq}: {why}", ev.line, ev.seq, ev.type)
+        return B4.error(f"{what} has a 2026-06/07 shape that today's harness cannot migrate ({why}), so it "
+                        "refuses the log", ev.line, ev.seq, ev.type)
 
     def by_type(self) -> dict[str, Migration]:
         """The migration of each type a legacy shape can take; every other type passes
@@ -60,14 +58,14 @@ class Migrator:
         }
 
     def _rejected(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
-        return None, [B3.error(f"contains {REJECTED_TYPES[ev.type]} at seq {ev.seq}; today's harness "
-                               "refuses this log", ev.line, ev.seq, ev.type)]
+        return None, [B3.error(f"{ev.type} is a 2026-06/07 event that today's harness no longer reads: it "
+                               "refuses the log", ev.line, ev.seq, ev.type)]
 
     def _request_header(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
         data = ev.data
         if type(data) is dict and data.get("reason") == "fallback":
-            return ev, [B3.error(f"contains unsupported legacy request/header reason \"fallback\" at "
-                                 f"seq {ev.seq}", ev.line, ev.seq, ev.type)]
+            return ev, [B3.error('request/header has the retired reason "fallback", which today\'s harness no '
+                                 "longer reads: it refuses the log", ev.line, ev.seq, ev.type)]
         return ev, ()
 
     def _user_message(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
@@ -77,8 +75,8 @@ class Migrator:
             return ev, ()
         new = {"id": self._legacy_id(ev.seq), "role": "user", **data}
         return self._replaced(ev, "user/message", new), [self._note(
-            ev, "user/message", "legacy user/message without id/role: today's loader adds "
-            "a legacy id and role \"user\"")]
+            ev, "user/message", 'user/message has the 2026-06/07 shape (no "id" or "role"): loading gives it a '
+            'legacy id and the role "user"')]
 
     def _replaced(self, ev: Event, type: str, data: Any) -> Event:
         return Event(type, ev.seq, ev.time, data, ev.line, ev.record)
@@ -90,13 +88,13 @@ class Migrator:
         turn = data.get("turn")
         trigger = data["trigger"]
         if not (is_safe_int(turn) and turn is not None and turn >= 1):
-            return ev, [self._malformed(ev, "turn/start", f"turn must be a safe integer ≥ 1, got {show(turn)}")]
+            return ev, [self._malformed(ev, "turn/start", f"its turn must be a whole number from 1, got {show(turn)}")]
         if data.keys() != {"turn", "trigger"}:
             return ev, [self._malformed(ev, "turn/start", "only turn and trigger may be present")]
         if not isinstance(trigger, dict) or not is_nonempty_str(trigger.get("kind")):
             return ev, [self._malformed(ev, "turn/start", "trigger.kind must be a non-empty string")]
         return self._replaced(ev, "turn/start", {"turn": turn}), [self._note(
-            ev, "turn/start", "legacy turn/start with a trigger: today's loader strips the trigger")]
+            ev, "turn/start", 'turn/start has the 2026-06/07 "trigger" field: loading drops it')]
 
     def _turn_end(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
         data = ev.data
@@ -105,10 +103,10 @@ class Migrator:
         turn = data.get("turn")
         reason = data.get("reason")
         if data.keys() != {"turn", "reason"}:
-            return ev, [self._malformed(ev, "turn/end", "data must hold exactly turn and reason, got "
+            return ev, [self._malformed(ev, "turn/end", "its data must hold exactly turn and reason, not "
                                         + (", ".join(data) or "nothing"))]
         if not (is_safe_int(turn) and turn is not None and turn >= 1):
-            return ev, [self._malformed(ev, "turn/end", f"turn must be a safe integer ≥ 1, got {show(turn)}")]
+            return ev, [self._malformed(ev, "turn/end", f"its turn must be a whole number from 1, got {show(turn)}")]
         if not isinstance(reason, dict) or not isinstance(reason.get("kind"), str):
             return ev, [self._malformed(ev, "turn/end", "reason must be an object with a string kind")]
         kind = reason["kind"]
@@ -130,8 +128,8 @@ class Migrator:
         if new_reason is None:
             return ev, ()
         return self._replaced(ev, "turn/end", {"turn": turn, "reason": new_reason}), [self._note(
-            ev, f"turn/end:{kind}", f'legacy turn/end reason "{kind}": today\'s loader rewrites it '
-            f"to {show(new_reason)}")]
+            ev, f"turn/end:{kind}", f'turn/end has the 2026-06/07 reason "{kind}": loading rewrites it as '
+            f"{show(new_reason)}")]
 
     def _steering(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
         data = ev.data
@@ -145,7 +143,7 @@ class Migrator:
         else:
             return ev, [self._malformed(ev, "steering/message", "needs message, or content and source")]
         return self._replaced(ev, "user/message", message), [self._note(
-            ev, "steering/message", "legacy steering/message: today's loader turns it into a user/message")]
+            ev, "steering/message", "steering/message is a 2026-06/07 event: loading turns it into a user/message")]
 
     def _assistant(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
         data = ev.data
@@ -162,8 +160,8 @@ class Migrator:
             elif key != "provenance":
                 new[key] = value
         return self._replaced(ev, "assistant/message", new), [self._note(
-            ev, "assistant/message", "legacy assistant/message (content and provenance at top level): "
-            "today's loader wraps them into a message")]
+            ev, "assistant/message", "assistant/message has the 2026-06/07 shape (content and provenance at the "
+            "top level): loading wraps them into a message")]
 
     def _tool_result(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
         data = ev.data
@@ -187,8 +185,8 @@ class Migrator:
                 new[key] = value
         self._remember_tool_result(ev.seq, message)
         return self._replaced(ev, "tool/result", new), [self._note(
-            ev, "tool/result", "legacy tool/result (callId/content/isError at top level): today's "
-            "loader wraps them into a tool-result message")]
+            ev, "tool/result", "tool/result has the 2026-06/07 shape (callId, content and isError at the top "
+            "level): loading wraps them into a tool-result message")]
 
     def _remember_tool_result(self, seq: int, message: Any) -> None:
         if isinstance(message, dict) and isinstance(seq, int):

@@ -83,7 +83,7 @@ class LogRead:
             self._stream = stream
             first = stream.read(4)
         except OSError as exc:
-            self._fail(IO, f"cannot read the file: {exc.strerror or exc}")
+            self._fail(IO, f"the file cannot be read: {exc.strerror or exc}")
             return
         if first == MAGIC:
             self.compressed = True
@@ -95,12 +95,13 @@ class LogRead:
         except _ReadFailed:
             return
         if head is None:
-            self._findings.append(A1.error("empty or header-less session log (the file is empty); a log "
-                                           "starts with a session header line", line=1))
+            self._findings.append(A1.error("the file is empty: a session log starts with a session header line",
+                                           line=1))
             self.unreadable = True
             return
         if head.strict is False and self.compressed:
-            self._findings.append(A9.error("corrupt Zstandard session log: the header frame is torn", line=1))
+            self._findings.append(A9.error("the first Zstandard frame, which holds the session header, is cut "
+                                           "short: today's harness refuses the log", line=1))
         self._header_size = head.end
         self.header, found = parse_header(head.payload, head.terminated)
         self._findings.extend(found)
@@ -114,7 +115,7 @@ class LogRead:
             try:
                 block = self._stream.read(_BLOCK)
             except OSError as exc:
-                self._fail(IO, f"read failed: {exc.strerror or exc}")
+                self._fail(IO, f"reading the file failed: {exc.strerror or exc}")
                 raise _ReadFailed from None
             if not block:
                 return
@@ -126,11 +127,11 @@ class LogRead:
         try:
             rest = self._stream.read(cap + 1)
         except OSError as exc:
-            self._fail(IO, f"read failed: {exc.strerror or exc}")
+            self._fail(IO, f"reading the file failed: {exc.strerror or exc}")
             raise _ReadFailed from None
         buf = first + rest
         if len(buf) > cap:
-            self._fail(A9, f"compressed file exceeds the limit of {cap} bytes (raise "
+            self._fail(A9, f"the compressed file exceeds the reader's limit of {cap} bytes and is not read (raise "
                        "--max-decompressed-bytes if this is a real log)")
             raise _ReadFailed
         header_plain = b""
@@ -167,11 +168,11 @@ class LogRead:
                 self._torn_complete_frame(frame)
             if torn_at is not None:
                 self._findings.append(A8.warning(
-                    f"torn tail: the last Zstandard frame (from byte {torn_at}) is incomplete; the harness keeps "
-                    f"the {recovered} complete record(s) it recovers from it and truncates the file at byte "
+                    f"the last Zstandard frame (from byte {torn_at}) is incomplete, a write cut short: the harness "
+                    f"keeps the {recovered} complete record(s) it recovers from it and truncates the file at byte "
                     f"{torn_at}"))
         except ZstdCorruption as exc:
-            self._findings.append(A9.error(f"corrupt Zstandard session log: {exc}"))
+            self._findings.append(A9.error(f"the Zstandard file is damaged ({exc}): today's harness refuses it"))
             self.unreadable = self.header is None
             raise _ReadFailed from None
         except DecompressedTooLarge as exc:
@@ -181,13 +182,13 @@ class LogRead:
             raise _ReadFailed from None
 
     def _torn_complete_frame(self, start: int) -> None:
-        self._findings.append(A9.error(f"corrupt Zstandard session log: complete frame at byte {start} "
-                                       "contains a torn JSONL record (it does not end on a record boundary)"))
+        self._findings.append(A9.error(f"the complete Zstandard frame at byte {start} ends inside a record (a "
+                                       "frame must hold whole records): today's harness refuses the log"))
 
     def _check_header_frame(self, plain: bytes) -> None:
         if not plain or plain.count(b"\n") != 1 or not plain.endswith(b"\n"):
-            self._findings.append(A9.error("corrupt Zstandard session log: the first frame must hold exactly "
-                                           "the header line", line=1))
+            self._findings.append(A9.error("the first Zstandard frame must hold the session header line and "
+                                           "nothing else: today's harness refuses the log", line=1))
 
     def batches(self) -> Iterator[list[Item]]:
         """Header findings first, then the events in order with findings inline, in

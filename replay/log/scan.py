@@ -19,11 +19,12 @@ from replay.log.event import PACKED_TAGS, ChunkRun, Event
 from replay.log.legacy import Migration
 from replay.log.lines import Unparsable, decode_json
 from replay.log.rows import RowError, decode_row
+from replay.log.values import show
 from replay.log.zstd import A9
 
-A6 = Rule("A6", "format", "storage", "every committed record parses (packed rows validated)")
-A7 = Rule("A7", "format", "storage", "decoded seqs equal the running count")
-A8 = Rule("A8", "format", "storage", "damage is tolerated only in the uncommitted tail after the last turn/end")
+A6 = Rule("A6", "format", "storage", "every record can be read (valid JSON; packed chunk rows well formed)")
+A7 = Rule("A7", "format", "storage", "seqs count 0, 1, 2, … with no gap or repeat")
+A8 = Rule("A8", "format", "storage", "damage is tolerated only after the last complete turn (a torn tail)")
 """A8 is judged at the end of the log (``replay.check.engine``): an A6/A7 finding here
 is ``tail`` damage whose severity depends on where the last ``turn/end`` is."""
 
@@ -34,12 +35,18 @@ def _damage(number: int, strict: bool, rule: Rule, message: str, seq: int | None
             type: str | None = None) -> Finding:
     if strict:
         # Complete zstd frames get no tail tolerance (spec §6.3).
-        return A9.error(f"corrupt Zstandard session log: complete frame contains a torn JSONL record "
-                        f"({message})", number, seq, type)
+        return A9.error(f"{message}; the record is inside a complete Zstandard frame, where the harness "
+                        "tolerates no damage, so it refuses the log", number, seq, type)
     return rule.error(message, number, seq, type, tail=True)
 
 
 _OVERSIZE = object()
+_SEQ_RULE = "seqs count 0, 1, 2, … from the first event, with no gap or repeat"
+_JSON_TYPES: dict[type, str] = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def _expected(expected: int | None) -> str:
+    return f" (seq {expected} was expected)" if expected is not None else ""
 
 
 def scan_records(
@@ -90,8 +97,8 @@ def scan_records(
         for payload in parts:
             number += 1
             if check_size and (payload is _OVERSIZE or len(payload) > max_record):
-                add(_damage(number, strict, A6, "unparsable committed event: the record exceeds the "
-                            f"reader's limit of {max_record} bytes (raise --max-record-bytes)"))
+                add(_damage(number, strict, A6, f"the record exceeds the reader's limit of {max_record} bytes "
+                            "and is not read (raise --max-record-bytes if it is a real record)"))
                 expected = None
                 continue
             try:
@@ -100,16 +107,16 @@ def scan_records(
                 try:
                     record = decode_json(payload)
                 except Unparsable as exc:
-                    add(_damage(number, strict, A6, f"unparsable committed event: {exc}"))
+                    add(_damage(number, strict, A6, f"the record cannot be read: {exc}"))
                     expected = None
                     continue
             if type(record) is not dict:
                 if record is None:
-                    add(_damage(number, strict, A6, "unparsable committed event: the record is JSON null"))
+                    add(_damage(number, strict, A6, "the record is JSON null, not an event"))
                     expected = None
                 else:
-                    add(_damage(number, strict, A7, f"seq gap in committed region (expected {expected}, "
-                                f"got a JSON {type(record).__name__}, not an event)"))
+                    add(_damage(number, strict, A7, f"the record is a JSON {_JSON_TYPES.get(type(record), 'value')}, "
+                                f"not an event, so the events' seqs break off here{_expected(expected)}"))
                 continue
             tag = record.get("type")
             seq = record.get("seq")
@@ -117,13 +124,13 @@ def scan_records(
                 try:
                     run = decode_row(tag, record, number)
                 except RowError as exc:
-                    add(_damage(number, strict, A6, "unparsable committed event: "
-                                f"malformed {tag} storage row: {exc}", type=tag))
+                    add(_damage(number, strict, A6, f"the packed {tag} row (several chunks stored on one line) "
+                                f"is malformed: {exc}", type=tag))
                     expected = None
                     continue
                 if expected is not None and run.seq0 != expected:
-                    add(_damage(number, strict, A7, f"seq gap in committed region "
-                                f"(expected {expected}, got {run.seq0})", run.seq0, tag))
+                    add(_damage(number, strict, A7, f"the packed {tag} row starts at seq {run.seq0} where seq "
+                                f"{expected} was expected: {_SEQ_RULE}", run.seq0, tag))
                 expected = run.seq0 + run.count
                 add(run)
                 continue
@@ -132,14 +139,14 @@ def scan_records(
                 if type(seq) is float and seq.is_integer():
                     seq = int(seq)  # JSON 5.0 is the number 5 to JavaScript
                 if type(seq) is not int:
-                    add(_damage(number, strict, A7, f"seq gap in committed region (expected {expected}, "
-                                f"got {seq!r}, not an integer)", None, t or None))
+                    add(_damage(number, strict, A7, f"the event's seq is {show(seq)}, not a whole "
+                                f"number{_expected(expected)}", None, t or None))
                     continue
                 if expected is None and seq >= 0:
                     expected = seq
                 if seq != expected:
-                    add(_damage(number, strict, A7, f"seq gap in committed region (expected {expected}, "
-                                f"got {seq})", seq, t or None))
+                    add(_damage(number, strict, A7, f"the event has seq {seq} where seq {expected} was expected: "
+                                f"{_SEQ_RULE}", seq, t or None))
             expected = seq + 1
             ev = Event(t, seq, record.get("time"), record.get("data"), number, record)
             migration = migrate(t)
@@ -160,7 +167,7 @@ def scan_records(
     if pending_len:
         number += 1
         yield [A8.warning(
-            f"torn tail: the last record ({pending_len} bytes) has no terminating newline; the harness "
-            f"never parses it and would truncate the file to {total - pending_len} bytes",
+            f"the last record ({pending_len} bytes) does not end with a newline, a write cut short: the harness "
+            f"never reads it, and loading truncates the file to {total - pending_len} bytes",
             number,
         )]

@@ -11,12 +11,12 @@ from replay.log.event import Event
 from replay.log.values import show
 from replay.todo.model import STATUSES, js_trim
 
-T1 = Rule("T1", "invariant", "todo", "todo/write todos is an array")
-T2 = Rule("T2", "invariant", "todo", "todo/write entries are objects")
-T3 = Rule("T3", "invariant", "todo", "todo/write content is a non-empty string, already trimmed (JavaScript trim)")
-T4 = Rule("T4", "invariant", "todo", "todo/write content is unique within the list")
-T5 = Rule("T5", "invariant", "todo", "todo/write status is pending, in_progress or completed")
-P1 = Rule("P1", "policy", "todo", "what-if: a single-active deployment would reject more than one in_progress")
+T1 = Rule("T1", "invariant", "todo", "todo/write's todos is a list")
+T2 = Rule("T2", "invariant", "todo", "every todo item is an object")
+T3 = Rule("T3", "invariant", "todo", "every todo item's content is non-empty and already trimmed (JavaScript's trim)")
+T4 = Rule("T4", "invariant", "todo", "no two todo items have the same content")
+T5 = Rule("T5", "invariant", "todo", "every todo item's status is pending, in_progress or completed")
+P1 = Rule("P1", "policy", "todo", "what-if: a one-in-progress deployment would have refused this todo/write")
 
 _INTEREST = frozenset({"todo/write"})
 
@@ -112,6 +112,7 @@ class SingleActivePolicy(Checker):
         if len(active) <= 1:
             return None
         return [P1.finding(Severity.POLICY,
-                           f"{len(active)} todos in_progress ({', '.join(show(a) for a in active)}): a "
-                           "deployment with allowParallelInProgress=false would have rejected this call",
+                           f"{len(active)} todo items are in_progress ({', '.join(show(a) for a in active)}): a "
+                           "deployment whose todo tool sets allowParallelInProgress=false would have refused "
+                           "this call",
                            ev.line, ev.seq, ev.type)]

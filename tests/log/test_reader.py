@@ -71,8 +71,8 @@ def test_zstd_torn_last_frame_is_a_tail_not_corruption() -> None:
 @pytest.mark.parametrize("damage, needle", [
     ("magic", "bad frame magic"),
     ("checksum", "failed validation"),
-    ("two-line header frame", "first frame must hold exactly the header line"),
-    ("record split across frames", "contains a torn JSONL record"),
+    ("two-line header frame", "first Zstandard frame must hold the session header line and nothing else"),
+    ("record split across frames", "ends inside a record (a frame must hold whole records)"),
 ])
 def test_zstd_corruption_is_a9(damage: str, needle: str) -> None:
     plain = corpus_file(TODO_WRITE).read_bytes()
@@ -198,7 +198,7 @@ def test_discovery_finds_logs_by_their_header(tmp_path: Path) -> None:
     # Named explicitly, a file that is not a log is reported, not passed over.
     (explicit,) = audit_sources(discover([str(tmp_path / "a" / "stdout.expected.jsonl")]))
     assert [(f.rule, f.line) for f in explicit.findings] == [("A4", 1)]
-    assert explicit.findings[0].message.startswith('first line is not a session header: "type" is null')
+    assert explicit.findings[0].message.startswith('the first line is not a session header: its "type" is null')
 
 
 def test_storage_identity_in_a_production_root(tmp_path: Path) -> None:
