@@ -162,7 +162,7 @@ def test_the_readme_layout_is_the_tree() -> None:
         relative = path.relative_to(REPO).as_posix()
         if path.is_dir():
             tree.add(relative + "/")
-        elif path.suffix in (".py", ".js", ".css", ".json"):
+        elif path.suffix in (".py", ".js", ".css", ".json", ".toml"):
             tree.add(relative)
     assert sorted(inside - tree) == [], "the README lists what does not exist"
     assert sorted(tree - inside) == [], "the README's layout omits these"

@@ -1,5 +1,5 @@
 """What a built package holds: every module (and so every package folder) and every
-data file (the page's stylesheet and script, the shipped JSON schemas), and the
+data file (the page's stylesheet and script, the shipped JSON schemas, the rules' descriptions), and the
 installed package finds the page's assets."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def test_the_built_package_holds_every_module_and_finds_its_page_assets(tmp_path
                            "--build-lib", str(built)], cwd=source, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     wanted = {p.relative_to(REPO).as_posix() for p in (REPO / "replay").rglob("*")
-              if p.suffix in (".py", ".js", ".css", ".json") and "__pycache__" not in p.parts}
+              if p.suffix in (".py", ".js", ".css", ".json", ".toml") and "__pycache__" not in p.parts}
     have = {p.relative_to(built).as_posix() for p in built.rglob("*") if p.is_file()}
     assert wanted - have == set()
     assert {"replay/render/web/page.js", "replay/render/web/page.css", "replay/log/__init__.py"} <= have

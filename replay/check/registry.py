@@ -29,10 +29,21 @@ def declared_rules(module: ModuleType) -> Iterator[Rule]:
     return (value for value in vars(module).values() if isinstance(value, Rule))
 
 
+def rule_series(rule: str) -> str:
+    """The series of a rule id: its letters (``T`` for ``T3``, ``IO`` for ``IO``)."""
+    return rule.rstrip("0123456789")
+
+
+def rule_order(rule: str) -> tuple[int, int]:
+    """Where a rule id sorts in listings: by series (``_SERIES``), then by number
+    (A2 before A10); an id of no known series last."""
+    series = rule_series(rule)
+    number = rule[len(series):]
+    return (_SERIES.index(series) if series in _SERIES else len(_SERIES)), int(number) if number else 0
+
+
 def _order(rule: Rule) -> tuple[int, int]:
-    series = rule.id.rstrip("0123456789")
-    number = rule.id[len(series):]
-    return _SERIES.index(series), int(number) if number else 0
+    return rule_order(rule.id)
 
 
 RULES: Mapping[str, Rule] = MappingProxyType({

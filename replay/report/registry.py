@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from replay.report.audit import AuditGithub, AuditJson, AuditReporter, AuditText
 from replay.report.conformance import ConformanceJson, ConformanceReporter, ConformanceText
-from replay.report.rules import RulesJson, RulesReporter, RulesText
+from replay.report.rules import RuleHelpText, RulesJson, RulesReporter, RulesText
 from replay.report.snapshot import CheckGithub, CheckJson, CheckReporter, CheckText
 
 AUDIT_FORMATS: Mapping[str, type[AuditReporter]] = {
@@ -30,3 +30,8 @@ RULE_FORMATS: Mapping[str, type[RulesReporter]] = {
     "text": RulesText,
     "json": RulesJson,
 }
+RULE_HELP_FORMATS: Mapping[str, type[RulesReporter]] = {
+    "text": RuleHelpText,
+    "json": RulesJson,
+}
+"""``replay rules ID...``: the named rules' whole help."""
