@@ -15,7 +15,7 @@ import zstandard
 
 from replay.findings import Rule
 
-A9 = Rule("A9", "format", "storage", "zstd container: magic, reserved bits, checksums, header frame, whole records")
+A9 = Rule("A9", "format", "storage", "a .zstd log's frames are whole and intact")
 
 MAGIC = b"\x28\xb5\x2f\xfd"
 _READ = 1 << 20
