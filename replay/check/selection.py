@@ -1,0 +1,208 @@
+"""Which findings an audit reports: rules selected and ignored, and a least severity.
+
+Selectors are rule ids (``A6``, ``D1``: that rule alone, so ``D1`` is not ``D10``),
+series (``T``: T1–T5; ``A``, ``B``, ``C``, ``D``, ``P``, ``IO``, ``INTERNAL``), or
+``ALL``. A rule is reported when a selector of ``select`` matches it (no ``select``
+means ``ALL``) and no *more specific or equally specific* selector of ``ignore`` does:
+``select T`` with ``ignore T3`` is T1, T2, T4, T5; ``select T3`` with ``ignore T`` is
+T3 (the id is more specific than the series). ``min_severity`` then drops findings
+below it (``policy`` < ``warning`` < ``error``).
+
+The choice is made once per audit and applied to each log's report after the log is
+judged (``Selection.apply``), never inside the per-event loop: the rules always run,
+and what a report shows is filtered. A repository fixes its choice in the
+``[tool.replay.audit]`` table of its ``pyproject.toml`` (found from the working
+directory upward, the nearest file that has the table); options on the command line
+win over the table, key by key (``audit_selection``).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from replay.check.engine import LogReport
+from replay.check.registry import RULES, rule_series
+from replay.findings import Finding, Severity
+
+SEVERITY_ORDER: Mapping[Severity, int] = {Severity.POLICY: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+"""Severities from least to most severe (what ``min_severity`` compares)."""
+
+CONFIG_TABLE = ("tool", "replay", "audit")
+CONFIG_KEYS = ("select", "ignore", "min-severity")
+
+
+class SelectionError(ValueError):
+    """A selector or a configuration table a user must fix (a usage error)."""
+
+
+def _series_names() -> frozenset[str]:
+    return frozenset(rule_series(r) for r in RULES)
+
+
+def parse_selectors(values: Iterable[str], where: str) -> tuple[str, ...]:
+    """Selectors from the command line or the table: each value may hold several,
+    separated by commas; case does not matter. ``where`` names the option or the key
+    in the error for an unknown one."""
+    found: list[str] = []
+    series = _series_names()
+    for value in values:
+        for raw in value.split(","):
+            token = raw.strip().upper()
+            if not token:
+                continue
+            if token != "ALL" and token not in RULES and token not in series:
+                known = ", ".join(sorted(series))
+                raise SelectionError(f"{where}: {raw.strip()!r} is neither a rule id nor a series of rules "
+                                     f"(series: {known}, or ALL; `replay rules` lists every rule id)")
+            found.append(token)
+    return tuple(found)
+
+
+def parse_severity(value: str, where: str) -> Severity:
+    try:
+        return Severity(value.strip().lower())
+    except ValueError:
+        raise SelectionError(f"{where}: {value!r} is not a severity (error, warning or policy)") from None
+
+
+def _specificity(selector: str, rule: str) -> int | None:
+    """How specifically ``selector`` names ``rule``: 2 the id, 1 its series, 0 ALL,
+    ``None`` not at all."""
+    if selector == rule:
+        return 2
+    if selector == rule_series(rule):
+        return 1
+    if selector == "ALL":
+        return 0
+    return None
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What an audit reports (see the module docstring). The default reports
+    everything."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    min_severity: Severity = Severity.POLICY
+    _decided: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def everything(self) -> bool:
+        """True when nothing is filtered (``apply`` returns reports unchanged)."""
+        return not self.ignore and self.select in ((), ("ALL",)) and self.min_severity is Severity.POLICY
+
+    def selects(self, rule: str) -> bool:
+        """Whether findings of ``rule`` are reported (whatever their severity)."""
+        decided = self._decided.get(rule)
+        if decided is None:
+            chosen = max((s for s in (_specificity(x, rule) for x in self.select or ("ALL",)) if s is not None),
+                         default=None)
+            dropped = max((s for s in (_specificity(x, rule) for x in self.ignore) if s is not None), default=None)
+            decided = chosen is not None and (dropped is None or chosen > dropped)
+            self._decided[rule] = decided
+        return decided
+
+    def keeps(self, finding: Finding) -> bool:
+        return SEVERITY_ORDER[finding.severity] >= SEVERITY_ORDER[self.min_severity] and self.selects(finding.rule)
+
+    def apply(self, report: LogReport) -> LogReport:
+        """The report with only the selected findings. A readable log left with none
+        is ``ok``; an unreadable one stays ``unreadable``."""
+        if self.everything:
+            return report
+        kept = [f for f in report.findings if self.keeps(f)]
+        if len(kept) == len(report.findings):
+            return report
+        status = report.status if report.status == "unreadable" else ("findings" if kept else "ok")
+        return replace(report, status=status, findings=kept)
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    """The ``[tool.replay.audit]`` table of one ``pyproject.toml``: each key as given,
+    ``None`` when absent."""
+
+    path: Path
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    min_severity: Severity | None = None
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.replay.audit]`` table, from
+    ``start`` (the working directory) upward; ``None`` when there is none."""
+    folder = (start or Path(os.getcwd())).resolve()
+    for candidate in (folder, *folder.parents):
+        path = candidate / "pyproject.toml"
+        if path.is_file():
+            try:
+                doc = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue  # not ours to judge unless it claims the table (read_config does)
+            if _table(doc) is not None:
+                return path
+    return None
+
+
+def _table(doc: Mapping[str, Any]) -> Any:
+    node: Any = doc
+    for key in CONFIG_TABLE:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def read_config(path: Path) -> AuditConfig:
+    """Read and check the table; every problem is a ``SelectionError`` naming the file
+    and the key."""
+    where = f"{path} [tool.replay.audit]"
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SelectionError(f"{path}: cannot read it as TOML ({exc})") from None
+    table = _table(doc)
+    if not isinstance(table, dict):
+        raise SelectionError(f"{where}: must be a table")
+    unknown = sorted(set(table) - set(CONFIG_KEYS))
+    if unknown:
+        raise SelectionError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(CONFIG_KEYS)})")
+
+    def selectors(key: str) -> tuple[str, ...] | None:
+        if key not in table:
+            return None
+        value = table[key]
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise SelectionError(f"{where}: {key} must be a list of rule ids or series, such as [\"T\", \"A6\"]")
+        return parse_selectors(value, f"{where} {key}")
+
+    severity = None
+    if "min-severity" in table:
+        value = table["min-severity"]
+        if not isinstance(value, str):
+            raise SelectionError(f"{where}: min-severity must be \"error\", \"warning\" or \"policy\"")
+        severity = parse_severity(value, f"{where} min-severity")
+    return AuditConfig(path, selectors("select"), selectors("ignore"), severity)
+
+
+def audit_selection(select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
+                    min_severity: str | None = None, config: AuditConfig | None = None) -> Selection:
+    """The selection of one audit: each of ``select``, ``ignore`` and ``min_severity``
+    from the command line when given (``None``: not given), else from the table."""
+    chosen = parse_selectors(select, "--select") if select is not None else None
+    dropped = parse_selectors(ignore, "--ignore") if ignore is not None else None
+    least = parse_severity(min_severity, "--min-severity") if min_severity is not None else None
+    if config is not None:
+        chosen = chosen if chosen is not None else config.select
+        dropped = dropped if dropped is not None else config.ignore
+        least = least if least is not None else config.min_severity
+    return Selection(chosen or (), dropped or (), least or Severity.POLICY)

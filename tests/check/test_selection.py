@@ -1,0 +1,179 @@
+"""Selection: --select/--ignore/--min-severity and the [tool.replay.audit] table,
+unit by unit, then over the corpus: each selects exactly what it says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replay.check.engine import LogReport
+from replay.check.selection import (
+    Selection,
+    SelectionError,
+    audit_selection,
+    find_config,
+    parse_selectors,
+    read_config,
+)
+from replay.cli import main
+from replay.findings import Finding, Severity
+from tests.helpers import TODO_WRITE, corpus_root, dump, index_of, records
+
+E, W, P = Severity.ERROR, Severity.WARNING, Severity.POLICY
+
+
+def test_selectors_are_ids_series_or_all() -> None:
+    assert parse_selectors(["t, a6", "D1", ""], "--select") == ("T", "A6", "D1")
+    with pytest.raises(SelectionError, match=r"--select: 'X9' is neither a rule id nor a series"):
+        parse_selectors(["X9"], "--select")
+    with pytest.raises(SelectionError, match=r"'T9'"):
+        parse_selectors(["T9"], "--ignore")
+
+
+@pytest.mark.parametrize(("select", "ignore", "chosen"), [
+    ((), (), {"A6", "A10", "D1", "D10", "T3", "P1"}),
+    (("D1",), (), {"D1"}),                    # an id is that rule alone, not D10
+    (("T",), ("T3",), set()),                 # the id is more specific than the series
+    (("T3",), ("T",), {"T3"}),
+    (("T",), ("T",), set()),                  # as specific: ignore wins
+    (("ALL",), ("D",), {"A6", "A10", "T3", "P1"}),
+    (("A",), (), {"A6", "A10"}),
+])
+def test_the_most_specific_selector_decides(select: tuple[str, ...], ignore: tuple[str, ...], chosen: set[str]) -> None:
+    selection = Selection(select, ignore)
+    assert {r for r in ("A6", "A10", "D1", "D10", "T3", "P1") if selection.selects(r)} == chosen
+
+
+def test_min_severity_and_what_apply_leaves() -> None:
+    report = LogReport("x.jsonl", "findings", 3, [
+        Finding("A4", E, "a", 1), Finding("B4", W, "b", 2), Finding("P1", P, "c", 3)])
+    assert Selection().apply(report) is report
+    assert [f.rule for f in Selection(min_severity=W).apply(report).findings] == ["A4", "B4"]
+    assert [f.rule for f in Selection(min_severity=E).apply(report).findings] == ["A4"]
+    emptied = Selection(ignore=("A", "B", "P")).apply(report)
+    assert (emptied.status, emptied.findings) == ("ok", [])
+    unreadable = LogReport("y.jsonl", "unreadable", 0, [Finding("IO", E, "gone")])
+    assert Selection(ignore=("IO",)).apply(unreadable).status == "unreadable"
+
+
+def test_the_table_is_found_upward_and_checked(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.replay.audit]\nselect = ["T", "a6"]\nmin-severity = "warning"\n')
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    (tmp_path / "a" / "pyproject.toml").write_text("[project]\nname = 'other'\n")  # no table: passed over
+    assert find_config(nested) == tmp_path / "pyproject.toml"
+    config = read_config(tmp_path / "pyproject.toml")
+    assert (config.select, config.ignore, config.min_severity) == (("T", "A6"), None, W)
+    # The command line wins, key by key.
+    assert audit_selection(None, ["T3"], None, config) == Selection(("T", "A6"), ("T3",), W)
+    assert audit_selection(["D"], None, "error", config) == Selection(("D",), (), E)
+    for body, problem in [
+        ('[tool.replay.audit]\nselct = ["T"]\n', "unknown key 'selct'"),
+        ('[tool.replay.audit]\nselect = [1]\n', "select must be a list of rule ids or series"),
+        ('[tool.replay.audit]\nignore = ["Q7"]\n', "ignore: 'Q7' is neither a rule id nor a series"),
+        ('[tool.replay.audit]\nmin-severity = "fatal"\n', "'fatal' is not a severity"),
+        ("[tool.replay.audit\n", "cannot read it as TOML"),
+    ]:
+        (tmp_path / "pyproject.toml").write_text(body)
+        with pytest.raises(SelectionError, match=problem):
+            read_config(tmp_path / "pyproject.toml")
+
+
+# -- over the corpus ------------------------------------------------------------------
+
+FOLDERS = ("acp-2026-06-29", "acp-2026-07-23", "sessions-2026-08-20")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The three folders, and one more log with todo problems (T3, T5 errors) and two
+    items in progress (P1 under --policy single), so every severity is there."""
+    paths = [corpus_root() / name for name in FOLDERS]
+    if not all(p.exists() for p in paths):
+        pytest.skip(f"corpus folders {FOLDERS} are absent (set REPLAY_CORPUS to the shared corpus folder)")
+    recs = records(TODO_WRITE)
+    i = index_of(recs, "todo/write")
+    recs[i]["data"]["todos"][0]["content"] = " read the code"
+    recs[i]["data"]["todos"][2]["status"] = "done"
+    extra = tmp_path_factory.mktemp("todo") / "session.jsonl"
+    extra.write_bytes(dump(recs))
+    return [*map(str, paths), str(extra)]
+
+
+def _audit(*args: str) -> tuple[int, dict[str, Any]]:
+    result = CliRunner().invoke(main, ["audit", "--format", "json", "--policy", "single", *args])
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads(result.output)
+
+
+def _findings(doc: dict[str, Any]) -> list[tuple[str, str, str, int | None]]:
+    return [(file["path"], f["rule"], f["severity"], f["line"]) for file in doc["files"] for f in file["findings"]]
+
+
+@pytest.fixture(scope="module")
+def everything(corpus: list[str]) -> list[tuple[str, str, str, int | None]]:
+    _, doc = _audit(*corpus)
+    found = _findings(doc)
+    by_rule: dict[str, int] = {}
+    for _, rule, _, _ in found:
+        by_rule[rule] = by_rule.get(rule, 0) + 1
+    assert by_rule == {"A4": 38, "A7": 8, "B4": 283, "B5": 18, "B6": 8, "D9": 30, "T3": 1, "T5": 1, "P1": 2}
+    return found
+
+
+@pytest.mark.slow
+def test_select_t_min_severity_error(corpus: list[str], everything: list[Any], monkeypatch: pytest.MonkeyPatch,
+                                     tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, doc = _audit("--select", "T", "--min-severity", "error", *corpus)
+    assert _findings(doc) == [f for f in everything if f[1].startswith("T") and f[2] == "error"]
+    assert [f[1] for f in _findings(doc)] == ["T3", "T5"]
+    assert code == 1
+    # Every file is still reported; those left with nothing are ok.
+    assert doc["summary"] == {"files": 214, "ok": 213, "failed": 1, "events": 22648, "errors": 2, "warnings": 0,
+                              "policy": 0}
+
+
+@pytest.mark.slow
+def test_ignore_b4(corpus: list[str], everything: list[Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    _, doc = _audit("--ignore", "B4", *corpus)
+    assert _findings(doc) == [f for f in everything if f[1] != "B4"]
+    assert doc["summary"]["warnings"] == 0 and doc["summary"]["errors"] == 104
+    result = CliRunner().invoke(main, ["audit", "--ignore", "B4", *corpus[:3]])
+    assert ("213 files, 22533 events: 166 ok, 0 with warnings only, 47 with errors, 0 unreadable\n"
+            "102 findings: 102 errors, 0 warnings, 0 policy\n") in result.output
+
+
+@pytest.mark.slow
+def test_the_pyproject_table_selects_and_the_command_line_wins(corpus: list[str], everything: list[Any],
+                                                              monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.replay.audit]\nselect = ["A", "D", "P1"]\nignore = ["A7"]\nmin-severity = "error"\n')
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    code, doc = _audit(*corpus)
+    assert _findings(doc) == [f for f in everything if f[1] in ("A4", "D9")]
+    assert code == 1
+    # --select replaces the table's select; its ignore and min-severity still apply.
+    _, doc = _audit("--select", "B,A7", *corpus)
+    assert _findings(doc) == [f for f in everything if f[1] in ("B5", "B6")]
+    # --min-severity replaces the table's: P1 is selected and now severe enough.
+    _, doc = _audit("--min-severity", "policy", *corpus)
+    assert _findings(doc) == [f for f in everything if f[1] in ("A4", "D9", "P1")]
+
+
+def test_a_bad_table_or_selector_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(dump(records(TODO_WRITE)))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["audit", "--select", "Z", str(log)])
+    assert result.exit_code == 2 and "--select: 'Z' is neither a rule id nor a series" in result.output
+    (tmp_path / "pyproject.toml").write_text('[tool.replay.audit]\nmin_severity = "error"\n')
+    result = CliRunner().invoke(main, ["audit", str(log)])
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'pyproject.toml'} [tool.replay.audit]: unknown key 'min_severity'" in result.output
