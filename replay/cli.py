@@ -20,11 +20,18 @@ import orjson
 
 from replay.check.engine import AuditResult, LogReport, Policy, audit_sources, failing_severities
 from replay.check.registry import RULES
+from replay.check.selection import Selection, SelectionError, audit_selection, find_config, read_config
 from replay.findings import Severity
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source
-from replay.report.audit import AuditJunit, log_text
-from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS
+from replay.report.audit import AuditJunit, AuditView, log_text
+from replay.report.registry import (
+    AUDIT_FORMATS,
+    CHECK_FORMATS,
+    CONFORMANCE_FORMATS,
+    RULE_FORMATS,
+    RULE_HELP_FORMATS,
+)
 from replay.style import style_for, use_color
 from replay.todo.plan import standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
@@ -118,17 +125,27 @@ def main() -> None:
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--format", "fmt", type=click.Choice(list(AUDIT_FORMATS)), default="text",
               show_default=True, help="Report format.")
+@click.option("--select", multiple=True, metavar="RULES",
+              help="Report only these rules: ids (A6, D1) or series (T, B), comma-separated or repeated. "
+                   "[default: every rule, or the select of [tool.replay.audit] in pyproject.toml]")
+@click.option("--ignore", multiple=True, metavar="RULES",
+              help="Do not report these rules (ids or series); a more specific --select wins.")
+@click.option("--min-severity", type=click.Choice(["error", "warning", "policy"]), default=None,
+              help="Report only findings this severe or more (policy < warning < error). [default: policy]")
 @click.option("--policy", type=click.Choice([p.value for p in Policy]), default=Policy.PARALLEL.value,
               show_default=True,
               help="todo_write policy for the what-if (P1); 'single' reports parallel in_progress items.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "policy"]), multiple=True,
               help="Severities that make the exit code 1 (errors always do). Repeatable.")
+@click.option("--no-fold", is_flag=True, help="text: list every finding under its file (no folding of repeats).")
+@click.option("--statistics", is_flag=True, help="text: only the count of each rule's findings and files.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
 @limit_options
-def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...], no_color: bool,
-          junit: Path | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
+def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
+          min_severity: str | None, policy: str, fail_on: tuple[str, ...], no_fold: bool, statistics: bool,
+          no_color: bool, junit: Path | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
     """Re-validate session logs against the harness's load rules and durable invariants.
 
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
@@ -136,6 +153,7 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
     _check_paths(paths)
+    selection = _audit_selection(select, ignore, min_severity)
     reporting = AUDIT_FORMATS[fmt]
     sources: Iterable[Source] = discover(paths)
     count = 0
@@ -145,12 +163,13 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
     shown = _wants_progress(reporting.shows_progress, count)
     out = sys.stdout
     held = io.StringIO() if shown else None  # the report waits until the bar is done
-    reporter = reporting(held or out, style_for(out, no_color))
+    reporter = reporting(held or out, style_for(out, no_color), AuditView(fold=not no_fold, statistics=statistics))
     reports: list[LogReport] = []
     reporter.start()
     results = audit_sources(sources, Policy(policy), _limits(max_record_bytes, max_decompressed_bytes))
     with fewer_gc_passes(), _progress(results, count, "auditing", shown, lambda r: r.path[-40:] if r else "") as bar:
-        for report in bar:
+        for judged in bar:
+            report = selection.apply(judged)
             reports.append(report)
             reporter.unit(report)
     if not reports:
@@ -163,6 +182,16 @@ def audit(paths: tuple[str, ...], fmt: str, policy: str, fail_on: tuple[str, ...
     if junit is not None:
         _write_output(junit, AuditJunit.render(result).encode("utf-8"), "--junit")
     sys.exit(1 if result.failed else 0)
+
+
+def _audit_selection(select: tuple[str, ...], ignore: tuple[str, ...], min_severity: str | None) -> Selection:
+    """The command line's choice over the nearest [tool.replay.audit] table's."""
+    try:
+        found = find_config()
+        config = read_config(found) if found is not None else None
+        return audit_selection(select or None, ignore or None, min_severity, config)
+    except SelectionError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 _tree_options = [
@@ -453,10 +482,21 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
 
 
 @main.command()
+@click.argument("names", nargs=-1, metavar="[RULE]...")
 @click.option("--format", "fmt", type=click.Choice(list(RULE_FORMATS)), default="text", show_default=True)
-def rules(fmt: str) -> None:
-    """List every rule the audit applies: id, kind, owning domain, what it checks."""
-    click.echo(RULE_FORMATS[fmt].render(RULES), nl=False)
+def rules(names: tuple[str, ...], fmt: str) -> None:
+    """List every rule the audit applies (id, kind, owning domain, what it checks), or
+    explain the named ones: what each checks, an example of a bad record with what the
+    audit says of it, and what today's harness does with such a log."""
+    from replay.check.explain import rule_help
+
+    wanted = [n.strip().upper() for n in names]
+    unknown = [n for n, w in zip(names, wanted, strict=True) if w not in RULES]
+    if unknown:
+        raise click.BadParameter(f"{unknown[0]!r} is not a rule id (`replay rules` lists them)", param_hint="RULE")
+    helps = [rule_help(w) for w in (wanted or list(RULES))]
+    reporting = RULE_HELP_FORMATS[fmt] if names else RULE_FORMATS[fmt]
+    click.echo(reporting.render(helps, style_for(sys.stdout)), nl=False)
 
 
 @main.command()

@@ -32,6 +32,7 @@ def run(*args: str, input: bytes | None = None) -> tuple[int, str]:
 
 def _log(tmp_path: Path, recs: list, name: str = "session.jsonl") -> str:  # type: ignore[type-arg]
     path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(dump(recs))
     return str(path)
 
@@ -39,35 +40,25 @@ def _log(tmp_path: Path, recs: list, name: str = "session.jsonl") -> str:  # typ
 def test_clean_log_exits_zero_with_a_summary() -> None:
     code, out = run("audit", str(corpus_file(TODO_WRITE)))
     assert code == 0
-    assert out.splitlines()[-8:] == [
-        "summary",
-        "  files             1",
-        "  ok                1",
-        "  failed            0",
-        "  events          115",
-        "  errors            0",
-        "  warnings          0",
-        "  policy            0",
-    ]
+    assert out == ("\n1 file, 115 events: 1 ok, 0 with warnings only, 0 with errors, 0 unreadable\n"
+                   "0 findings: 0 errors, 0 warnings, 0 policy\n")
 
 
-def test_text_findings_are_grouped_and_one_per_line(tmp_path: Path) -> None:
+def test_text_findings_are_under_their_file_one_per_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recs = records(TODO_WRITE)
     del recs[0]["delegationDepth"]
     i = index_of(recs, "todo/write")
     recs[i]["data"]["todos"][2]["status"] = "done"
-    path = _log(tmp_path, recs)
-    code, out = run("audit", "--no-color", path)
+    _log(tmp_path / "logs", recs)
+    monkeypatch.chdir(tmp_path)
+    code, out = run("audit", "--no-color", str(tmp_path / "logs"))
     assert code == 1
-    lines = out.splitlines()
-    assert lines[0] == f"{path} (115 events, findings)"
-    assert lines[1].startswith("  format — ")
-    assert lines[2] == (f"    {path}:1: A4 error: first line is not a session header: \"delegationDepth\" is "
-                        "missing; today's JSONL reader requires it (logs written before delegation depth was "
-                        "recorded lack it)")
-    assert lines[3].startswith("  durable invariants")
-    assert lines[4] == (f"    {path}:21: T5 error: a todo/write status must be pending, in_progress or "
-                        'completed: todos[2] has "done"')
+    assert out.splitlines()[:3] == [
+        "logs/session.jsonl (115 events; 2 errors)",
+        "  line 1: A4 error: today's harness refuses this session header: it has no \"delegationDepth\" field "
+        "(logs written before the delegation depth was recorded lack it)",
+        '  line 21: T5 error: a todo/write status must be pending, in_progress or completed: todos[2] has "done"',
+    ]
     assert "\x1b[" not in out
 
 
@@ -82,8 +73,9 @@ def test_json_format_has_the_documented_schema(tmp_path: Path) -> None:
             "path": path, "status": "findings", "events": 115,
             "findings": [{
                 "rule": "P1", "severity": "policy", "line": 21, "seq": 98, "type": "todo/write",
-                "message": '2 todos in_progress ("read the code", "watch the background build"): a deployment '
-                           "with allowParallelInProgress=false would have rejected this call",
+                "message": '2 todo items are in_progress ("read the code", "watch the background build"): a '
+                           "deployment whose todo tool sets allowParallelInProgress=false would have refused this "
+                           "call",
             }],
         }],
         "summary": {"files": 1, "ok": 0, "failed": 0, "events": 115, "errors": 0, "warnings": 0, "policy": 1},
@@ -254,11 +246,28 @@ def test_rules_lists_the_registry() -> None:
     code, out = run("rules")
     assert code == 0
     lines = out.splitlines()
-    t3 = "T3       invariant todo    todo/write content is a non-empty string, already trimmed (JavaScript trim)"
+    t3 = "T3       invariant todo    every todo item's content is non-empty and already trimmed (JavaScript's trim)"
     assert t3 in lines
-    assert [line.split()[0] for line in lines][:3] == ["INTERNAL", "IO", "A1"]
+    assert [line.split()[0] for line in lines[:3]] == ["INTERNAL", "IO", "A1"]
+    assert lines[-2:] == ["", "`replay rules ID` explains a rule, with an example of a bad record."]
     code, out = run("rules", "--format", "json")
     assert {r["rule"] for r in json.loads(out)} >= {"A1", "D17", "T5", "P1"}
+
+
+def test_rules_explains_a_rule_with_its_example() -> None:
+    code, out = run("rules", "t5")
+    assert code == 0
+    assert out.splitlines()[:2] == ["T5: every todo item's status is pending, in_progress or completed",
+                                    "(invariant rule of the todo domain)"]
+    assert ('  > 3  {"type":"todo/write","seq":1,"time":0,"data":{"todos":[{"content":"fix","status":"done"}]}}'
+            in out.splitlines())
+    assert ("The audit says: line 3: T5 error: a todo/write status must be pending, in_progress or completed: "
+            'todos[0] has "done"') in out.splitlines()
+    assert "What today's harness does:" in out
+    code, out = run("rules", "--format", "json", "D9", "T5")
+    assert [(r["rule"], r["bad_line"]) for r in json.loads(out)] == [("D9", 2), ("T5", 3)]
+    code, out = run("rules", "X42")
+    assert code == 2 and "'X42' is not a rule id" in out
 
 
 def test_schema_command_prints_the_tool_entry() -> None:

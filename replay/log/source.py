@@ -33,6 +33,18 @@ def stdin_source(stream: BinaryIO | None = None) -> Source:
     return Source("<stdin>", opener)
 
 
+def display_path(path: str, cwd: str | None = None) -> str:
+    """How a report names a log: relative to the working directory when the log is
+    inside it, else as it was given; standard input as ``<stdin>``."""
+    if path == "<stdin>":
+        return path
+    base = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    full = os.path.abspath(path)
+    if full == base or not full.startswith(base.rstrip(os.sep) + os.sep):
+        return os.path.normpath(path) if not os.path.isabs(path) else path
+    return os.path.relpath(full, base)
+
+
 def _walk(folder: str) -> Iterator[str]:
     found: list[str] = []
     for root, dirs, files in os.walk(folder):

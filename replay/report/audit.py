@@ -1,17 +1,37 @@
 """Reporters of an audit (``replay.check.engine.AuditResult``, one ``LogReport`` per
-log): text, JSON and GitHub annotations for ``--format``, JUnit XML for ``--junit``."""
+log): text, JSON, GitHub annotations and SARIF for ``--format``, JUnit XML for
+``--junit``.
+
+The text report is made to be read over hundreds of logs:
+
+* each log with findings of its own is a heading (its path relative to the working
+  directory) and one entry per kind of finding in it, in line order; several
+  findings of one kind in a log are one entry that names their lines;
+* a kind of finding seen in ``FOLD_MIN_FILES`` or more logs is not repeated under
+  each of them: it is one entry of the "in many files" section, with its count and
+  its first ``FOLD_PLACES`` places (``--no-fold`` lists every finding instead);
+* the summary counts files (ok, warnings only, errors, unreadable) and findings, and
+  a by-rule table says what each rule checks (``--statistics`` prints only that).
+
+A *kind* of finding is its rule, severity and message with the numbers taken out
+(``fold_key``): "chunk belongs to turn 1, step 2" and "… turn 3, step 1" are one kind.
+Every finding is counted somewhere in the text: in an entry's lines, or in a fold's
+count.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TextIO
 
 import orjson
 
 from replay.check.engine import AuditResult, LogReport, Summary
-from replay.check.registry import rule_kind
+from replay.check.registry import RULES, rule_order
 from replay.findings import Finding, Severity
+from replay.log.source import display_path
 from replay.report.base import Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
@@ -19,58 +39,175 @@ from replay.style import PLAIN, Style, sanitize
 
 SEVERITY_COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.POLICY: "cyan"}
 
-_SECTIONS = (
-    ("format", "format — what today's harness would refuse (error) or migrate/repair (warning) on load"),
-    ("invariant", "durable invariants (config-independent; a harness-written log has none)"),
-    ("policy", "policy what-if (never an invariant)"),
-)
+FOLD_MIN_FILES = 3
+"""A kind of finding in this many logs or more is folded into one entry."""
+FOLD_PLACES = 3
+"""The places a folded entry names before it says how many more there are."""
+LINES_SHOWN = 3
+"""The lines an entry of several findings in one log names before "and N more"."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditView:
+    """How a person wants the audit shown: folded or not, statistics only, and the
+    folder paths are shown relative to (the working directory when ``None``)."""
+
+    fold: bool = True
+    statistics: bool = False
+    cwd: str | None = None
 
 
 class AuditReporter(Reporter[LogReport, AuditResult]):
     """A format of an audit: its units are the logs' reports, in audit order."""
 
+    def __init__(self, stream: TextIO, style: Style = PLAIN, view: AuditView | None = None) -> None:
+        super().__init__(stream, style)
+        self.view = view or AuditView()
+
     def units(self, result: AuditResult) -> Sequence[LogReport]:
         return result.reports
+
+    def path(self, report: LogReport) -> str:
+        """The log's path as people read it (relative to the working directory)."""
+        return display_path(report.path, self.view.cwd)
+
+    @classmethod
+    def render(cls, result: AuditResult, style: Style = PLAIN, view: AuditView | None = None) -> str:
+        import io
+
+        out = io.StringIO()
+        reporter = cls(out, style, view)
+        reporter.start()
+        for unit in reporter.units(result):
+            reporter.unit(unit)
+        reporter.finish(result)
+        return out.getvalue()
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def fold_key(f: Finding) -> tuple[str, Severity, str]:
+    """The kind of a finding: rule, severity, and its group (a kind of note counted per
+    log, such as one legacy migration) or else its message with every number as ``#``."""
+    return f.rule, f.severity, f.group or _NUMBER.sub("#", f.message)
+
+
+def _message(group: Sequence[Finding]) -> str:
+    """The message of one kind of finding: the first one's, after "e.g." when they differ."""
+    first = group[0].message
+    return sanitize(first if all(f.message == first for f in group) else "e.g. " + first)
 
 
 def finding_line(path: str, f: Finding, style: Style) -> str:
     """``path:line: RULE severity: message``, one line whatever the message holds."""
     where = f"{sanitize(path)}:{f.line}" if f.line is not None else sanitize(path)
-    severity = style.paint(SEVERITY_COLORS[f.severity], f.severity.value)
-    return f"{where}: {style.paint('bold', f.rule)} {severity}: {sanitize(f.message)}"
+    return f"{where}: {_label(f, style)}: {sanitize(f.message)}"
 
 
-def log_text(report: LogReport, style: Style) -> str:
-    """One log: a heading, then its findings grouped by kind. Empty for a clean log."""
-    if not report.findings:
+def _label(f: Finding, style: Style) -> str:
+    return f"{style.paint('bold', f.rule)} {style.paint(SEVERITY_COLORS[f.severity], f.severity.value)}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _counts(findings: Iterable[Finding]) -> str:
+    """``2 errors, 1 warning`` (severities with none left out)."""
+    n = {s: 0 for s in Severity}
+    for f in findings:
+        n[f.severity] += 1
+    parts = [_plural(n[Severity.ERROR], "error"), _plural(n[Severity.WARNING], "warning"),
+             f"{n[Severity.POLICY]} policy"]
+    return ", ".join(p for p, s in zip(parts, Severity, strict=True) if n[s])
+
+
+def _lines(lines: Sequence[int | None]) -> str:
+    """``line 21``, ``lines 3, 4 and 9``, ``lines 3, 4, 5 and 7 more``."""
+    known = [str(n) for n in lines if n is not None]
+    if not known:
+        return "no line" if len(lines) == 1 else f"{len(lines)} findings"
+    unknown = len(lines) - len(known)
+    if len(lines) == 1:
+        return f"line {known[0]}"
+    if len(known) <= LINES_SHOWN and not unknown:
+        return f"lines {', '.join(known[:-1])} and {known[-1]}"
+    shown = known[:LINES_SHOWN]
+    return f"lines {', '.join(shown)} and {len(lines) - len(shown)} more"
+
+
+def _entry(group: Sequence[Finding], style: Style) -> str:
+    """One kind of finding in one log: its lines, rule, severity, message."""
+    return f"  {_lines([f.line for f in group])}: {_label(group[0], style)}: {_message(group)}"
+
+
+def _by_kind(findings: Iterable[Finding]) -> dict[tuple[str, Severity, str], list[Finding]]:
+    groups: dict[tuple[str, Severity, str], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(fold_key(f), []).append(f)
+    return groups
+
+
+def _heading(path: str, report: LogReport, folded: int, style: Style) -> str:
+    """``path (N events; 2 errors, 1 warning; 1 folded below)``."""
+    status = "unreadable: " if report.status == "unreadable" else ""
+    below = f"; {folded} folded below" if folded else ""
+    return style.paint("bold", sanitize(path)) + f" ({report.events} events; {status}{_counts(report.findings)}{below})"
+
+
+def log_text(report: LogReport, style: Style, path: str | None = None, fold: bool = True,
+             hidden: frozenset[tuple[str, Severity, str]] = frozenset()) -> str:
+    """One log: a heading and its findings, one entry per kind (every finding on its
+    own line with ``fold=False``), leaving out the kinds in ``hidden`` (folded
+    elsewhere). Empty when nothing is left to show."""
+    shown = [f for f in report.findings if fold_key(f) not in hidden] if hidden else report.findings
+    if not shown:
         return ""
-    lines = [style.paint("bold", f"{sanitize(report.path)} ({report.events} events, {report.status})")]
-    for kind, title in _SECTIONS:
-        group = [f for f in report.findings if rule_kind(f.rule) == kind]
-        if not group:
-            continue
-        lines.append("  " + style.paint("dim", title))
-        lines.extend("    " + finding_line(report.path, f, style) for f in group)
+    where = path if path is not None else display_path(report.path)
+    lines = [_heading(where, report, len(report.findings) - len(shown), style)]
+    if fold:
+        lines.extend(_entry(group, style) for group in _by_kind(shown).values())
+    else:
+        lines.extend(_entry([f], style) for f in shown)
     return "\n".join(lines) + "\n"
 
 
-def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style) -> str:
-    """The closing table: totals, then the count of each rule and severity; on a
-    terminal a coloured verdict line after it."""
-    by_rule: Counter[tuple[str, str]] = Counter()
+def _folded(reports: Sequence[LogReport]) -> dict[tuple[str, Severity, str], list[tuple[LogReport, list[Finding]]]]:
+    """The kinds found in ``FOLD_MIN_FILES`` logs or more, with their logs and
+    findings in audit order, most frequent first within a rule."""
+    where: dict[tuple[str, Severity, str], list[tuple[LogReport, list[Finding]]]] = {}
     for r in reports:
-        for f in r.findings:
-            by_rule[(f.rule, f.severity.value)] += 1
-    rows = [("files", summary.files), ("ok", summary.ok), ("failed", summary.failed),
-            ("events", summary.events), ("errors", summary.errors), ("warnings", summary.warnings),
-            ("policy", summary.policy)]
-    width = max(len(k) for k, _ in rows)
-    out = ["", "summary"]
-    out += [f"  {k.ljust(width)}  {v:>9}" for k, v in rows]
-    if by_rule:
-        out.append("  by rule")
-        for (rule, severity), n in sorted(by_rule.items(), key=lambda kv: (_summary_order(kv[0][0]), kv[0][1])):
-            out.append(f"    {rule:<4} {severity:<8} {n:>7}")
+        for key, group in _by_kind(r.findings).items():
+            where.setdefault(key, []).append((r, group))
+    folded = {k: v for k, v in where.items() if len(v) >= FOLD_MIN_FILES}
+    order = sorted(folded, key=lambda k: (rule_order(k[0]), -sum(len(g) for _, g in folded[k]), k[2]))
+    return {k: folded[k] for k in order}
+
+
+def _fold_entry(places: list[tuple[LogReport, list[Finding]]], reporter: AuditReporter) -> list[str]:
+    style = reporter.style
+    findings = [f for _, group in places for f in group]
+    out = [f"  {_label(findings[0], style)}: {_message(findings)}",
+           f"    {_plural(len(findings), 'finding')} in {len(places)} files, first at:"]
+    for report, group in places[:FOLD_PLACES]:
+        where = f"{sanitize(reporter.path(report))}:{group[0].line}" if group[0].line is not None \
+            else sanitize(reporter.path(report))
+        more = f" (and {len(group) - 1} more in this file)" if len(group) > 1 else ""
+        out.append("      " + style.paint("dim", where + more))
+    if len(places) > FOLD_PLACES:
+        out.append("      " + style.paint("dim", f"and {len(places) - FOLD_PLACES} more files (--no-fold lists "
+                                                     "every finding)"))
+    return out
+
+
+def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style) -> str:
+    """The closing lines: files by outcome, findings by severity, the by-rule table;
+    on a terminal a coloured verdict line after it."""
+    out = ["", files_line(summary), findings_line(summary)]
+    table = rule_table(reports)
+    if table:
+        out += ["", *table, "", "`replay rules ID` explains a rule, with an example of a bad record."]
     text = "\n".join(out) + "\n"
     if style.color:
         verdict = style.paint("red", f"{summary.failed} failed") if summary.failed else style.paint("green", "all ok")
@@ -78,22 +215,68 @@ def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style) -
     return text
 
 
-def _summary_order(rule: str) -> tuple[str, int]:
-    """The summary's rows: by series letter, then by number (A2 before A10)."""
-    head = rule.rstrip("0123456789")
-    tail = rule[len(head):]
-    return head, int(tail) if tail else 0
+def files_line(summary: Summary) -> str:
+    return (f"{_plural(summary.files, 'file')}, {summary.events} events: {summary.ok} ok, "
+            f"{summary.warnings_only} with warnings only, {summary.with_errors} with errors, "
+            f"{summary.unreadable} unreadable")
+
+
+def findings_line(summary: Summary) -> str:
+    total = summary.errors + summary.warnings + summary.policy
+    return (f"{_plural(total, 'finding')}: {_plural(summary.errors, 'error')}, "
+            f"{_plural(summary.warnings, 'warning')}, {summary.policy} policy")
+
+
+def rule_table(reports: Iterable[LogReport]) -> list[str]:
+    """One row per rule and severity found: its findings, the files they are in, and
+    what the rule checks. Empty when nothing was found."""
+    count: dict[tuple[str, Severity], int] = {}
+    files: dict[tuple[str, Severity], int] = {}
+    for r in reports:
+        seen: set[tuple[str, Severity]] = set()
+        for f in r.findings:
+            key = (f.rule, f.severity)
+            count[key] = count.get(key, 0) + 1
+            if key not in seen:
+                seen.add(key)
+                files[key] = files.get(key, 0) + 1
+    if not count:
+        return []
+    width = max(4, *(len(rule) for rule, _ in count))
+    rows = [f"{'rule':<{width}}  severity  findings  files  what it checks"]
+    for rule, severity in sorted(count, key=lambda k: (rule_order(k[0]), k[1].value)):
+        info = RULES.get(rule)
+        key = (rule, severity)
+        rows.append(f"{rule:<{width}}  {severity.value:<8}  {count[key]:>8}  {files[key]:>5}  "
+                    f"{info.summary if info else ''}".rstrip())
+    return rows
 
 
 class AuditText(AuditReporter):
-    """Each log's findings as soon as it is audited, then the summary."""
+    """The text report (see the module docstring). Unfolded, each log's findings are
+    written as soon as it is audited; folded, at the end (folding needs every log)."""
 
     shows_progress = True
 
     def unit(self, unit: LogReport) -> None:
-        self.write(log_text(unit, self.style))
+        if not self.view.fold and not self.view.statistics:
+            self.write(log_text(unit, self.style, self.path(unit), fold=False))
 
     def finish(self, result: AuditResult) -> None:
+        view = self.view
+        if view.statistics:
+            self.write("\n".join([*rule_table(result.reports), "", files_line(result.summary),
+                                   findings_line(result.summary)]).lstrip("\n") + "\n")
+            return
+        if view.fold:
+            folded = _folded(result.reports)
+            hidden = frozenset(folded)
+            for report in result.reports:
+                self.write(log_text(report, self.style, self.path(report), hidden=hidden))
+            if folded:
+                self.write("\n" + self.style.paint("bold", f"Found in {FOLD_MIN_FILES} or more files") + "\n")
+                for places in folded.values():
+                    self.write("\n".join(_fold_entry(places, self)) + "\n")
         self.write(summary_text(result.reports, result.summary, self.style))
 
 
@@ -134,8 +317,9 @@ class AuditGithub(AuditReporter):
     """GitHub Actions annotations, one per finding, as each log is audited."""
 
     def unit(self, unit: LogReport) -> None:
+        path = self.path(unit)
         for f in unit.findings:
-            self.write(annotation(_GITHUB_LEVELS[f.severity], f.message, file=unit.path, line=f.line,
+            self.write(annotation(_GITHUB_LEVELS[f.severity], f.message, file=path, line=f.line,
                                   title=f"{f.rule} {f.severity.value}") + "\n")
 
 

@@ -12,13 +12,14 @@ import click
 import pytest
 
 from replay.check.engine import AuditResult, LogReport, failing_severities
+from replay.check.explain import RuleDoc, RuleHelp
 from replay.cli import main
 from replay.findings import Finding, Rule, Severity
-from replay.report.audit import AuditGithub, AuditJson, AuditJunit, AuditText
+from replay.report.audit import AuditGithub, AuditJson, AuditJunit, AuditText, AuditView
 from replay.report.base import Reporter
 from replay.report.conformance import ConformanceJson, ConformanceText
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS
-from replay.report.rules import RulesJson, RulesText
+from replay.report.rules import RuleHelpText, RulesJson, RulesText
 from replay.report.snapshot import CheckGithub, CheckJson, CheckJunit, CheckText, RefreshText
 from replay.snapshot.compare import CheckReport, FileResult, RefreshResult, ScenarioResult
 from replay.snapshot.conformance import ConformanceReport, ModeResult
@@ -49,28 +50,22 @@ def _audit(evil: str = EVIL) -> AuditResult:
 
 
 AUDIT_TEXT = f"""\
-{SHOWN_PATH} (12 events, findings)
-  format — what today's harness would refuse (error) or migrate/repair (warning) on load
-    {SHOWN_PATH}:1: A4 error: first line is not a session header: {SHOWN}\\x0anext
-    {SHOWN_PATH}:3: B4 warning: legacy turn/start with a trigger
-  durable invariants (config-independent; a harness-written log has none)
-    {SHOWN_PATH}:5: T3 error: todo/write content must be trimmed (entry 0 content " a")
-  policy what-if (never an invariant)
-    {SHOWN_PATH}:5: P1 policy: 2 todos in_progress
+{SHOWN_PATH} (12 events; 2 errors, 1 warning, 1 policy)
+  line 1: A4 error: first line is not a session header: {SHOWN}\\x0anext
+  line 3: B4 warning: legacy turn/start with a trigger
+  line 5: T3 error: todo/write content must be trimmed (entry 0 content " a")
+  line 5: P1 policy: 2 todos in_progress
 
-summary
-  files             2
-  ok                1
-  failed            1
-  events           15
-  errors            2
-  warnings          1
-  policy            1
-  by rule
-    A4   error          1
-    B4   warning        1
-    P1   policy         1
-    T3   error          1
+2 files, 15 events: 1 ok, 0 with warnings only, 1 with errors, 0 unreadable
+4 findings: 2 errors, 1 warning, 1 policy
+
+rule  severity  findings  files  what it checks
+A4    error            1      1  the session header has the fields today's reader requires, with the right types
+B4    warning          1      1  2026-06/07 shapes are migrated on load (warning), or refused when malformed (error)
+T3    error            1      1  every todo item's content is non-empty and already trimmed (JavaScript's trim)
+P1    policy           1      1  what-if: a one-in-progress deployment would have refused this todo/write
+
+`replay rules ID` explains a rule, with an example of a bad record.
 """
 
 
@@ -78,14 +73,16 @@ def test_audit_text() -> None:
     assert AuditText.render(_audit()) == AUDIT_TEXT
 
 
+def test_audit_text_unfolded_is_the_same_for_one_log() -> None:
+    assert AuditText.render(_audit(), view=AuditView(fold=False)) == AUDIT_TEXT
+
+
 def test_audit_text_in_colour() -> None:
     text = AuditText.render(_audit(), COLORED)
     lines = text.splitlines()
-    assert lines[0] == f"\x1b[1m{SHOWN_PATH} (12 events, findings)\x1b[0m"
-    assert lines[1] == ("  \x1b[2mformat — what today's harness would refuse (error) or migrate/repair (warning) "
-                        "on load\x1b[0m")
-    assert lines[3] == f"    {SHOWN_PATH}:3: \x1b[1mB4\x1b[0m \x1b[33mwarning\x1b[0m: legacy turn/start with a trigger"
-    assert lines[7] == f"    {SHOWN_PATH}:5: \x1b[1mP1\x1b[0m \x1b[36mpolicy\x1b[0m: 2 todos in_progress"
+    assert lines[0] == f"\x1b[1m{SHOWN_PATH}\x1b[0m (12 events; 2 errors, 1 warning, 1 policy)"
+    assert lines[2] == "  line 3: \x1b[1mB4\x1b[0m \x1b[33mwarning\x1b[0m: legacy turn/start with a trigger"
+    assert lines[4] == "  line 5: \x1b[1mP1\x1b[0m \x1b[36mpolicy\x1b[0m: 2 todos in_progress"
     assert lines[-1] == "\x1b[31m1 failed\x1b[0m"
     # Take the colour codes away and the plain report is left, but for the verdict line.
     plain = text.replace("\x1b[1m", "").replace("\x1b[2m", "").replace("\x1b[0m", "")
@@ -93,7 +90,16 @@ def test_audit_text_in_colour() -> None:
         plain = plain.replace(code, "")
     assert plain == AUDIT_TEXT + "1 failed\n"
     clean = AuditResult([LogReport("x.jsonl", "ok", 1)])
-    assert AuditText.render(clean, COLORED).endswith("  policy            0\n\x1b[32mall ok\x1b[0m\n")
+    assert AuditText.render(clean, COLORED) == (
+        "\n1 file, 1 events: 1 ok, 0 with warnings only, 0 with errors, 0 unreadable\n"
+        "0 findings: 0 errors, 0 warnings, 0 policy\n\x1b[32mall ok\x1b[0m\n")
+
+
+def test_audit_statistics_are_the_table_and_the_totals() -> None:
+    assert AuditText.render(_audit(), view=AuditView(statistics=True)) == AUDIT_TEXT.split("\n\n", 2)[2].replace(
+        "\n\n`replay rules ID` explains a rule, with an example of a bad record.\n", "\n") + (
+        "\n2 files, 15 events: 1 ok, 0 with warnings only, 1 with errors, 0 unreadable\n"
+        "4 findings: 2 errors, 1 warning, 1 policy\n")
 
 
 def test_audit_json_keeps_the_text_as_it_is() -> None:
@@ -270,16 +276,47 @@ def test_conformance_json() -> None:
             "matching": 3, "missing": 0, "extra": 0, "changed": 0, "firstDiff": None}]}
 
 
-RULE_SET = {"A6": Rule("A6", "format", "storage", "every record parses"),
-            "T3": Rule("T3", "invariant", "todo", "content is trimmed")}
+RULE_SET = [RuleHelp(RuleDoc(Rule("A6", "format", "storage", "every record parses"), "Records parse.\n\nAll.",
+                             "Refuses it.", ("{}", "x"), 2),
+                     (Finding("A6", Severity.ERROR, "the record cannot be read", 2),)),
+            RuleHelp(RuleDoc(Rule("T3", "invariant", "todo", "content is trimmed"), "Trimmed.", "Loads it."))]
 
 
 def test_rules_text_and_json() -> None:
     assert RulesText.render(RULE_SET) == ("A6       format    storage every record parses\n"
-                                          "T3       invariant todo    content is trimmed\n")
+                                          "T3       invariant todo    content is trimmed\n\n"
+                                          "`replay rules ID` explains a rule, with an example of a bad record.\n")
     assert json.loads(RulesJson.render(RULE_SET)) == [
-        {"rule": "A6", "kind": "format", "domain": "storage", "summary": "every record parses"},
-        {"rule": "T3", "kind": "invariant", "domain": "todo", "summary": "content is trimmed"}]
+        {"rule": "A6", "kind": "format", "domain": "storage", "summary": "every record parses",
+         "explanation": "Records parse. All.", "harness": "Refuses it.", "example": ["{}", "x"], "bad_line": 2,
+         "example_findings": ["the record cannot be read"]},
+        {"rule": "T3", "kind": "invariant", "domain": "todo", "summary": "content is trimmed",
+         "explanation": "Trimmed.", "harness": "Loads it.", "example": None, "bad_line": None,
+         "example_findings": []}]
+    assert RuleHelpText.render(RULE_SET) == """\
+A6: every record parses
+(format rule of the storage domain)
+
+Records parse.
+
+All.
+
+Example: line 2 of this log breaks A6:
+    1  {}
+  > 2  x
+The audit says: line 2: A6 error: the record cannot be read
+
+What today's harness does:
+  Refuses it.
+
+T3: content is trimmed
+(invariant rule of the todo domain)
+
+Trimmed.
+
+What today's harness does:
+  Loads it.
+"""
 
 
 @pytest.mark.parametrize("reporting", [*AUDIT_FORMATS.values(), AuditJunit])

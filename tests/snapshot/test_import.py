@@ -182,7 +182,9 @@ def test_an_import_with_audit_errors_is_refused_with_the_findings_then_forced(tm
     result = CliRunner().invoke(main, ["new", "t", "--from-log", str(source), "--scenarios", scenarios,
                                        "--no-color"])
     assert result.exit_code == 1
-    assert f"{source}/session.jsonl:1: A4 error: first line is not a session header" in result.stdout
+    assert result.stdout.startswith(f"{source}/session.jsonl (33 events; 2 errors, 3 warnings)\n"
+                                    "  line 1: A4 error: today's harness refuses this session header: it has no "
+                                    '"delegationDepth" field')
     assert result.stderr == ("replay new: the audit found 2 error finding(s) in 1 log(s): today's harness would "
                              "refuse to load them; fix them (see above), or import anyway with --force\n")
     assert not (tmp_path / "scenarios" / "t").exists()
