@@ -33,7 +33,7 @@ from replay.report.registry import (
     RULE_HELP_FORMATS,
 )
 from replay.style import style_for, use_color
-from replay.todo.plan import standing_plan
+from replay.todo.plan import SeqOutOfRange, plan_at, standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
 
 if TYPE_CHECKING:
@@ -507,5 +507,9 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
 def plan(path: str, at: int | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
     """Print the standing plan (the todos projection) of one log as JSON; null when none."""
     log, _ = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
-    todos = standing_plan(iter_events(log.items()), at)
+    events = iter_events(log.items())
+    try:
+        todos = standing_plan(events) if at is None else plan_at(events, at)
+    except SeqOutOfRange as exc:
+        raise click.BadParameter(str(exc), param_hint="--at") from None
     click.echo(orjson.dumps(todos).decode())

@@ -127,6 +127,15 @@ def test_plan_command(tmp_path: Path) -> None:
     assert run("plan", path) == (0, "null\n")
     assert run("plan", "--at", "97", path) == (0, "null\n")
     assert run("plan", "--at", "98", path)[1].startswith('[{"content":"read the code"')
+    assert run("plan", "--at", "0", path) == (0, "null\n")
+    assert run("plan", "--at", "115", path) == (0, "null\n")
+    for outside in ("-3", "116", "99999"):
+        code, out = run("plan", "--at", outside, path)
+        assert code == 2
+        assert f"Invalid value for --at: seq {outside} is outside the log: this log's events have seqs 0 to 115" in out
+    header_only = _log(tmp_path / "header-only", recs[:1])
+    code, out = run("plan", "--at", "0", header_only)
+    assert code == 2 and "seq 0 is outside the log: the log has no events" in out
     assert run("plan", str(tmp_path)) == (0, "null\n")  # a folder holding session.jsonl, like render
     (tmp_path / "empty").mkdir()
     assert run("plan", str(tmp_path / "empty"))[0] == 2

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.todo.model import js_trim
-from replay.todo.plan import plan_changes, standing_plan
+from replay.todo.plan import SeqOutOfRange, plan_at, plan_changes, standing_plan
 from tests.helpers import ACP, audit_bytes, bytes_source, corpus_file, dump, records
 
 TABLE = [
@@ -64,3 +65,14 @@ def test_content_python_would_strip_but_javascript_keeps_is_valid() -> None:
     write = next(r for r in recs if r["type"] == "todo/write")
     write["data"]["todos"][0]["content"] = "read the code\x1c"
     assert audit_bytes(dump(recs)).findings == []
+
+
+def test_plan_at_a_seq_outside_the_log_says_the_range() -> None:
+    events = [Event("turn/start", 3, 0, {"turn": 1}, 2, {}), Event("todo/write", 4, 0, {"todos": []}, 3, {})]
+    assert plan_at(events, 4) == []
+    assert plan_at(events, 3) is None
+    for at in (2, 5, -1):
+        with pytest.raises(SeqOutOfRange, match=rf"seq {at} is outside the log: this log's events have seqs 3 to 4"):
+            plan_at(iter(events), at)
+    with pytest.raises(SeqOutOfRange, match="the log has no events"):
+        plan_at([], 0)
