@@ -137,6 +137,12 @@ def main() -> None:
               help="todo_write policy for the what-if (P1); 'single' reports parallel in_progress items.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "policy"]), multiple=True,
               help="Severities that make the exit code 1 (errors always do). Repeatable.")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE", help="Report only findings not in this baseline (matched by file, rule and the "
+                                   "fingerprint of the record, not by line).")
+@click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE", help="Write the findings of this audit (after --select/--ignore) as a baseline to FILE; "
+                                   "the exit status is then 0.")
 @click.option("--no-fold", is_flag=True, help="text: list every finding under its file (no folding of repeats).")
 @click.option("--statistics", is_flag=True, help="text: only the count of each rule's findings and files.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
@@ -144,16 +150,23 @@ def main() -> None:
               help="Also write a JUnit XML report to this file.")
 @limit_options
 def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
-          min_severity: str | None, policy: str, fail_on: tuple[str, ...], no_fold: bool, statistics: bool,
-          no_color: bool, junit: Path | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
+          min_severity: str | None, policy: str, fail_on: tuple[str, ...], baseline_file: Path | None,
+          write_baseline: Path | None, no_fold: bool, statistics: bool, no_color: bool, junit: Path | None,
+          max_record_bytes: int, max_decompressed_bytes: int) -> None:
     """Re-validate session logs against the harness's load rules and durable invariants.
 
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
     logs whose first line is a session header) or - for standard input.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
+    from replay.check.baseline import Baseline, BaselineError, baseline_bytes, read_baseline
+
     _check_paths(paths)
     selection = _audit_selection(select, ignore, min_severity)
+    try:
+        baseline = read_baseline(baseline_file) if baseline_file is not None else Baseline()
+    except BaselineError as exc:
+        raise click.BadParameter(str(exc), param_hint="--baseline") from None
     reporting = AUDIT_FORMATS[fmt]
     sources: Iterable[Source] = discover(paths)
     count = 0
@@ -163,24 +176,35 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     shown = _wants_progress(reporting.shows_progress, count)
     out = sys.stdout
     held = io.StringIO() if shown else None  # the report waits until the bar is done
-    reporter = reporting(held or out, style_for(out, no_color), AuditView(fold=not no_fold, statistics=statistics))
+    view = AuditView(fold=not no_fold, statistics=statistics, baseline=baseline_file is not None)
+    reporter = reporting(held or out, style_for(out, no_color), view)
     reports: list[LogReport] = []
+    selected: list[LogReport] = []  # before the baseline: what --write-baseline writes
     reporter.start()
-    results = audit_sources(sources, Policy(policy), _limits(max_record_bytes, max_decompressed_bytes))
+    fingerprints = baseline_file is not None or write_baseline is not None or reporting.needs_fingerprints
+    results = audit_sources(sources, Policy(policy), _limits(max_record_bytes, max_decompressed_bytes), fingerprints)
     with fewer_gc_passes(), _progress(results, count, "auditing", shown, lambda r: r.path[-40:] if r else "") as bar:
         for judged in bar:
             report = selection.apply(judged)
+            if write_baseline is not None:
+                selected.append(report)
+            report = baseline.apply(report)
             reports.append(report)
             reporter.unit(report)
     if not reports:
         raise click.UsageError("no session logs found in the given paths")
-    result = AuditResult(reports, failing_severities(Severity(s) for s in fail_on))
+    result = AuditResult(reports, failing_severities(Severity(s) for s in fail_on), baseline.matched)
     reporter.finish(result)
     if held is not None:
         out.write(held.getvalue())
     out.flush()
     if junit is not None:
         _write_output(junit, AuditJunit.render(result).encode("utf-8"), "--junit")
+    if write_baseline is not None:
+        _write_output(write_baseline, baseline_bytes(selected), "--write-baseline")
+        total = sum(len(r.findings) for r in selected)
+        click.echo(f"replay audit: wrote a baseline of {total} finding(s) to {write_baseline}", err=True)
+        sys.exit(0)
     sys.exit(1 if result.failed else 0)
 
 

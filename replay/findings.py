@@ -45,6 +45,8 @@ class Finding:
     type: str | None = None
     tail: bool = False
     group: str | None = None
+    fingerprint: str | None = None
+    """Set only when asked for (baselines, SARIF): see ``replay.check.fingerprint``."""
 
     def with_severity(self, severity: Severity, message: str | None = None) -> Finding:
         return replace(self, severity=severity, message=self.message if message is None else message)

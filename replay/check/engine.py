@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Literal
 
 from replay.check.core import CoreChecker
+from replay.check.fingerprint import file_identity, fingerprint_findings
 from replay.check.storage import storage_identity
 from replay.checker import Checker
 from replay.findings import Finding, Rule, Severity
@@ -321,24 +322,28 @@ def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTrack
 
 
 def audit_sources(
-    sources: Iterable[Source], policy: Policy = Policy.PARALLEL, limits: Limits | None = None
+    sources: Iterable[Source], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
+    fingerprints: bool = False,
 ) -> Iterator[LogReport]:
-    """Audit logs one after another; each report is yielded as soon as it is done."""
+    """Audit logs one after another; each report is yielded as soon as it is done
+    (its findings fingerprinted when asked: see ``audit_log``)."""
     for source in sources:
         try:
             log = read_log(source, limits)
             if source.discovered and not log.is_session_log:
                 log.close()
                 continue
-            yield audit_log(log, policy)
+            yield audit_log(log, policy, fingerprints)
         except Exception as exc:  # a bug of ours must not hide the other files' results
             yield LogReport(source.path, "unreadable", 0, [INTERNAL.error(
                 f"replay failed on this file ({type(exc).__name__}: {exc}); please report it with the "
                 "file attached")])
 
 
-def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL) -> LogReport:
-    """Audit one log that is being read."""
+def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool = False) -> LogReport:
+    """Audit one log that is being read. With ``fingerprints``, each finding gets its
+    fingerprint (``replay.check.fingerprint``), which reads the log's records a second
+    time, only for a log with findings and only as far as its last finding."""
     def reread() -> Iterable[Sequence[Item]]:
         return read_log(log.source, log.limits).batches()
 
@@ -347,6 +352,8 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL) -> LogReport:
         identity = storage_identity(log.path, log.header)
         if identity:
             findings = sorted(identity + findings, key=lambda f: f.line if f.line is not None else 0)
+    if fingerprints and findings:
+        findings = fingerprint_findings(findings, read_log(log.source, log.limits).records(), file_identity(log.path))
     if log.unreadable:
         status: LogStatus = "unreadable"
     elif findings:
@@ -407,6 +414,8 @@ class AuditResult:
 
     reports: Sequence[LogReport]
     failing: frozenset[Severity] = frozenset({Severity.ERROR})
+    baselined: int = 0
+    """Findings a baseline held back (not in ``reports``)."""
 
     @cached_property
     def summary(self) -> Summary:

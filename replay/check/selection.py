@@ -113,15 +113,20 @@ class Selection:
         return SEVERITY_ORDER[finding.severity] >= SEVERITY_ORDER[self.min_severity] and self.selects(finding.rule)
 
     def apply(self, report: LogReport) -> LogReport:
-        """The report with only the selected findings. A readable log left with none
-        is ``ok``; an unreadable one stays ``unreadable``."""
+        """The report with only the selected findings (see ``filtered``)."""
         if self.everything:
             return report
-        kept = [f for f in report.findings if self.keeps(f)]
-        if len(kept) == len(report.findings):
-            return report
-        status = report.status if report.status == "unreadable" else ("findings" if kept else "ok")
-        return replace(report, status=status, findings=kept)
+        return filtered(report, [f for f in report.findings if self.keeps(f)])
+
+
+def filtered(report: LogReport, kept: list[Finding]) -> LogReport:
+    """``report`` with only the findings ``kept``: a log left with none is ``ok``, even
+    an unreadable one (its every finding was deselected or accepted, so nothing about
+    it is reported or fails the audit)."""
+    if len(kept) == len(report.findings):
+        return report
+    status = "ok" if not kept else report.status
+    return replace(report, status=status, findings=kept)
 
 
 @dataclass(frozen=True)

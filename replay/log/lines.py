@@ -55,6 +55,33 @@ def split_header(
     return None, iter(())
 
 
+def split_records(segments: Iterable[tuple[bytes, bool]], max_record: int,
+                  first_line: int = 2) -> Iterator[tuple[int, bytes | None]]:
+    """Every record of a stream as ``(line number, bytes without the newline)``,
+    undecoded, a final fragment without a newline included; ``None`` for a record
+    over ``max_record`` bytes (never held whole)."""
+    number = first_line - 1
+    pending: list[bytes] = []
+    size = 0
+    for data, _strict in segments:
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            piece = data[start:] if nl < 0 else data[start:nl]
+            size += len(piece)
+            if size <= max_record:
+                pending.append(piece)
+            if nl < 0:
+                break
+            number += 1
+            yield number, (b"".join(pending) if size <= max_record else None)
+            pending = []
+            size = 0
+            start = nl + 1
+    if size:
+        yield number + 1, (b"".join(pending) if size <= max_record else None)
+
+
 class Unparsable(Exception):
     """A record that is not JSON the harness would accept."""
 

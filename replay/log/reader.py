@@ -19,7 +19,7 @@ from replay.findings import Finding, Rule
 from replay.log.event import ChunkRun, Event
 from replay.log.header import A1, Header, parse_header
 from replay.log.legacy import Migrator
-from replay.log.lines import split_header
+from replay.log.lines import split_header, split_records
 from replay.log.scan import A8, Item, scan_records
 from replay.log.zstd import A9, MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
 
@@ -60,6 +60,7 @@ class LogRead:
         self._findings: list[Finding] = []
         self._rest: Iterator[tuple[bytes, bool]] = iter(())
         self._header_size = 0
+        self._header_payload: bytes | None = None
         self._stream: BinaryIO | None = None
         self.unreadable = False
         self._open()
@@ -103,6 +104,7 @@ class LogRead:
             self._findings.append(A9.error("the first Zstandard frame, which holds the session header, is cut "
                                            "short: today's harness refuses the log", line=1))
         self._header_size = head.end
+        self._header_payload = head.payload
         self.header, found = parse_header(head.payload, head.terminated)
         self._findings.extend(found)
         if self.header is None:
@@ -214,6 +216,20 @@ class LogRead:
             yield list(found)
             found.clear()
         self.close()
+
+    def records(self) -> Iterator[tuple[int, bytes | None]]:
+        """Every record's bytes with its line number (the header is line 1), undecoded,
+        a final fragment without a newline included; ``None`` for a record over the
+        size limit. What a finding's fingerprint is made of. Use instead of
+        ``batches()``."""
+        try:
+            if self._header_payload is not None:
+                yield 1, self._header_payload
+            yield from split_records(self._rest, self.limits.max_record_bytes)
+        except _ReadFailed:
+            pass
+        finally:
+            self.close()
 
     def items(self) -> Iterator[Item]:
         """The same as ``batches()``, one item at a time."""

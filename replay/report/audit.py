@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
 
 import orjson
 
@@ -55,10 +55,15 @@ class AuditView:
     fold: bool = True
     statistics: bool = False
     cwd: str | None = None
+    baseline: bool = False
+    """The findings are those a baseline did not hold (SARIF marks them new)."""
 
 
 class AuditReporter(Reporter[LogReport, AuditResult]):
     """A format of an audit: its units are the logs' reports, in audit order."""
+
+    needs_fingerprints: ClassVar[bool] = False
+    """Whether the format shows findings' fingerprints (the audit then computes them)."""
 
     def __init__(self, stream: TextIO, style: Style = PLAIN, view: AuditView | None = None) -> None:
         super().__init__(stream, style)
@@ -201,10 +206,12 @@ def _fold_entry(places: list[tuple[LogReport, list[Finding]]], reporter: AuditRe
     return out
 
 
-def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style) -> str:
-    """The closing lines: files by outcome, findings by severity, the by-rule table;
-    on a terminal a coloured verdict line after it."""
+def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style, baselined: int = 0) -> str:
+    """The closing lines: files by outcome, findings by severity (and those a baseline
+    held back), the by-rule table; on a terminal a coloured verdict line after it."""
     out = ["", files_line(summary), findings_line(summary)]
+    if baselined:
+        out.append(f"{_plural(baselined, 'finding')} in the baseline not reported")
     table = rule_table(reports)
     if table:
         out += ["", *table, "", "`replay rules ID` explains a rule, with an example of a bad record."]
@@ -277,7 +284,7 @@ class AuditText(AuditReporter):
                 self.write("\n" + self.style.paint("bold", f"Found in {FOLD_MIN_FILES} or more files") + "\n")
                 for places in folded.values():
                     self.write("\n".join(_fold_entry(places, self)) + "\n")
-        self.write(summary_text(result.reports, result.summary, self.style))
+        self.write(summary_text(result.reports, result.summary, self.style, result.baselined))
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:

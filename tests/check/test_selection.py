@@ -56,8 +56,10 @@ def test_min_severity_and_what_apply_leaves() -> None:
     assert [f.rule for f in Selection(min_severity=E).apply(report).findings] == ["A4"]
     emptied = Selection(ignore=("A", "B", "P")).apply(report)
     assert (emptied.status, emptied.findings) == ("ok", [])
-    unreadable = LogReport("y.jsonl", "unreadable", 0, [Finding("IO", E, "gone")])
-    assert Selection(ignore=("IO",)).apply(unreadable).status == "unreadable"
+    unreadable = LogReport("y.jsonl", "unreadable", 0, [Finding("IO", E, "gone"), Finding("A1", E, "empty")])
+    assert Selection(ignore=("A1",)).apply(unreadable).status == "unreadable"
+    # Every finding deselected: nothing about the log is reported, and it fails nothing.
+    assert Selection(ignore=("IO", "A1")).apply(unreadable).status == "ok"
 
 
 def test_the_table_is_found_upward_and_checked(tmp_path: Path) -> None:

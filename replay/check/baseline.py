@@ -1,0 +1,124 @@
+"""Baselines: the findings an archive already has, so that an audit reports only the
+new ones. This is how a team adopts the audit on a year of logs, then keeps new logs
+clean.
+
+A baseline is a JSON file (``replay audit --write-baseline FILE`` writes one)::
+
+    {"replay-baseline": 1,
+     "findings": [{"file": "logs/a/session.jsonl", "rule": "A4",
+                   "fingerprint": "3f0c…", "line": 1, "message": "…"}, …]}
+
+A finding is in the baseline when an entry has its file, rule and fingerprint
+(``replay.check.fingerprint``), not its line: appending to a log, or adding good
+records before its bad ones, re-raises nothing. ``line`` and ``message`` are there
+for people reading the file (a review of a baseline's diff) and take no part in
+matching. Each entry matches one finding: two equal bad records need two entries.
+File paths are relative to the working directory, as the reports show them, so run
+the audit from the same folder (a repository's root, as CI does) that wrote it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from replay.check.engine import LogReport
+from replay.check.fingerprint import file_identity
+from replay.check.selection import filtered
+from replay.findings import Finding
+
+FORMAT = 1
+Key = tuple[str, str, str]
+"""(file, rule, fingerprint)."""
+
+
+class BaselineError(ValueError):
+    """A baseline file that cannot be read (a usage error naming the file)."""
+
+
+def finding_key(file: str, f: Finding) -> Key:
+    if f.fingerprint is None:
+        raise ValueError("a baseline matches fingerprinted findings (audit with fingerprints=True)")
+    return file, f.rule, f.fingerprint
+
+
+@dataclass
+class Baseline:
+    """The findings a baseline holds, by (file, rule, fingerprint), with how many."""
+
+    entries: Counter[Key] = field(default_factory=Counter)
+    matched: int = 0
+    """Findings this baseline has held back so far (not reported)."""
+
+    def __len__(self) -> int:
+        return sum(self.entries.values())
+
+    def apply(self, report: LogReport) -> LogReport:
+        """The report without the findings the baseline holds (a log left with none
+        is ``ok``); each entry is used once per audit."""
+        if not self.entries or not report.findings:
+            return report
+        file = file_identity(report.path)
+        kept = []
+        for f in report.findings:
+            key = finding_key(file, f)
+            if self.entries.get(key, 0) > 0:
+                self.entries[key] -= 1
+                self.matched += 1
+            else:
+                kept.append(f)
+        return filtered(report, kept)
+
+
+def read_baseline(path: Path) -> Baseline:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read the baseline ({exc.strerror or exc}); write one with "
+                            "--write-baseline") from None
+    try:
+        doc = json.loads(data)  # not orjson: a file name may hold an escaped lone surrogate
+    except (ValueError, RecursionError) as exc:
+        raise BaselineError(f"{path}: not a baseline (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or doc.get("replay-baseline") != FORMAT or not isinstance(doc.get("findings"), list):
+        raise BaselineError(f'{path}: not a baseline of this version (a JSON object with "replay-baseline": {FORMAT} '
+                            'and a "findings" list)')
+    entries: Counter[Key] = Counter()
+    for i, entry in enumerate(doc["findings"]):
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("file", "rule",
+                                                                                           "fingerprint")):
+            raise BaselineError(f"{path}: findings[{i}] needs a string file, rule and fingerprint")
+        entries[(entry["file"], entry["rule"], entry["fingerprint"])] += 1
+    return Baseline(entries)
+
+
+def baseline_document(reports: Iterable[LogReport]) -> dict[str, Any]:
+    """The baseline of these reports' findings (fingerprinted), in a stable order."""
+    rows = []
+    for report in reports:
+        file = file_identity(report.path)
+        for f in report.findings:
+            _, rule, fingerprint = finding_key(file, f)
+            rows.append({"file": file, "rule": rule, "fingerprint": fingerprint, "line": f.line,
+                         "message": f.message})
+    rows.sort(key=lambda r: (r["file"], r["line"] if r["line"] is not None else 0, r["rule"], r["fingerprint"]))
+    return {"replay-baseline": FORMAT,
+            "comment": "Findings `replay audit --baseline` does not report again; written by "
+                       "`replay audit --write-baseline`. line and message are for reading only.",
+            "findings": rows}
+
+
+def baseline_bytes(reports: Iterable[LogReport]) -> bytes:
+    """The baseline file's bytes (strings that UTF-8 cannot carry, such as a lone
+    surrogate in a file name, written as escapes)."""
+    doc = baseline_document(reports)
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    except orjson.JSONEncodeError:
+        return (json.dumps(doc, indent=2, ensure_ascii=True) + "\n").encode()
