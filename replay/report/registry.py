@@ -10,12 +10,14 @@ from collections.abc import Mapping
 from replay.report.audit import AuditGithub, AuditJson, AuditReporter, AuditText
 from replay.report.conformance import ConformanceJson, ConformanceReporter, ConformanceText
 from replay.report.rules import RuleHelpText, RulesJson, RulesReporter, RulesText
+from replay.report.sarif import AuditSarif
 from replay.report.snapshot import CheckGithub, CheckJson, CheckReporter, CheckText
 
 AUDIT_FORMATS: Mapping[str, type[AuditReporter]] = {
     "text": AuditText,
     "json": AuditJson,
     "github": AuditGithub,
+    "sarif": AuditSarif,
 }
 CHECK_FORMATS: Mapping[str, type[CheckReporter]] = {
     "text": CheckText,
