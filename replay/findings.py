@@ -9,6 +9,7 @@ search finds both its meaning and its use; ``replay.check.registry`` collects th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Literal
@@ -50,6 +51,15 @@ class Finding:
 
     def with_severity(self, severity: Severity, message: str | None = None) -> Finding:
         return replace(self, severity=severity, message=self.message if message is None else message)
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def message_shape(message: str) -> str:
+    """A message with every number written ``#``: what findings of one kind share
+    (the text report folds by it; a fingerprint without a line is made of it)."""
+    return _NUMBER.sub("#", message)
 
 
 RuleKind = Literal["format", "invariant", "policy"]

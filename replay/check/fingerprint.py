@@ -38,7 +38,7 @@ from typing import Any
 
 import orjson
 
-from replay.findings import Finding
+from replay.findings import Finding, message_shape
 from replay.log.lines import Unparsable, decode_json
 from replay.log.source import display_path
 
@@ -46,7 +46,6 @@ VERSION = "replay/1"
 _VOLATILE = frozenset({"seq", "time", "seq0", "time0", "sourceEventSeqs"})
 _VOLATILE_DATA = frozenset({"turn", "dt"})
 _REPAIR_ID = re.compile(r"^(interrupted-tool-result-.*)-\d+$", re.DOTALL)
-_NUMBER = re.compile(r"\d+")
 
 
 def file_identity(path: str, cwd: str | None = None) -> str:
@@ -124,7 +123,7 @@ def fingerprint_findings(findings: Sequence[Finding], records: Iterable[tuple[in
         if f.line is not None and f.line in found:
             content = record_content(f.line, found[f.line])
         else:
-            content = hashlib.sha256(b"message:" + _NUMBER.sub("#", f.message).encode("utf-8", "surrogatepass")
+            content = hashlib.sha256(b"message:" + message_shape(f.message).encode("utf-8", "surrogatepass")
                                      ).hexdigest()
         n = seen.get((f.rule, content), 0)
         seen[(f.rule, content)] = n + 1

@@ -21,7 +21,7 @@ count.
 
 from __future__ import annotations
 
-import re
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
@@ -30,7 +30,7 @@ import orjson
 
 from replay.check.engine import AuditResult, LogReport, Summary
 from replay.check.registry import RULES, rule_order
-from replay.findings import Finding, Severity
+from replay.findings import Finding, Severity, message_shape
 from replay.log.source import display_path
 from replay.report.base import Reporter
 from replay.report.github import annotation
@@ -78,24 +78,15 @@ class AuditReporter(Reporter[LogReport, AuditResult]):
 
     @classmethod
     def render(cls, result: AuditResult, style: Style = PLAIN, view: AuditView | None = None) -> str:
-        import io
-
         out = io.StringIO()
-        reporter = cls(out, style, view)
-        reporter.start()
-        for unit in reporter.units(result):
-            reporter.unit(unit)
-        reporter.finish(result)
+        cls(out, style, view).run(result)
         return out.getvalue()
-
-
-_NUMBER = re.compile(r"\d+")
 
 
 def fold_key(f: Finding) -> tuple[str, Severity, str]:
     """The kind of a finding: rule, severity, and its group (a kind of note counted per
-    log, such as one legacy migration) or else its message with every number as ``#``."""
-    return f.rule, f.severity, f.group or _NUMBER.sub("#", f.message)
+    log, such as one legacy migration) or else its message's shape (numbers as ``#``)."""
+    return f.rule, f.severity, f.group or message_shape(f.message)
 
 
 def _message(group: Sequence[Finding]) -> str:

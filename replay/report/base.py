@@ -58,9 +58,12 @@ class Reporter(Generic[U, R]):
         """The whole report of a finished result as one string (the same text the
         lifecycle writes when driven unit by unit)."""
         out = io.StringIO()
-        reporter = cls(out, style)
-        reporter.start()
-        for unit in reporter.units(result):
-            reporter.unit(unit)
-        reporter.finish(result)
+        cls(out, style).run(result)
         return out.getvalue()
+
+    def run(self, result: R) -> None:
+        """The whole lifecycle over a finished result: start, each unit, finish."""
+        self.start()
+        for unit in self.units(result):
+            self.unit(unit)
+        self.finish(result)
