@@ -162,6 +162,8 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     from replay.check.baseline import Baseline, BaselineError, baseline_bytes, read_baseline
 
     _check_paths(paths)
+    if (no_fold or statistics) and fmt != "text":
+        raise click.UsageError(f"--no-fold and --statistics shape the text report, not --format {fmt}")
     selection = _audit_selection(select, ignore, min_severity)
     try:
         baseline = read_baseline(baseline_file) if baseline_file is not None else Baseline()
