@@ -12,6 +12,8 @@ from typing import Any
 import orjson
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from replay.check.baseline import Baseline, BaselineError, baseline_document, read_baseline
 from replay.check.engine import audit_log
@@ -125,8 +127,9 @@ def test_appending_a_bad_record_reports_exactly_it(archive: Path) -> None:
 
 
 def _insert_good_records(recs: list[dict[str, Any]], at: int, good: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``good`` (seqs 0…) inserted before record ``at``; every later seq (and the seqs
-    records name: sourceEventSeqs, surfaceOp ranges) shifted past them."""
+    """``good`` (seqs 0…) inserted before record ``at``, taking its seqs; every later
+    seq (and the seqs records name: sourceEventSeqs, surfaceOp ranges) shifted past
+    them."""
     k = len(good)
     first = recs[at].get("seq", recs[at].get("seq0"))
 
@@ -199,3 +202,28 @@ def test_the_baseline_document_is_sorted_and_readable() -> None:
                                                                             ("b.jsonl", "T5", 3)]
     baseline = Baseline()
     assert baseline.apply(reports[0]) is reports[0]
+
+
+def _fingerprinted(recs: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    report = audit_log(read_log(bytes_source(dump(recs))), fingerprints=True)
+    return sorted((f.rule, f.fingerprint) for f in report.findings)
+
+
+@settings(max_examples=40)
+@given(st.lists(st.integers(min_value=1, max_value=10_000), min_size=1, max_size=6))
+def test_good_records_inserted_anywhere_leave_every_fingerprint(positions: list[int]) -> None:
+    """User messages (unconstrained anywhere) inserted at random places, before, between
+    and after the bad records, with every later seq renumbered: the same fingerprints."""
+    from tests.helpers import TODO_WRITE, index_of, records
+
+    recs = records(TODO_WRITE)
+    i = index_of(recs, "todo/write")
+    recs[i]["data"]["todos"][1]["status"] = "later"                     # T5
+    # D14 twice: a todo/write before any turn (the seqs after it renumbered) and one after the last.
+    recs = _insert_good_records(recs, 1, [{"type": "todo/write", "seq": 0, "time": 0, "data": {"todos": []}}])
+    recs.append({"type": "todo/write", "seq": recs[-1]["seq"] + 1, "time": 0, "data": {"todos": []}})  # D14
+    before = _fingerprinted(recs)
+    assert [rule for rule, _ in before] == ["D14", "D14", "T5"]
+    for n, at in enumerate(sorted({1 + p % (len(recs) - 1) for p in positions}, reverse=True)):
+        recs = _insert_good_records(recs, at, [_user_message(n)])
+    assert _fingerprinted(recs) == before
