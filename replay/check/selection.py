@@ -113,8 +113,11 @@ class Selection:
         return SEVERITY_ORDER[finding.severity] >= SEVERITY_ORDER[self.min_severity] and self.selects(finding.rule)
 
     def apply(self, report: LogReport) -> LogReport:
-        """The report with only the selected findings (see ``filtered``)."""
-        if self.everything:
+        """The report with only the selected findings (see ``filtered``). An unreadable
+        log is shown whole whatever the selection: no rule could be judged on it, so
+        hiding why would pass a log that was never audited (as a linter never hides a
+        file it could not parse). A baseline can still accept it."""
+        if self.everything or report.status == "unreadable":
             return report
         return filtered(report, [f for f in report.findings if self.keeps(f)])
 

@@ -57,9 +57,9 @@ def test_min_severity_and_what_apply_leaves() -> None:
     emptied = Selection(ignore=("A", "B", "P")).apply(report)
     assert (emptied.status, emptied.findings) == ("ok", [])
     unreadable = LogReport("y.jsonl", "unreadable", 0, [Finding("IO", E, "gone"), Finding("A1", E, "empty")])
-    assert Selection(ignore=("A1",)).apply(unreadable).status == "unreadable"
-    # Every finding deselected: nothing about the log is reported, and it fails nothing.
-    assert Selection(ignore=("IO", "A1")).apply(unreadable).status == "ok"
+    # An unreadable log was never audited: selection cannot hide it or why.
+    assert Selection(ignore=("A1",)).apply(unreadable) is unreadable
+    assert Selection(ignore=("IO", "A1"), min_severity=P).apply(unreadable) is unreadable
 
 
 def test_the_table_is_found_upward_and_checked(tmp_path: Path) -> None:
