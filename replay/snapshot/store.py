@@ -2,7 +2,8 @@
 
 Writes are atomic (a temp file in the same folder, fsynced, then renamed over the
 golden) and skipped when the bytes are unchanged, so an unchanged golden keeps its
-mtime. A refresh holds an exclusive lock on the tree (released by the OS even when
+mtime. A new golden gets the usual file mode (0666 less the umask: 0644 as a rule),
+a rewritten one keeps the mode it had. A refresh holds an exclusive lock on the tree (released by the OS even when
 the process is killed). Reading never writes.
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -67,11 +69,16 @@ class GoldenStore:
             return "unchanged"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=folder)
+            # Not mkstemp: its 0600 would make every rewritten golden private to its writer.
+            temp = folder / f"{_TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
         except OSError as exc:
             raise StoreError(f"{path}: cannot write the golden ({exc.strerror or exc})") from None
         try:
             with os.fdopen(fd, "wb") as fh:
+                mode = _mode_of(path)
+                if mode is not None:
+                    os.fchmod(fh.fileno(), mode)
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -115,6 +122,15 @@ class GoldenStore:
             yield
         finally:
             os.close(fd)
+
+
+def _mode_of(path: Path) -> int | None:
+    """The permission bits of the regular file a write replaces (``None``: none there)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
 
 def _fsync_dir(folder: Path) -> None:
