@@ -9,11 +9,13 @@ import gc
 import io
 import json
 import os
+import socket
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import click
 import orjson
@@ -32,13 +34,15 @@ from replay.report.registry import (
     RULE_FORMATS,
     RULE_HELP_FORMATS,
 )
-from replay.style import style_for, use_color
+from replay.style import sanitize, style_for, use_color
 from replay.todo.plan import SeqOutOfRange, plan_at, standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
 
 if TYPE_CHECKING:
     from replay.render.acp.profiles import Profile
     from replay.render.acp.translate import Mode
+    from replay.snapshot.pending import Workflow
+    from replay.snapshot.select import Selection
 
 T = TypeVar("T")
 
@@ -234,70 +238,276 @@ def tree_options(f: click.decorators.FC) -> click.decorators.FC:
     return f
 
 
-def _scenario_names(scenarios_dir: Path, names: tuple[str, ...]) -> list[str]:
-    from replay.snapshot.compare import UnknownScenario, selected_scenarios
+def _selection(names: tuple[str, ...]) -> Selection:
+    from replay.snapshot.select import Selection, SelectorError
 
     try:
-        selected = selected_scenarios(scenarios_dir, names)
-    except UnknownScenario as exc:
-        raise click.BadParameter(str(exc), param_hint="SCENARIO") from None
+        return Selection.parse(names)
+    except SelectorError as exc:
+        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+
+
+def _scenario_names(scenarios_dir: Path, selection: Selection) -> list[str]:
+    from replay.snapshot.compare import selected_scenarios
+    from replay.snapshot.select import SelectorError
+
+    try:
+        selected = selected_scenarios(scenarios_dir, selection)
+    except SelectorError as exc:
+        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
     if not selected:
         raise click.UsageError(f"no scenarios in {scenarios_dir} (a scenario is a folder with scenario.json)")
     return selected
 
 
+def _tree_args(scenarios_dir: Path, goldens_dir: Path) -> tuple[str, ...]:
+    """The tree options as given, when not at their default: what a suggested command repeats."""
+    args: list[str] = []
+    if scenarios_dir != Path("scenarios"):
+        args += ["--scenarios", str(scenarios_dir)]
+    if goldens_dir != Path("goldens"):
+        args += ["--goldens", str(goldens_dir)]
+    return tuple(args)
+
+
+def _fail(command: str, message: object) -> NoReturn:
+    click.echo(f"replay {command}: {message}", err=True)
+    sys.exit(1)
+
+
+def _append_step_summary(text: str) -> None:
+    """Append to GitHub's job summary file, when the job has one; a failure to write it
+    is said on stderr, never the check's verdict."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    try:
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        click.echo(f"replay check: cannot append the step summary to {target} ({exc.strerror or exc})", err=True)
+
+
+_DEFAULT_PENDING = ".replay/pending"
+
+
 @main.command()
-@click.argument("names", nargs=-1, metavar="[SCENARIO]...")
+@click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @tree_options
-@click.option("--format", "fmt", type=click.Choice(list(CHECK_FORMATS)), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(list(CHECK_FORMATS)), default="text", show_default=True,
+              help="Report format; github also appends a Markdown table to $GITHUB_STEP_SUMMARY when set.")
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
+@click.option("--pending", "pending", is_flag=False, flag_value=_DEFAULT_PENDING, default=None, metavar="[DIR]",
+              help=f"Write each golden that differs or is missing, as this run made it, to DIR/<scenario>/<artefact> "
+                   f"with DIR/manifest.json, for `replay review` / `accept` (DIR: {_DEFAULT_PENDING}). Never writes "
+                   "to the goldens.")
+@click.option("--full", is_flag=True, help="Show every change with values untruncated.")
+@click.option("--ci", "ci_flag", is_flag=True, help="As under CI (also when $CI is set): suggest no command that "
+                                                    "writes goldens.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
 def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: str, junit: Path | None,
-          no_color: bool) -> None:
+          pending: str | None, full: bool, ci_flag: bool, no_color: bool) -> None:
     """Run scenarios keylessly and compare every golden (all scenarios when none is named).
 
-    Never writes to the tree. Exit status: 0 all goldens match, 1 a golden differs, is
-    missing or orphaned, or a scenario fails to run, 2 usage error.
+    A SELECTOR is SCENARIO or SCENARIO/ARTEFACT, shell-style globs allowed. Never writes
+    to the goldens; with --pending, writes what differs to DIR instead. Exit status: 0
+    all goldens match, 1 a golden differs, is missing or orphaned, or a scenario fails
+    to run, 2 usage error.
     """
-    from replay.report.snapshot import CheckJunit
-    from replay.snapshot.compare import CheckReport, check_scenario, orphan_scenarios
+    from replay.report.snapshot import CheckJunit, CheckStepSummary
+    from replay.snapshot.compare import CheckContext, CheckReport, PendingWritten, check_scenario, orphan_scenarios
+    from replay.snapshot.hints import in_ci
+    from replay.snapshot.pending import PendingError, PendingStore, PendingWriter, checked_scope
     from replay.snapshot.store import GoldenStore
 
-    selected = _scenario_names(scenarios_dir, names)
+    selection = _selection(names)
+    selected = _scenario_names(scenarios_dir, selection)
+    if pending is not None and pending in selected and not Path(pending).is_dir():
+        raise click.UsageError(f"--pending {pending}: {pending} is a scenario; write `replay check {pending} "
+                               "--pending` (or --pending=DIR to name a folder)")
     reporting = CHECK_FORMATS[fmt]
     store = GoldenStore(goldens_dir)
     shown = _wants_progress(reporting.shows_progress, len(selected))
-    with _progress(selected, len(selected), "checking", shown) as chosen:
-        results = [check_scenario(scenarios_dir, store, name) for name in chosen]
-    if not names:
-        results.extend(orphan_scenarios(scenarios_dir, store))
-    report = CheckReport(str(goldens_dir), results)
+    written = None
+    started = datetime.now(UTC).astimezone()
+    try:
+        with ExitStack() as stack:
+            writer = None
+            if pending is not None:
+                pending_store = PendingStore(Path(pending))
+                stack.enter_context(pending_store.lock())
+                pending_store.manifest()  # an untrusted manifest is refused before anything runs
+                writer = PendingWriter(pending_store)
+            with _progress(selected, len(selected), "checking", shown) as chosen:
+                results = [check_scenario(scenarios_dir, store, name, selection=selection, full=full, pending=writer)
+                           for name in chosen]
+            if selection.everything:
+                results.extend(orphan_scenarios(scenarios_dir, store))
+            if writer is not None:
+                count = writer.commit(checked_scope(selection, selected))
+                written = PendingWritten(str(pending), count, pending == _DEFAULT_PENDING)
+    except PendingError as exc:
+        _fail("check", exc)
+    context = CheckContext(str(scenarios_dir), _tree_args(scenarios_dir, goldens_dir), started,
+                           socket.gethostname(), ci_flag or in_ci(os.environ), written, not selection.everything)
+    report = CheckReport(str(goldens_dir), results, context)
     sys.stdout.write(reporting.render(report, style_for(sys.stdout, no_color)))
+    if fmt == "github":
+        _append_step_summary(CheckStepSummary.render(report))
     if junit is not None:
         _write_output(junit, CheckJunit.render(report).encode("utf-8"), "--junit")
     sys.exit(1 if report.failed else 0)
 
 
 @main.command()
-@click.argument("names", nargs=-1, metavar="[SCENARIO]...")
+@click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @tree_options
 @click.option("--prune", is_flag=True, help="Delete orphaned golden files (no artefact produces them).")
-def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prune: bool) -> None:
+@click.option("--dry-run", is_flag=True, help="Write nothing; show what would change, with its changes (exit 1 when "
+                                                "something would).")
+@click.option("--full", is_flag=True, help="--dry-run: show every change with values untruncated.")
+@click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prune: bool, dry_run: bool, full: bool,
+            no_color: bool) -> None:
     """Rewrite the goldens that changed, keylessly: the scenario's script or recording
-    plays the model, the tools run for real. Byte-identical goldens are not touched."""
+    plays the model, the tools run for real. Byte-identical goldens are not touched.
+
+    A SELECTOR is SCENARIO or SCENARIO/ARTEFACT, shell-style globs allowed (all when
+    none). Exit status: 0 done (--dry-run: nothing would change), 1 a scenario failed
+    to run or the tree is locked (--dry-run: something would change), 2 usage error.
+    """
     from replay.report.snapshot import RefreshText
     from replay.snapshot.compare import refresh_scenarios
     from replay.snapshot.store import StoreLocked
 
-    selected = _scenario_names(scenarios_dir, names)
+    selection = _selection(names)
+    _scenario_names(scenarios_dir, selection)
     try:
-        result = refresh_scenarios(scenarios_dir, goldens_dir, selected if names else None, prune=prune)
+        result = refresh_scenarios(scenarios_dir, goldens_dir, selection, prune=prune, dry_run=dry_run, full=full)
     except StoreLocked as exc:
-        click.echo(f"replay refresh: {exc}", err=True)
-        sys.exit(1)
-    click.echo(RefreshText.render(result), nl=False)
+        _fail("refresh", exc)
+    click.echo(RefreshText.render(result, style_for(sys.stdout, no_color)), nl=False)
     sys.exit(1 if result.failed else 0)
+
+
+_pending_options = [
+    click.option("--pending", "pending_dir", type=click.Path(file_okay=False, path_type=Path),
+                 default=Path(_DEFAULT_PENDING), show_default=True,
+                 help="The pending goldens (from `replay check --pending`, or a CI job's artefact)."),
+    *_tree_options,
+]
+
+
+def pending_options(f: click.decorators.FC) -> click.decorators.FC:
+    for option in reversed(_pending_options):
+        f = option(f)
+    return f
+
+
+def _workflow(pending_dir: Path, scenarios_dir: Path, goldens_dir: Path) -> Workflow:
+    from replay.snapshot.pending import PendingStore, Workflow
+    from replay.snapshot.store import GoldenStore
+
+    return Workflow(PendingStore(pending_dir), GoldenStore(goldens_dir), scenarios_dir)
+
+
+@main.command()
+@click.argument("names", nargs=-1, metavar="[SELECTOR]...")
+@pending_options
+@click.option("--full", is_flag=True, help="Show every change with values untruncated.")
+@click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, goldens_dir: Path, full: bool,
+           no_color: bool) -> None:
+    """Go through the pending goldens one by one: the changes accepting each would
+    make, then one key: a accept, r reject, s skip, q quit, ? help (A, R, S: this one
+    and all after it). Needs a terminal. Exit status: 0 done, 1 an accept was refused
+    (its golden changed since), 2 usage error or no terminal.
+    """
+    from replay.report.snapshot import REVIEW_HELP, REVIEW_KEYS, PendingText, entry_text
+    from replay.snapshot.pending import Decision, EntryView, PendingError
+    from replay.snapshot.review import KEYS
+    from replay.snapshot.review import review as run_review
+    from replay.snapshot.select import SelectorError
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        click.echo("replay review: needs a terminal (it asks one key per pending golden); off a terminal, use "
+                   "`replay accept [SELECTOR...]` or `replay reject [SELECTOR...]`", err=True)
+        sys.exit(2)
+    style = style_for(sys.stdout, no_color)
+
+    def ask(view: EntryView, position: str) -> str:
+        click.echo(entry_text(view, position, style), nl=False)
+        while True:
+            click.echo(f"{REVIEW_KEYS} > ", nl=False)
+            try:
+                key = click.getchar()
+            except (KeyboardInterrupt, EOFError):
+                key = "q"
+            click.echo(key if key.isprintable() else "")
+            if key in KEYS:
+                return key
+            if key == "?":
+                click.echo(REVIEW_HELP, nl=False)
+            else:
+                click.echo(f"not a key here: {key!r} (? for help)")
+
+    def told(decision: Decision) -> None:
+        if decision.action == "refused":
+            click.echo(style.paint("red", "refused: ") + sanitize(decision.reason))
+
+    workflow = _workflow(pending_dir, scenarios_dir, goldens_dir)
+    try:
+        result = run_review(workflow, ask, _selection(names), full=full, told=told)
+    except SelectorError as exc:
+        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+    except PendingError as exc:
+        _fail("review", exc)
+    click.echo(PendingText.render(result, style), nl=False)
+    sys.exit(1 if result.failed else 0)
+
+
+def _decide(command: str, names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, goldens_dir: Path,
+            no_color: bool) -> NoReturn:
+    from replay.report.snapshot import PendingText
+    from replay.snapshot.pending import PendingError, accept, reject
+    from replay.snapshot.select import SelectorError
+
+    workflow = _workflow(pending_dir, scenarios_dir, goldens_dir)
+    try:
+        result = (accept if command == "accept" else reject)(workflow, _selection(names))
+    except SelectorError as exc:
+        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+    except PendingError as exc:
+        _fail(command, exc)
+    click.echo(PendingText.render(result, style_for(sys.stdout, no_color)), nl=False)
+    sys.exit(1 if result.failed else 0)
+
+
+@main.command(name="accept")
+@click.argument("names", nargs=-1, metavar="[SELECTOR]...")
+@pending_options
+@click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+def accept_command(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, goldens_dir: Path,
+                   no_color: bool) -> None:
+    """Write pending goldens over the goldens (all, or those the selectors name: SCENARIO
+    or SCENARIO/ARTEFACT, globs allowed), each atomically under the refresh lock.
+
+    A pending golden whose golden changed since it was made is refused, so one from an
+    old CI run never overwrites newer work. Exit status: 0 done, 1 something was
+    refused, 2 usage error (a selector that selects nothing).
+    """
+    _decide("accept", names, pending_dir, scenarios_dir, goldens_dir, no_color)
+
+
+@main.command(name="reject")
+@click.argument("names", nargs=-1, metavar="[SELECTOR]...")
+@pending_options
+@click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+def reject_command(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, goldens_dir: Path,
+                   no_color: bool) -> None:
+    """Drop pending goldens (all, or those the selectors name); the goldens are not touched."""
+    _decide("reject", names, pending_dir, scenarios_dir, goldens_dir, no_color)
 
 
 def _read_or_exit(path: str, limits: Limits) -> tuple[LogRead, bool]:

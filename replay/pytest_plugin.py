@@ -1,5 +1,6 @@
 """The pytest plugin (entry point ``pytest11``): run scenarios and hold their
-artefacts against the top-level ``goldens/`` with syrupy.
+artefacts against the top-level ``goldens/`` with syrupy (``pip install
+'replay[pytest]'``).
 
 Fixtures:
 
@@ -10,6 +11,17 @@ Fixtures:
   ``goldens/<scenario>/<artefact>`` and ``pytest --snapshot-update`` rewrites it the
   way ``replay refresh`` does (atomically, only when the bytes changed).
 
+``scenario_names(folder)`` lists the scenarios of a folder (for ``parametrize``).
+
+A failing assertion names the golden and each change as ``goldens/<scenario>/<artefact>:<line>``;
+a missing golden is named as such.
+
+Under CI (``CI`` set, as insta and jest read it) ``--snapshot-update`` writes nothing
+into ``goldens/``: each golden it would have written becomes a pending golden
+(``--replay-pending``, default ``.replay/pending`` under the rootdir) for
+``replay review`` / ``replay accept``, and the session fails; ``--replay-force-update``
+writes the goldens anyway.
+
 syrupy's trap with goldens outside the test folder (a partial ``-k`` run flags, and
 with ``--snapshot-update`` deletes, the goldens of tests that did not run) cannot
 happen here: the extension never claims a file it finds on disk, so only goldens a
@@ -17,32 +29,88 @@ test asserted are ever read or written, and none is ever deleted. Orphaned golde
 are ``replay check``'s job (and ``replay refresh --prune``'s).
 
 Options: ``--replay-scenarios DIR`` and ``--replay-goldens DIR`` (default
-``scenarios/`` and ``goldens/`` under the rootdir).
+``scenarios/`` and ``goldens/`` under the rootdir), ``--replay-pending DIR``,
+``--replay-force-update``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from replay.snapshot.artefacts import render_artefacts
-from replay.snapshot.diff import guess_changes
+from replay.snapshot.compare import scenario_names
+from replay.snapshot.diff import guess_changes, new_file_changes
+from replay.snapshot.hints import in_ci
+from replay.snapshot.pending import DEFAULT_FOLDER, PendingStore, PendingWriter
 from replay.snapshot.scenario import run_scenario
 from replay.snapshot.store import GoldenStore
+
+__all__ = ["golden_extension", "replay_scenario", "replay_snapshot", "scenario_names"]
+
+_PENDING_KEY = "replay_pending_written"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("replay")
     group.addoption("--replay-scenarios", default=None, help="folder of scenarios (default: <rootdir>/scenarios)")
     group.addoption("--replay-goldens", default=None, help="folder of goldens (default: <rootdir>/goldens)")
+    group.addoption("--replay-pending", default=None,
+                    help=f"under CI, where --snapshot-update puts pending goldens "
+                         f"(default: <rootdir>/{DEFAULT_FOLDER})")
+    group.addoption("--replay-force-update", action="store_true", default=False,
+                    help="under CI, let --snapshot-update write the goldens themselves")
 
 
-def _folder(config: pytest.Config, option: str, default: str) -> Path:
+def _folder(config: pytest.Config, option: str, default: str | Path) -> Path:
     value = config.getoption(option)
     return Path(value) if value else Path(config.rootpath) / default
+
+
+def _shown(path: Path, config: pytest.Config) -> str:
+    """A golden's path as a person opens it: relative to the rootdir when inside it."""
+    try:
+        return str(path.relative_to(config.rootpath))
+    except ValueError:
+        return str(path)
+
+
+@dataclass
+class _Writes:
+    """Where ``--snapshot-update`` writes: the goldens, or under CI the pending folder."""
+
+    goldens: GoldenStore
+    pending: PendingStore | None
+    written: int = 0
+
+    def write(self, scenario: str, artefact: str, data: bytes) -> None:
+        if self.pending is None:
+            self.goldens.write(scenario, artefact, data)
+            return
+        with self.pending.lock():
+            writer = PendingWriter(self.pending)
+            writer.add(scenario, artefact, self.goldens.read(scenario, artefact), data)
+            writer.commit()
+        self.written += 1
+
+
+_WRITES = pytest.StashKey[_Writes]()
+_WORKERS_WROTE = pytest.StashKey[int]()
+
+
+def _writes(config: pytest.Config) -> _Writes:
+    writes = config.stash.get(_WRITES, None)
+    if writes is None:
+        ci_pending = in_ci(os.environ) and not config.getoption("--replay-force-update")
+        pending = PendingStore(_folder(config, "--replay-pending", DEFAULT_FOLDER)) if ci_pending else None
+        writes = _Writes(GoldenStore(_folder(config, "--replay-goldens", "goldens")), pending)
+        config.stash[_WRITES] = writes
+    return writes
 
 
 @pytest.fixture
@@ -55,16 +123,20 @@ def replay_scenario(request: pytest.FixtureRequest) -> Callable[[str], dict[str,
     return run
 
 
-def golden_extension(root: Path) -> type[Any]:
+def golden_extension(root: Path, writes: _Writes | None = None, shown: Callable[[Path], str] = str) -> type[Any]:
     """A syrupy extension class that stores snapshot ``"<scenario>/<artefact>"`` at
-    ``root/<scenario>/<artefact>``."""
+    ``root/<scenario>/<artefact>``, writing through ``writes`` (the golden store at
+    ``root`` by default); ``shown`` is how a golden's path is printed."""
     from syrupy.extensions.single_file import SingleFileSnapshotExtension
 
     store = GoldenStore(root)
+    target = writes if writes is not None else _Writes(store, None)
 
     class ReplayGoldens(SingleFileSnapshotExtension):
         file_extension = ""
         write_immediately = True
+        golden: str | None = None
+        """The golden last read (what a failing assertion's diff is about)."""
 
         @classmethod
         def dirname(cls, *, test_location: Any) -> str:
@@ -73,6 +145,15 @@ def golden_extension(root: Path) -> type[Any]:
         @classmethod
         def get_location(cls, *, test_location: Any, index: Any) -> str:
             return str(root / str(index))
+
+        @classmethod
+        def get_snapshot_name(cls, *, test_location: Any, index: Any = 0) -> str:
+            # syrupy names a missing snapshot by this ("Snapshot '…' does not exist!"): the golden's path.
+            return shown(root / str(index))
+
+        @classmethod
+        def matches_test_location(cls, *, test_location: Any, snapshot_location: str) -> bool:
+            return True  # goldens live by scenario, not by test file: there is nothing to relate
 
         def is_snapshot_location(self, *, location: str) -> bool:
             return False  # never claim a golden found on disk: partial runs stay safe
@@ -83,23 +164,92 @@ def golden_extension(root: Path) -> type[Any]:
         def read_snapshot_data_from_location(self, *, snapshot_location: str, snapshot_name: str,
                                              session_id: str) -> bytes | None:
             path = Path(snapshot_location)
+            self.golden = shown(path)
             return store.read(path.parent.name, path.name)
 
         @classmethod
-        def write_snapshot_collection(cls, *, snapshot_collection: Any, name_order: Any = None) -> None:
-            path = Path(snapshot_collection.location)
-            data = next(iter(snapshot_collection)).data
-            store.write(path.parent.name, path.name, bytes(data))
+        def write_snapshot(cls, *, snapshot_location: str, snapshots: list[tuple[Any, Any, Any]],
+                           name_order: Any = None) -> None:
+            # In place of syrupy's: no folder made outside the store (the store makes its
+            # own), no warning that a golden does not sit beside its test (by design), and
+            # under CI the bytes go to the pending folder instead.
+            path = Path(snapshot_location)
+            for data, _location, _index in snapshots:
+                target.write(path.parent.name, path.name, bytes(data))
 
         def delete_snapshots(self, *, snapshot_location: str, snapshot_names: set[str]) -> None:
             return None  # goldens are never deleted from pytest; see replay refresh --prune
 
         def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
-            yield from guess_changes(bytes(snapshot_data or b""), bytes(serialized_data))
+            golden = self.golden or "the golden"
+            new = bytes(serialized_data)
+            if not snapshot_data:
+                yield f"{golden}: no such golden; `pytest --snapshot-update` (or `replay refresh`) writes it:"
+                found = new_file_changes(new)
+            else:
+                yield f"{golden}: differs from this run:"
+                found = guess_changes(bytes(snapshot_data), new)
+            for change in found:
+                where = f"{golden}:{change.line}: " if change.line is not None else ""
+                yield f"{where}{change.text}"
+                yield from (f"  {line}" for line in change.body)
 
     return ReplayGoldens
 
 
+def _syrupy_missing() -> str | None:
+    """Why syrupy's ``snapshot`` fixture is not there, if it is not."""
+    try:
+        import syrupy  # noqa: F401
+    except ImportError:
+        return ("replay_snapshot needs syrupy, which is not installed: pip install 'replay[pytest]' (or "
+                "pip install syrupy)")
+    return ("replay_snapshot needs syrupy's `snapshot` fixture, but syrupy's plugin is not active (is it disabled "
+            "with `-p no:syrupy`?)")
+
+
 @pytest.fixture
-def replay_snapshot(request: pytest.FixtureRequest, snapshot: Any) -> Any:
-    return snapshot.use_extension(golden_extension(_folder(request.config, "--replay-goldens", "goldens")))
+def replay_snapshot(request: pytest.FixtureRequest) -> Any:
+    try:
+        snapshot = request.getfixturevalue("snapshot")
+    except pytest.FixtureLookupError:
+        pytest.fail(_syrupy_missing() or "syrupy's `snapshot` fixture is not available", pytrace=False)
+    config = request.config
+    root = _folder(config, "--replay-goldens", "goldens")
+    return snapshot.use_extension(golden_extension(root, _writes(config), lambda p: _shown(p, config)))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    written = _written(config)
+    if hasattr(config, "workeroutput"):  # an xdist worker: the controller adds it up
+        config.workeroutput[_PENDING_KEY] = written
+        return
+    if written and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _written(config: pytest.Config) -> int:
+    writes = config.stash.get(_WRITES, None)
+    return (writes.written if writes is not None else 0) + config.stash.get(_WORKERS_WROTE, 0)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    config: pytest.Config = node.config
+    done = getattr(node, "workeroutput", {}).get(_PENDING_KEY, 0)
+    config.stash[_WORKERS_WROTE] = config.stash.get(_WORKERS_WROTE, 0) + int(done)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    written = _written(config)
+    if not written:
+        return
+    folder = _folder(config, "--replay-pending", DEFAULT_FOLDER)
+    where = "" if folder == Path(config.rootpath) / DEFAULT_FOLDER else f" --pending {_shown(folder, config)}"
+    terminalreporter.write_sep("-", "replay: pending goldens", red=True)
+    terminalreporter.write_line(
+        f"CI is set: --snapshot-update wrote {written} pending golden(s) to {_shown(folder, config)} instead of "
+        f"the goldens (--replay-force-update writes the goldens). Keep that folder as the job's artefact; then, "
+        f"in your checkout: replay review{where}")

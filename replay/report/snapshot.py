@@ -1,6 +1,12 @@
-"""Reporters of snapshot results: a check (``replay.snapshot.compare.CheckReport``)
-as text, JSON and GitHub annotations for ``--format``, JUnit XML for ``--junit``; a
-refresh (``RefreshResult``) as text."""
+"""Reporters of snapshot results: a check (``replay.snapshot.compare.CheckReport``) as
+text, JSON and GitHub annotations for ``--format``, a Markdown step summary and JUnit
+XML beside them; a refresh (``RefreshResult``) as text; accept, reject and review
+(``replay.snapshot.pending.PendingResult``) as text, and one pending golden as review
+shows it.
+
+Every change is cited as ``goldens/<scenario>/<artefact>:<line>`` (the golden's line
+it starts on), which editors and terminals open at that line.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +18,47 @@ import orjson
 from replay.report.base import Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
-from replay.style import sanitize
+from replay.snapshot.hints import Step, next_steps
+from replay.style import Style, sanitize
 
 if TYPE_CHECKING:
     from replay.snapshot.compare import CheckReport, FileResult, RefreshResult, ScenarioResult
+    from replay.snapshot.diff import Change
+    from replay.snapshot.pending import EntryView, PendingResult
 
 _MARKS = {True: ("✗", "red"), False: ("✓", "green")}
+ANNOTATION_LIMIT = 10
+"""GitHub shows at most ten error annotations of a step; past that, the last one sums up."""
+SUMMARY_WIDTH = 120
+"""The widest a first change is shown in the step summary."""
 
 
 def golden_path(goldens: str, f: FileResult) -> str:
     return f"{goldens}/{f.scenario}/{f.name}"
+
+
+def location(path: str, change: Change) -> str:
+    """``path:line`` (``path`` when the change has no line)."""
+    return path if change.line is None else f"{path}:{change.line}"
+
+
+def change_text(path: str, found: Sequence[Change], style: Style, indent: str) -> str:
+    """Each change as ``path:line: text`` (its hunk's lines under it), sanitized."""
+    out = []
+    for change in found:
+        where = style.paint("bold", sanitize(location(path, change))) + ": " if change.line is not None else ""
+        out.append(f"{indent}{where}{sanitize(change.text)}\n")
+        out.extend(f"{indent}  {sanitize(line)}\n" for line in change.body)
+    return "".join(out)
+
+
+def steps_text(steps: Sequence[Step], style: Style) -> str:
+    out = []
+    for step in steps:
+        out.append(f"  {sanitize(step.why)}" + (":" if step.command else "") + "\n")
+        if step.command:
+            out.append("    " + style.paint("bold", sanitize(step.command)) + "\n")
+    return "".join(out)
 
 
 class CheckReporter(Reporter["ScenarioResult", "CheckReport"]):
@@ -33,8 +70,13 @@ class CheckReporter(Reporter["ScenarioResult", "CheckReport"]):
         return result.scenarios
 
 
+def _failed_files(result: CheckReport) -> int:
+    return sum(1 for r in result.scenarios for f in r.files if f.failed)
+
+
 class CheckText(CheckReporter):
-    """One line per scenario; failed files with their differences under it; a verdict."""
+    """One line per scenario; failed files with their changes under it; a verdict, and
+    the next command."""
 
     def finish(self, result: CheckReport) -> None:
         paint = self.style.paint
@@ -47,29 +89,37 @@ class CheckText(CheckReporter):
             for f in r.files:
                 if not f.failed:
                     continue
-                self.write(f"    {sanitize(golden_path(result.goldens, f))}: {f.status}\n")
-                for change in f.changes:
-                    self.write(f"        {sanitize(change)}\n")
+                path = golden_path(result.goldens, f)
+                self.write(f"    {sanitize(path)}: {f.status}\n")
+                self.write(change_text(path, f.changes, self.style, "      "))
         scenarios = result.scenarios
         failed = sum(1 for r in scenarios if r.failed)
-        files = sum(1 for r in scenarios for f in r.files if f.failed)
-        verdict = (f"{failed} of {len(scenarios)} scenarios failed ({files} golden files); run `replay refresh` "
-                   "to accept the new output" if failed else f"all {len(scenarios)} scenarios match their goldens")
-        self.write("\n" + paint("red" if failed else "green", verdict) + "\n")
+        verdict = (f"{failed} of {len(scenarios)} scenarios failed ({_failed_files(result)} golden files)" if failed
+                   else f"all {len(scenarios)} scenarios match their goldens")
+        steps = next_steps(result)
+        self.write("\n" + paint("red" if failed else "green", verdict) + (". Next:" if steps else "") + "\n")
+        self.write(steps_text(steps, self.style))
+
+
+def _change_doc(c: Change) -> dict[str, Any]:
+    return {"line": c.line, "text": c.text, "body": list(c.body)}
 
 
 def check_document(result: CheckReport) -> dict[str, Any]:
-    """The JSON report's document: every scenario with its files and changes, and a summary."""
+    """The JSON report's document: every scenario with its files and changes, a
+    summary, the pending goldens written and the next steps."""
     scenarios = result.scenarios
+    pending = result.context.pending
     return {
         "scenarios": [{
             "name": r.name, "status": "failed" if r.failed else "ok", "error": r.error,
-            "files": [{"path": golden_path(result.goldens, f), "name": f.name, "status": f.status,
-                       "changes": list(f.changes)} for f in r.files],
+            "files": [{"path": golden_path(result.goldens, f), "name": f.name, "status": f.status, "line": f.line,
+                       "changes": [_change_doc(c) for c in f.changes]} for f in r.files],
         } for r in scenarios],
         "summary": {"scenarios": len(scenarios), "failed": sum(1 for r in scenarios if r.failed),
-                    "files": sum(len(r.files) for r in scenarios),
-                    "failed_files": sum(1 for r in scenarios for f in r.files if f.failed)},
+                    "files": sum(len(r.files) for r in scenarios), "failed_files": _failed_files(result)},
+        "pending": None if pending is None else {"folder": pending.folder, "count": pending.count},
+        "next": [{"why": s.why, "command": s.command} for s in next_steps(result)],
     }
 
 
@@ -81,49 +131,209 @@ class CheckJson(CheckReporter):
         self.write("\n")
 
 
+def scenario_file(result: CheckReport, r: ScenarioResult) -> str:
+    return f"{result.context.scenarios_dir}/{r.name}/scenario.json"
+
+
+def _first_line(text: str) -> str:
+    return text.split("\n", 1)[0]
+
+
 class CheckGithub(CheckReporter):
-    """An error annotation per scenario that did not run and per failed golden."""
+    """GitHub Actions annotations: one per scenario that did not run and at most one per
+    failed golden, on the line of its first change; past ten, the tenth sums up the
+    rest and a folded group of the log lists every one."""
 
     def finish(self, result: CheckReport) -> None:
+        items: list[tuple[str, str]] = []  # (annotation, the line the folded list shows)
         for r in result.scenarios:
             if r.error:
-                self.write(annotation("error", r.error, title=f"scenario {r.name}") + "\n")
+                where = scenario_file(result, r)
+                items.append((annotation("error", r.error, file=where, title=f"scenario {r.name} did not run"),
+                              f"{where}: did not run: {_first_line(r.error)}"))
             for f in r.files:
-                if f.failed:
-                    self.write(annotation("error", f"{f.status}: " + "\n".join(f.changes),
-                                          file=golden_path(result.goldens, f), title=f"golden {f.status}") + "\n")
+                if not f.failed:
+                    continue
+                path = golden_path(result.goldens, f)
+                message = "\n".join(f"line {c.line}: {line}" if i == 0 and c.line is not None else line
+                                    for c in f.changes for i, line in enumerate(c.lines()))
+                first = f.changes[0].text if f.changes else ""
+                items.append((annotation("error", message, file=path, line=f.line, title=f"golden {f.status}"),
+                              f"{path}{'' if f.line is None else f':{f.line}'}: {f.status}: {first}"))
+        if len(items) <= ANNOTATION_LIMIT:
+            self.write("".join(a + "\n" for a, _ in items))
+            return
+        shown = ANNOTATION_LIMIT - 1
+        group = f"replay check: {len(items)} failing goldens and scenarios"
+        self.write("".join(a + "\n" for a, _ in items[:shown]))
+        self.write(annotation("error", f"{len(items) - shown} more goldens or scenarios failed; the folded group "
+                                       f"'{group}' of this step's log lists all {len(items)}",
+                              title="replay check") + "\n")
+        self.write(f"::group::{group}\n")
+        self.write("".join(sanitize(line) + "\n" for _, line in items))
+        self.write("::endgroup::\n")
+
+
+_MD_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[",
+                             "]": "\\]", "#": "\\#", "<": "&lt;", ">": "&gt;", "&": "&amp;"})
+
+
+def markdown(text: str, width: int | None = None) -> str:
+    """Untrusted text as one Markdown table cell: sanitized, one line, nothing active."""
+    text = sanitize(text)
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    return text.translate(_MD_ESCAPES)
+
+
+def code_span(text: str) -> str:
+    """``text`` as inline code when it can be one (no backtick, pipe or control in it),
+    else as escaped text."""
+    shown = sanitize(text)
+    if shown == text and not any(ch in text for ch in "`|\n"):
+        return f"`{text}`"
+    return markdown(text)
+
+
+def _status(r: ScenarioResult) -> str:
+    if r.error:
+        return "❌ did not run"
+    bad = sorted({f.status for f in r.files if f.failed})
+    return "❌ " + ", ".join(bad) if bad else "✅ ok"
+
+
+def _first_change(result: CheckReport, r: ScenarioResult) -> str:
+    if r.error:
+        return markdown(r.error, SUMMARY_WIDTH)
+    for f in r.files:
+        if f.failed:
+            path = golden_path(result.goldens, f)
+            where = path if f.line is None else f"{path}:{f.line}"
+            text = f.changes[0].text if f.changes else f.status
+            return f"{code_span(where)}: {markdown(text, SUMMARY_WIDTH)}"
+    return ""
+
+
+class CheckStepSummary(CheckReporter):
+    """A Markdown table for GitHub's job summary (``$GITHUB_STEP_SUMMARY``): each
+    scenario's goldens, status and first change; then the next command."""
+
+    def finish(self, result: CheckReport) -> None:
+        scenarios = result.scenarios
+        failed = sum(1 for r in scenarios if r.failed)
+        title = (f"{failed} of {len(scenarios)} scenarios failed ({_failed_files(result)} golden files)" if failed
+                 else f"all {len(scenarios)} scenarios match their goldens")
+        out = [f"### replay check: {title}", "", "| scenario | goldens | status | first change |",
+               "| --- | --- | --- | --- |"]
+        for r in scenarios:
+            ok = sum(1 for f in r.files if f.status == "ok")
+            cells = [markdown(r.name), f"{ok}/{len(r.files)} match", _status(r), _first_change(result, r)]
+            out.append(f"| {' | '.join(cells)} |")
+        steps = next_steps(result)
+        if steps:
+            out.append("")
+            out.append("Next:")
+            out.extend(f"- {markdown(s.why)}" + (f": {code_span(s.command)}" if s.command else "") for s in steps)
+        self.write("\n".join(out) + "\n\n")
 
 
 class CheckJunit(CheckReporter):
-    """One test case per golden file, grouped in one suite per scenario."""
+    """One suite per scenario, one test case per golden (``file`` is the golden), a
+    ``<failure>`` typed by its status with the changes as text; a scenario that did not
+    run is an ``<error>`` of its ``scenario.json``."""
 
     def finish(self, result: CheckReport) -> None:
+        context = result.context
+        timestamp = None if context.started is None else context.started.isoformat(timespec="seconds")
         suites = []
         for r in result.scenarios:
-            suite = Suite(r.name)
+            suite = Suite(r.name, time=r.seconds, timestamp=timestamp, hostname=context.host or None)
             if r.error:
-                suite.cases.append(Case("run", "the scenario did not run", r.error))
-            suite.cases.extend(Case(f.name, f"{golden_path(result.goldens, f)}: {f.status}" if f.failed else None,
-                                    "\n".join(f.changes)) for f in r.files)
+                suite.cases.append(Case("scenario.json", _first_line(r.error), r.error, kind="error",
+                                        type="scenario error", time=r.seconds, file=scenario_file(result, r)))
+            for f in r.files:
+                path = golden_path(result.goldens, f)
+                message = None
+                if f.failed:
+                    first = f.changes[0] if f.changes else None
+                    message = f"{path}: {f.status}" if first is None else \
+                        f"{location(path, first)}: {f.status}: {first.text}"
+                details = change_text(path, f.changes, Style(), "") if f.failed else ""
+                suite.cases.append(Case(f.name, message, details, type=f.status if f.failed else None,
+                                        time=f.seconds, file=path))
             suites.append(suite)
-        self.write(junit_xml("replay check", suites).decode("utf-8"))
+        self.write(junit_xml("replay check", suites, time=result.seconds).decode("utf-8"))
 
 
 class RefreshText(Reporter["ScenarioResult", "RefreshResult"]):
-    """Each golden created, updated or deleted (and each orphan kept), then the counts."""
+    """Each golden created, updated or deleted (and each orphan kept), then the counts;
+    a dry run says what it would do, with each golden's changes."""
 
     def units(self, result: RefreshResult) -> Sequence[ScenarioResult]:
         return result.scenarios
 
     def finish(self, result: RefreshResult) -> None:
+        dry = result.dry_run
         for r in result.scenarios:
             if r.error:
                 self.write(f"✗ {sanitize(r.name)}: {sanitize(r.error)}\n")
                 continue
             for f in r.files:
-                if f.status != "unchanged":
-                    self.write(f"{f.status:>9} {sanitize(golden_path(result.goldens, f))}\n")
+                if f.status == "unchanged":
+                    continue
+                path = golden_path(result.goldens, f)
+                verb = {"created": "create", "updated": "update", "deleted": "delete"}.get(f.status)
+                label = f"would {verb}" if dry and verb else f.status
+                self.write(f"{label:>{12 if dry else 9}} {sanitize(path)}\n")
+                self.write(change_text(path, f.changes, self.style, "      "))
         counts = result.counts()
-        self.write(f"created {counts['created']}, updated {counts['updated']}, unchanged {counts['unchanged']}, "
-                   f"deleted {counts['deleted']} (orphans kept: {counts['orphan']}"
-                   + ("; use --prune to delete them)" if counts["orphan"] else ")") + "\n")
+        orphans = (f"(orphans kept: {counts['orphan']}" + ("; use --prune to delete them)" if counts["orphan"]
+                                                          else ")"))
+        if dry:
+            self.write(f"dry run, nothing written: would create {counts['created']}, update {counts['updated']}, "
+                       f"delete {counts['deleted']}; unchanged {counts['unchanged']} {orphans}\n")
+        else:
+            self.write(f"created {counts['created']}, updated {counts['updated']}, unchanged {counts['unchanged']}, "
+                       f"deleted {counts['deleted']} {orphans}\n")
+
+
+def entry_text(view: EntryView, position: str, style: Style) -> str:
+    """One pending golden as review shows it: which, then the changes accepting it makes."""
+    state = "differs from the golden" if view.status == "differs" else "a new golden"
+    head = style.paint("bold", f"{position} {sanitize(view.golden)}") + f" ({state})\n"
+    return head + change_text(view.golden, view.changes, style, "  ")
+
+
+REVIEW_KEYS = "a accept · r reject · s skip · q quit · ? help"
+REVIEW_HELP = """\
+  a  accept: write the pending golden over the golden (refused if the golden changed since)
+  r  reject: drop the pending golden; the golden is not touched
+  s  skip:   leave it pending for later
+  A  accept this and every one after it     R  reject this and every one after it
+  S  skip this and every one after it       q  quit: leave the rest pending
+"""
+
+
+class PendingText(Reporter["Any", "PendingResult"]):
+    """What an accept, reject or review did: each golden accepted, rejected or refused
+    (with why), then the counts and what is still pending."""
+
+    def units(self, result: PendingResult) -> Sequence[Any]:
+        return result.decisions
+
+    def finish(self, result: PendingResult) -> None:
+        paint = self.style.paint
+        colors = {"accepted": "green", "rejected": "yellow", "refused": "red", "skipped": "dim"}
+        for d in result.decisions:
+            if d.action == "skipped":
+                continue
+            self.write(f"{paint(colors[d.action], f'{d.action:>8}')} {sanitize(d.golden)}\n")
+            if d.reason:
+                self.write(f"         {sanitize(d.reason)}\n")
+        if not result.decisions and not result.left:
+            self.write(f"nothing pending in {sanitize(result.pending)}\n")
+            return
+        parts = [f"{action} {result.count(action)}" for action in ("accepted", "rejected", "skipped", "refused")
+                 if result.count(action) or action in ("accepted", "rejected")]
+        tail = f"{result.left} still pending in {sanitize(result.pending)}" if result.left else "nothing left pending"
+        self.write(", ".join(parts) + f"; {tail}\n")

@@ -10,6 +10,7 @@ numbered names (``session.1.expected.jsonl``) belong to child session 1.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -136,6 +137,19 @@ def acp_streams(view: RunView) -> Artefacts:
 
 
 Producer = Callable[[RunView], Artefacts]
+
+_ARTEFACT_NAME = re.compile(
+    r"session(?:\.[1-9][0-9]{0,5})?\.expected\.jsonl"
+    r"|(?:plan|tool-schemas)(?:\.[1-9][0-9]{0,5})?\.expected\.json"
+    r"|(?:stdout|load)\.expected\.jsonl"
+    r"|(?:web|stdio)\.expected\.txt")
+
+
+def is_artefact_name(name: str) -> bool:
+    """Whether ``name`` is one the producers below can write (a child's number included):
+    what a pending golden from elsewhere may be called."""
+    return _ARTEFACT_NAME.fullmatch(name) is not None
+
 
 PRODUCERS: list[Producer] = [session_logs, tool_schemas, plans, acp_streams, web, stdio]
 

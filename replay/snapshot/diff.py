@@ -2,9 +2,11 @@
 
 For goldens (``changes``): JSON and JSONL are compared semantically: records are
 aligned first (an inserted event is one line of report, not a shifted file), then the
-changed pairs are compared with deepdiff and each difference is one line, e.g.
+changed pairs are compared with deepdiff and each difference is one ``Change``, e.g.
 ``event 17 plan.entries[1].status: "pending" → "in_progress"``. Text is compared as a
-unified diff. Output is capped; a real difference never yields an empty report.
+unified diff, one ``Change`` per hunk. Every change knows the line of the golden it
+starts on (``goldens/<scenario>/<artefact>:<line>`` in a report). Values are shortened
+and the list is capped unless ``full``; a real difference never yields an empty report.
 
 For byte-exact streams (``align_lines``, conformance): the two streams aligned, what
 is missing, extra or changed, and the first line that differs, with the first
@@ -14,6 +16,7 @@ key order).
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import json
 import re
@@ -26,18 +29,41 @@ from deepdiff import DeepDiff
 from replay.log.values import show
 
 MAX_LINES = 40
+"""The most lines of changes a golden reports (unless ``full``)."""
 _MAX_DIFFS = 20_000
 """deepdiff's ``max_diffs`` counts every node it visits, not differences: keep it far above
 the size of a golden record, and say so when it is reached anyway."""
-_ROOT = re.compile(r"\[(?:'((?:[^'\\]|\\.)*)'|(\d+))\]")
+_SHORT = 70
+"""The widest a value is shown (unless ``full``)."""
+
+Path_ = tuple[str | int, ...]
 
 
-def _short(value: Any, limit: int = 70) -> str:
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One difference of a golden: ``text`` (one line), the golden's 1-based ``line``
+    it starts on (``None`` when it has none, e.g. "only the trailing newline"), and, for
+    a text hunk, the hunk's lines in ``body``."""
+
+    text: str
+    line: int | None = None
+    body: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        return [self.text, *self.body]
+
+
+def change_lines(found: Sequence[Change]) -> list[str]:
+    """The changes as plain lines (each change's text, then its body)."""
+    return [line for c in found for line in c.lines()]
+
+
+def _short(value: Any, full: bool = False, limit: int = _SHORT) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if full or len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _string_change(old: str, new: str, context: int = 24, width: int = 60) -> str:
@@ -55,20 +81,20 @@ def _string_change(old: str, new: str, context: int = 24, width: int = 60) -> st
     return f"{json.dumps(window(old), ensure_ascii=False)} → {json.dumps(window(new), ensure_ascii=False)}"
 
 
-def _change(old: Any, new: Any) -> str:
-    if isinstance(old, str) and isinstance(new, str) and (len(old) > 70 or len(new) > 70):
+def _change(old: Any, new: Any, full: bool) -> str:
+    if not full and isinstance(old, str) and isinstance(new, str) and (len(old) > _SHORT or len(new) > _SHORT):
         return _string_change(old, new)
-    return f"{_short(old)} → {_short(new)}"
+    return f"{_short(old, full)} → {_short(new, full)}"
 
 
-def _path(deep_path: str, head: str) -> str:
-    """``root['update']['entries'][1]['status']`` → ``entries[1].status``, after ``head``."""
+def _path(parts: Sequence[Any], head: str) -> str:
+    """``['update', 'entries', 1, 'status']`` → ``entries[1].status``, after ``head``."""
     out = head
-    for key, index in _ROOT.findall(deep_path):
-        if index:
-            out += f"[{index}]"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
         else:
-            out += ("." if out else "") + key
+            out += ("." if out else "") + str(part)
     return out or "(whole value)"
 
 
@@ -87,48 +113,59 @@ def _focus(record: Any) -> tuple[str, Any]:
     return "", record
 
 
-def value_changes(expected: Any, actual: Any) -> list[str]:
-    """One line per difference between two JSON values (``expected → actual``)."""
+def _value_diffs(expected: Any, actual: Any, full: bool = False) -> list[tuple[Path_, str]]:
+    """Each difference between two JSON values as (its path in ``expected``, one line),
+    sorted by line."""
     head_e, left = _focus(expected)
     head_a, right = _focus(actual)
     if head_e != head_a:
-        return [f"{head_e or '(record)'} → {head_a or '(record)'}: {_short(expected)} → {_short(actual)}"]
-    diff = DeepDiff(left, right, verbose_level=2, max_diffs=_MAX_DIFFS)
-    lines: list[str] = []
-    for kind, items in diff.to_dict().items():
-        if not isinstance(items, dict):
-            items = {str(item): None for item in items}
-        for where, detail in items.items():
-            path = _path(where, head_e)
-            if kind in ("values_changed", "type_changes") and isinstance(detail, dict):
-                lines.append(f"{path}: {_change(detail.get('old_value'), detail.get('new_value'))}")
+        return [((), f"{head_e or '(record)'} → {head_a or '(record)'}: {_short(expected, full)} → "
+                     f"{_short(actual, full)}")]
+    diff = DeepDiff(left, right, view="tree", max_diffs=_MAX_DIFFS)
+    found: list[tuple[Path_, str]] = []
+    for kind, items in diff.items():
+        for level in items:
+            parts = tuple(level.path(output_format="list"))
+            path = _path(parts, head_e)
+            if kind in ("values_changed", "type_changes"):
+                text = f"{path}: {_change(level.t1, level.t2, full)}"
             elif "added" in kind:
-                lines.append(f"{path}: added {_short(detail)}")
+                text = f"{path}: added {_short(level.t2, full)}"
             elif "removed" in kind:
-                lines.append(f"{path}: removed {_short(detail)}")
+                text = f"{path}: removed {_short(level.t1, full)}"
             else:
-                lines.append(f"{path}: {kind.replace('_', ' ')}")
-    lines.sort()
+                text = f"{path}: {kind.replace('_', ' ')}"
+            found.append((parts, text))
+    found.sort(key=lambda item: item[1])
     if diff.get_stats().get("MAX DIFF LIMIT REACHED"):  # type: ignore[no-untyped-call]
         # deepdiff stops at max_diffs and may return a partial or even an empty result:
         # say so, never report fewer differences than there are as if that were all.
-        lines.append(f"{head_e or '(value)'}: too large to compare completely (over {_MAX_DIFFS} values); the "
-                     "list above is incomplete")
-    elif not lines and expected != actual:
-        lines.append(f"{head_e or '(value)'}: differs: {_short(expected)} → {_short(actual)}")
-    return lines
+        found.append(((), f"{head_e or '(value)'}: too large to compare completely (over {_MAX_DIFFS} values); "
+                          "the list above is incomplete"))
+    elif not found and expected != actual:
+        found.append(((), f"{head_e or '(value)'}: differs: {_short(expected, full)} → {_short(actual, full)}"))
+    return found
 
 
-def _parse_lines(data: bytes) -> list[Any] | None:
-    out = []
-    for line in data.decode("utf-8", "replace").split("\n"):
+def value_changes(expected: Any, actual: Any, full: bool = False) -> list[str]:
+    """One line per difference between two JSON values (``expected → actual``)."""
+    return [text for _, text in _value_diffs(expected, actual, full)]
+
+
+def _parse_lines(data: bytes) -> tuple[list[Any], list[int]] | None:
+    """The records of a JSONL document and the 1-based line of each; ``None`` when a
+    line is not JSON."""
+    records: list[Any] = []
+    numbers: list[int] = []
+    for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), start=1):
         if not line:
             continue
         try:
-            out.append(json.loads(line))
+            records.append(json.loads(line))
         except (ValueError, RecursionError):
             return None
-    return out
+        numbers.append(number)
+    return records, numbers
 
 
 _POSITION_KEYS = ("seq", "seq0", "sourceEventSeqs")
@@ -151,10 +188,10 @@ def _kind(record: Any) -> str:
     return _focus(record)[0]
 
 
-def _summary(record: Any) -> str:
+def _summary(record: Any, full: bool) -> str:
     """A record named by its kind, then its content: ``plan: {"entries":[…]}``."""
     head, body = _focus(_positionless(record)[0])
-    return f"{head}: {_short(body, 100)}" if head else _short(record, 100)
+    return f"{head}: {_short(body, full, 100)}" if head else _short(record, full, 100)
 
 
 def _shift(left_seq: Any, right_seq: Any, left_src: Any, right_src: Any) -> tuple[int, str | None]:
@@ -169,13 +206,18 @@ def _shift(left_seq: Any, right_seq: Any, left_src: Any, right_src: Any) -> tupl
     return delta, f"sourceEventSeqs: {_short(left_src)} → {_short(right_src)}"
 
 
-def jsonl_changes(expected: bytes, actual: bytes) -> list[str]:
-    left, right = _parse_lines(expected), _parse_lines(actual)
-    if left is None or right is None:
-        return text_changes(expected, actual)
-    lines: list[str] = []
+def jsonl_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
+    parsed_left, parsed_right = _parse_lines(expected), _parse_lines(actual)
+    if parsed_left is None or parsed_right is None:
+        return text_changes(expected, actual, full)
+    left, numbers = parsed_left
+    right, _ = parsed_right
+    found: list[Change] = []
     shifts: list[tuple[int, int]] = []  # (event, delta) of aligned pairs whose seq moved
-    outer = difflib.SequenceMatcher(a=[_key(r) for r in left], b=[_key(r) for r in right], autojunk=False)
+
+    def line_of(event: int) -> int:
+        """The golden line of event ``event`` (1-based); past the end, the last line."""
+        return numbers[min(event, len(numbers)) - 1] if numbers else 1
 
     def pair(event: int, old: Any, new: Any) -> None:
         old_body, old_seq, old_src = _positionless(old)
@@ -185,10 +227,11 @@ def jsonl_changes(expected: bytes, actual: bytes) -> list[str]:
             shifts.append((event, delta))
         head = _focus(old)[0]
         if moved:
-            lines.append(f"event {event} {head}.{moved}")
+            found.append(Change(f"event {event} {head}.{moved}", line_of(event)))
         if old_body != new_body:
-            lines.extend(f"event {event} {c}" for c in value_changes(old_body, new_body))
+            found.extend(Change(f"event {event} {c}", line_of(event)) for c in value_changes(old_body, new_body, full))
 
+    outer = difflib.SequenceMatcher(a=[_key(r) for r in left], b=[_key(r) for r in right], autojunk=False)
     for tag, i1, i2, j1, j2 in outer.get_opcodes():
         if tag == "equal":
             for k in range(i2 - i1):
@@ -203,16 +246,19 @@ def jsonl_changes(expected: bytes, actual: bytes) -> list[str]:
                     pair(i1 + a1 + k + 1, left[i1 + a1 + k], right[j1 + b1 + k])
                 continue
             for k in range(a1, a2):
-                lines.append(f"event {i1 + k + 1} removed {_summary(left[i1 + k])}")
+                found.append(Change(f"event {i1 + k + 1} removed {_summary(left[i1 + k], full)}",
+                                    line_of(i1 + k + 1)))
             for k in range(b1, b2):
-                lines.append(f"event {j1 + k + 1} (new) added {_summary(right[j1 + k])}")
-    lines.extend(_shift_lines(shifts))
-    return lines or _never_empty(expected, actual)
+                # An added event has no line of its own: it goes before the golden's next event.
+                found.append(Change(f"event {j1 + k + 1} (new) added {_summary(right[j1 + k], full)}",
+                                    line_of(i1 + a1 + 1)))
+    found.extend(Change(text, line_of(start)) for start, text in _shift_lines(shifts))
+    return found or _never_empty(expected, actual)
 
 
-def _shift_lines(shifts: list[tuple[int, int]]) -> list[str]:
-    """Consecutive events with the same seq shift, as one line per run."""
-    out: list[str] = []
+def _shift_lines(shifts: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """Consecutive events with the same seq shift, as one line per run (and its first event)."""
+    out: list[tuple[int, str]] = []
     i = 0
     while i < len(shifts):
         start, delta = shifts[i]
@@ -222,38 +268,143 @@ def _shift_lines(shifts: list[tuple[int, int]]) -> list[str]:
             end += 1
             i += 1
         span = f"event {start}" if start == end else f"events {start}–{end}"
-        out.append(f"{span}: seq shifted by {delta:+d} (events were added or removed before them)")
+        out.append((start, f"{span}: seq shifted by {delta:+d} (events were added or removed before them)"))
     return out
 
 
-def json_changes(expected: bytes, actual: bytes) -> list[str]:
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|NaN|-?Infinity")
+
+
+def _string(text: str, pos: int) -> tuple[str, int]:
+    """The JSON string starting at ``pos`` (its opening quote) and the position after it."""
+    match = _STRING.match(text, pos)
+    if match is None:
+        raise ValueError("not a string")
+    return str(json.loads(match.group())), match.end()
+
+
+def json_lines(text: str) -> dict[Path_, int]:
+    """The 1-based line each value of a JSON document starts on, by its path (object
+    keys and array indexes). Iterative, one pass; what it cannot read ends the map."""
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    out: dict[Path_, int] = {}
+    stack: list[tuple[bool, Path_, list[int]]] = []  # (is an object, its path, [next index])
+    path: Path_ = ()
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    try:
+        while True:
+            out[path] = bisect.bisect_right(starts, pos)
+            ch = text[pos]
+            if ch in "{[":
+                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                if text[pos] not in "}]":
+                    if ch == "{":
+                        key, pos = _string(text, pos)
+                        pos = _WS.match(text, _WS.match(text, pos).end() + 1).end()  # type: ignore[union-attr]
+                        stack.append((True, path, [0]))
+                        path = (*path, key)
+                    else:
+                        stack.append((False, path, [0]))
+                        path = (*path, 0)
+                    continue
+                pos += 1
+            elif ch == '"':
+                _, pos = _string(text, pos)
+            else:
+                pos = _SCALAR.match(text, pos).end()  # type: ignore[union-attr]
+            while True:  # after a value: the next member, or close containers
+                if not stack:
+                    return out
+                is_object, parent, index = stack[-1]
+                pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+                if text[pos] == ",":
+                    pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                    if is_object:
+                        key, pos = _string(text, pos)
+                        pos = _WS.match(text, _WS.match(text, pos).end() + 1).end()  # type: ignore[union-attr]
+                        path = (*parent, key)
+                    else:
+                        index[0] += 1
+                        path = (*parent, index[0])
+                    break
+                pos += 1
+                stack.pop()
+    except (IndexError, ValueError, AttributeError):
+        return out
+
+
+def _line_in(lines: dict[Path_, int], path: Path_) -> int | None:
+    """The line of ``path``, or of its nearest ancestor the golden has (an added key)."""
+    for end in range(len(path), -1, -1):
+        if path[:end] in lines:
+            return lines[path[:end]]
+    return None
+
+
+def json_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
     try:
         left, right = json.loads(expected), json.loads(actual)
     except (ValueError, RecursionError):
-        return text_changes(expected, actual)
-    lines = value_changes(left, right)
-    return lines or _never_empty(expected, actual)
+        return text_changes(expected, actual, full)
+    diffs = _value_diffs(left, right, full)
+    lines = json_lines(expected.decode("utf-8", "replace")) if diffs else {}
+    found = sorted((Change(text, _line_in(lines, path)) for path, text in diffs),
+                   key=lambda c: (c.line is None, c.line or 0))  # stable: by line, then as deepdiff sorted them
+    return found or _never_empty(expected, actual)
 
 
-def text_changes(expected: bytes, actual: bytes) -> list[str]:
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+
+
+def text_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
+    """A unified diff (one line of context), one ``Change`` per hunk, at the first
+    golden line it changes."""
     if expected != actual and expected.rstrip(b"\n") == actual.rstrip(b"\n"):
-        return ["only the trailing newline differs"]
+        return [_trailing_newline(expected)]
     a = expected.decode("utf-8", "replace").split("\n")
     b = actual.decode("utf-8", "replace").split("\n")
-    lines = [line for line in difflib.unified_diff(a, b, "golden", "run", n=1, lineterm="")][2:]
-    return lines or _never_empty(expected, actual)
+    found: list[Change] = []
+    hunk: list[str] = []
+    for line in list(difflib.unified_diff(a, b, "golden", "run", n=1, lineterm=""))[2:]:
+        if line.startswith("@@") and hunk:
+            found.append(_hunk(hunk))
+            hunk = []
+        hunk.append(line)
+    if hunk:
+        found.append(_hunk(hunk))
+    return found or _never_empty(expected, actual)
 
 
-def _never_empty(expected: bytes, actual: bytes) -> list[str]:
+def _hunk(lines: list[str]) -> Change:
+    header, body = lines[0], tuple(lines[1:])
+    match = _HUNK.match(header)
+    line = int(match.group(1)) if match else None
+    if line is not None:
+        if match and match.group(2) == "0":
+            line += 1  # an insertion into an empty stretch: -N,0 means "after line N"
+        for row in body:  # context lines come first: the change starts after them
+            if not row.startswith(" "):
+                break
+            line += 1
+    return Change(header, max(line, 1) if line is not None else None, body)
+
+
+def _trailing_newline(expected: bytes) -> Change:
+    return Change("only the trailing newline differs", expected.rstrip(b"\n").count(b"\n") + 1)
+
+
+def _never_empty(expected: bytes, actual: bytes) -> list[Change]:
     if expected == actual:
         return []
     if expected.rstrip(b"\n") == actual.rstrip(b"\n"):
-        return ["only the trailing newline differs"]
-    return [f"the bytes differ ({len(expected)} bytes in the golden, {len(actual)} from the run) though the "
-            "content compares equal: check key order, number spelling or escaping"]
+        return [_trailing_newline(expected)]
+    return [Change(f"the bytes differ ({len(expected)} bytes in the golden, {len(actual)} from the run) though the "
+                   "content compares equal: check key order, number spelling or escaping")]
 
 
-def guess_changes(expected: bytes, actual: bytes) -> list[str]:
+def guess_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
     """``changes`` for content whose file name is unknown: JSON, JSONL or text, by what
     the golden parses as."""
     try:
@@ -261,24 +412,43 @@ def guess_changes(expected: bytes, actual: bytes) -> list[str]:
         name = ".json"
     except (ValueError, RecursionError):
         name = ".jsonl" if _parse_lines(expected) is not None else ".txt"
-    return changes(name, expected, actual)
+    return changes(name, expected, actual, full)
 
 
-def changes(name: str, expected: bytes, actual: bytes) -> list[str]:
-    """The differences of one golden file, capped at ``MAX_LINES`` lines."""
+def changes(name: str, expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
+    """The differences of one golden file, capped at ``MAX_LINES`` lines unless ``full``."""
     if name.endswith(".jsonl"):
-        lines = jsonl_changes(expected, actual)
+        found = jsonl_changes(expected, actual, full)
     elif name.endswith(".json"):
-        lines = json_changes(expected, actual)
+        found = json_changes(expected, actual, full)
     else:
-        lines = text_changes(expected, actual)
-    return list(_capped(lines))
+        found = text_changes(expected, actual, full)
+    return found if full else list(_capped(found))
 
 
-def _capped(lines: list[str]) -> Iterator[str]:
-    yield from lines[:MAX_LINES]
-    if len(lines) > MAX_LINES:
-        yield f"… and {len(lines) - MAX_LINES} more differences"
+def new_file_changes(actual: bytes, full: bool = False) -> list[Change]:
+    """A golden that does not exist yet, as the lines it would hold."""
+    found = text_changes(b"", actual, full) if actual else [Change("an empty file")]
+    return found if full else list(_capped(found))
+
+
+def _capped(found: list[Change]) -> Iterator[Change]:
+    """At most ``MAX_LINES`` lines; a hunk that does not fit is cut, and the rest counted."""
+    room = MAX_LINES
+    total = sum(1 + len(c.body) for c in found)
+    for change in found:
+        size = 1 + len(change.body)
+        if size <= room:
+            yield change
+            room -= size
+            continue
+        if room > 1 and change.body:
+            yield Change(change.text, change.line, change.body[: room - 1])
+            room = 0
+        break
+    shown = MAX_LINES - room if total > MAX_LINES else total
+    if total > shown:
+        yield Change(f"… and {total - shown} more differences")
 
 
 @dataclass(frozen=True, slots=True)

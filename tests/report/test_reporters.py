@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import UTC, datetime
 
 import click
 import pytest
@@ -20,11 +21,11 @@ from replay.report.base import Reporter
 from replay.report.conformance import ConformanceJson, ConformanceText
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS
 from replay.report.rules import RuleHelpText, RulesJson, RulesText
-from replay.report.snapshot import CheckGithub, CheckJson, CheckJunit, CheckText, RefreshText
-from replay.snapshot.compare import CheckReport, FileResult, RefreshResult, ScenarioResult
+from replay.report.snapshot import CheckGithub, CheckJson, CheckJunit, CheckStepSummary, CheckText, RefreshText
+from replay.snapshot.compare import CheckContext, CheckReport, FileResult, PendingWritten, RefreshResult, ScenarioResult
 from replay.snapshot.conformance import ConformanceReport, ModeResult
 from replay.snapshot.conformance import ConformanceResult as Conformance
-from replay.snapshot.diff import LineDiff
+from replay.snapshot.diff import Change, LineDiff
 from replay.style import COLORED, PLAIN
 
 EVIL = "\x1b]52;c;AAAA\x07\x9b2J\u202e\ud800"
@@ -134,8 +135,9 @@ def test_github_escapes_the_command_syntax() -> None:
 def test_audit_junit_fails_only_the_failing_severities() -> None:
     result = _audit()
     xml = AuditJunit.render(result)
-    assert xml.startswith('<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="replay audit">\n')
-    assert f'<testcase classname="{BAD_PATH.replace(chr(0xd800), "&#55296;")}" name="P1" />' in xml
+    assert xml.startswith('<?xml version="1.0" encoding="utf-8"?>\n'
+                          '<testsuites name="replay audit" tests="5" failures="2" errors="0">\n')
+    assert '<testcase classname="logs/a\\x1b]52;c;AAAA\\x07\x9b2J\u202e\ufffd.jsonl" name="P1" />' in xml
     assert (f'<failure message="1 A4 finding(s)">{SHOWN_PATH}:1: A4 error: first line is not a session header: '
             f"{SHOWN}\\x0anext</failure>") in xml
     assert '<testcase classname="logs/clean.jsonl" name="audit" />' in xml
@@ -152,27 +154,44 @@ def _check(evil: str = EVIL) -> CheckReport:
     return CheckReport("goldens", [
         ScenarioResult("fine", [FileResult("fine", "web.expected.txt", "ok")]),
         ScenarioResult(name, [
-            FileResult(name, "stdout.expected.jsonl", "differs", (f'event 3 plan.entries[0].content: "a" → "{evil}"',
-                                                                 "event 4 removed plan: {}")),
+            FileResult(name, "stdout.expected.jsonl", "differs", (
+                Change(f'event 3 plan.entries[0].content: "a" → "{evil}"', 3), Change("event 4 removed plan: {}", 4))),
             FileResult(name, "web.expected.txt", "ok"),
-            FileResult(name, "old.txt", "orphan", ("no artefact of this scenario produces this file",)),
+            FileResult(name, "stdio.expected.txt", "differs",
+                       (Change("@@ -1,2 +1,2 @@", 2, (" a", f"-{evil}", "+b")),)),
+            FileResult(name, "old.txt", "orphan", (Change("no artefact of this scenario produces this file"),)),
         ]),
         ScenarioResult("broken", error=f"scenarios/broken/scenario.json: invalid scenario: {evil}"),
     ])
 
 
+G = f"goldens/bad{SHOWN}"
 CHECK_TEXT = f"""\
 ✓ fine (1/1 goldens match)
-✗ bad{SHOWN} (1/3 goldens match)
-    goldens/bad{SHOWN}/stdout.expected.jsonl: differs
-        event 3 plan.entries[0].content: "a" → "{SHOWN}"
-        event 4 removed plan: {{}}
-    goldens/bad{SHOWN}/old.txt: orphan
-        no artefact of this scenario produces this file
+✗ bad{SHOWN} (1/4 goldens match)
+    {G}/stdout.expected.jsonl: differs
+      {G}/stdout.expected.jsonl:3: event 3 plan.entries[0].content: "a" → "{SHOWN}"
+      {G}/stdout.expected.jsonl:4: event 4 removed plan: {{}}
+    {G}/stdio.expected.txt: differs
+      {G}/stdio.expected.txt:2: @@ -1,2 +1,2 @@
+         a
+        -{SHOWN}
+        +b
+    {G}/old.txt: orphan
+      no artefact of this scenario produces this file
 ✗ broken (0/0 goldens match)
     error: scenarios/broken/scenario.json: invalid scenario: {SHOWN}
 
-2 of 3 scenarios failed (2 golden files); run `replay refresh` to accept the new output
+2 of 3 scenarios failed (3 golden files). Next:
+  broken did not run, so there is nothing to refresh: fix what its error says (scenarios/broken/scenario.json: \
+invalid scenario: {SHOWN}), then check it again:
+    replay check broken
+  take the new output of bad{SHOWN} (every golden of it):
+    replay refresh 'bad{SHOWN}'
+  or look at each change first:
+    replay check 'bad{SHOWN}' --pending && replay review
+  delete the goldens no artefact of bad{SHOWN} produces:
+    replay refresh --prune 'bad{SHOWN}'
 """
 
 
@@ -180,42 +199,134 @@ def test_check_text() -> None:
     assert CheckText.render(_check()) == CHECK_TEXT
     coloured = CheckText.render(_check(), COLORED)
     assert coloured.startswith("\x1b[32m✓\x1b[0m fine (1/1 goldens match)\n\x1b[31m✗\x1b[0m bad")
-    assert coloured.endswith("\n\x1b[31m2 of 3 scenarios failed (2 golden files); run `replay refresh` to accept "
-                             "the new output\x1b[0m\n")
+    assert f"      \x1b[1m{G}/stdout.expected.jsonl:3\x1b[0m: event 3 " in coloured
+    assert "\n\x1b[31m2 of 3 scenarios failed (3 golden files)\x1b[0m. Next:\n" in coloured
+    assert coloured.endswith("    \x1b[1mreplay refresh --prune 'bad" + SHOWN + "'\x1b[0m\n")
     ok = CheckReport("g", [ScenarioResult("fine", [FileResult("fine", "a.txt", "ok")])])
     assert CheckText.render(ok) == "✓ fine (1/1 goldens match)\n\nall 1 scenarios match their goldens\n"
     assert not ok.failed and _check().failed
 
 
+def _one_differs(context: CheckContext) -> CheckReport:
+    return CheckReport("goldens", [
+        ScenarioResult("parallel-plan-two", [FileResult("parallel-plan-two", "web.expected.txt", "differs", (
+            Change("@@ -1,2 +1,2 @@", 2, ("-suffix=+1", "+suffix=<absent>")),))]),
+        ScenarioResult("zero-todos", [FileResult("zero-todos", "web.expected.txt", "ok")])], context)
+
+
+def test_the_closing_hint_names_the_exact_command() -> None:
+    def hint(context: CheckContext) -> str:
+        return CheckText.render(_one_differs(context)).split("Next:\n", 1)[1]
+
+    assert hint(CheckContext()) == (
+        "  take the new output of parallel-plan-two (every golden of it):\n"
+        "    replay refresh parallel-plan-two\n"
+        "  or look at each change first:\n"
+        "    replay check parallel-plan-two --pending && replay review\n")
+    # The tree options given are repeated; a folder with a space is quoted.
+    assert hint(CheckContext(tree_args=("--goldens", "my goldens"))).splitlines()[1] == \
+        "    replay refresh --goldens 'my goldens' parallel-plan-two"
+    # Pending goldens were written: review them (naming the folder when it is not the default).
+    assert hint(CheckContext(pending=PendingWritten(".replay/pending", 1))) == (
+        "  1 pending golden(s) in .replay/pending: look at each change and accept or reject it:\n"
+        "    replay review\n")
+    assert hint(CheckContext(pending=PendingWritten("out/p", 1, default=False))).endswith(
+        "    replay review --pending out/p\n")
+    # Under CI no command that writes goldens is suggested.
+    assert hint(CheckContext(ci=True)) == (
+        "  goldens differ; CI writes none: to take this run's output, write it as pending goldens and keep them "
+        "as the job's artefact:\n"
+        "    replay check parallel-plan-two --pending\n")
+    assert "refresh" not in hint(CheckContext(ci=True, pending=PendingWritten(".replay/pending", 1)))
+
+
 def test_check_json() -> None:
     doc = json.loads(CheckJson.render(_check(EVIL_JSON)))
-    assert doc["summary"] == {"scenarios": 3, "failed": 2, "files": 4, "failed_files": 2}
+    assert doc["summary"] == {"scenarios": 3, "failed": 2, "files": 5, "failed_files": 3}
     assert doc["scenarios"][1]["files"][0] == {
         "path": f"goldens/bad{EVIL_JSON}/stdout.expected.jsonl", "name": "stdout.expected.jsonl",
-        "status": "differs", "changes": [f'event 3 plan.entries[0].content: "a" → "{EVIL_JSON}"',
-                                         "event 4 removed plan: {}"]}
+        "status": "differs", "line": 3, "changes": [
+            {"line": 3, "text": f'event 3 plan.entries[0].content: "a" → "{EVIL_JSON}"', "body": []},
+            {"line": 4, "text": "event 4 removed plan: {}", "body": []}]}
     assert doc["scenarios"][2] == {"name": "broken", "status": "failed", "files": [],
                                    "error": f"scenarios/broken/scenario.json: invalid scenario: {EVIL_JSON}"}
+    assert doc["pending"] is None
+    assert doc["next"][1] == {"why": f"take the new output of bad{EVIL_JSON} (every golden of it)",
+                              "command": f"replay refresh 'bad{EVIL_JSON}'"}
 
 
 def test_check_github() -> None:
     assert CheckGithub.render(_check()) == (
-        f"::error file=goldens/bad{SHOWN}/stdout.expected.jsonl,title=golden differs::differs: event 3 "
-        f'plan.entries[0].content: "a" → "{SHOWN}"%0Aevent 4 removed plan: {{}}\n'
-        f"::error file=goldens/bad{SHOWN}/old.txt,title=golden orphan::orphan: no artefact of this scenario "
-        "produces this file\n"
-        f"::error title=scenario broken::scenarios/broken/scenario.json: invalid scenario: {SHOWN}\n")
+        f"::error file={G}/stdout.expected.jsonl,line=3,title=golden differs::line 3: event 3 "
+        f'plan.entries[0].content: "a" → "{SHOWN}"%0Aline 4: event 4 removed plan: {{}}\n'
+        f"::error file={G}/stdio.expected.txt,line=2,title=golden differs::line 2: @@ -1,2 +1,2 @@%0A a%0A-{SHOWN}"
+        "%0A+b\n"
+        f"::error file={G}/old.txt,title=golden orphan::no artefact of this scenario produces this file\n"
+        "::error file=scenarios/broken/scenario.json,title=scenario broken did not run::"
+        f"scenarios/broken/scenario.json: invalid scenario: {SHOWN}\n")
+
+
+def test_github_annotations_fold_past_ten() -> None:
+    def report(n: int) -> CheckReport:
+        return CheckReport("goldens", [ScenarioResult(f"s{i:02}", [FileResult(
+            f"s{i:02}", "web.expected.txt", "differs",
+            (Change(f"@@ -{i},1 +{i},1 @@", i + 1, ("-a", "+b")), Change("@@ -90,1 +90,1 @@", 90, ("-c", "+d"))))])
+            for i in range(n)])
+
+    ten = CheckGithub.render(report(10)).splitlines()
+    assert len(ten) == 10 and all(line.startswith("::error ") for line in ten)
+    assert ten[3] == ("::error file=goldens/s03/web.expected.txt,line=4,title=golden differs::line 4: @@ -3,1 +3,1 @@"
+                      "%0A-a%0A+b%0Aline 90: @@ -90,1 +90,1 @@%0A-c%0A+d")
+    lines = CheckGithub.render(report(12)).splitlines()
+    annotations = [line for line in lines if line.startswith("::error ")]
+    assert len(annotations) == 10  # GitHub shows ten per step: the tenth sums up the rest
+    assert annotations[-1] == ("::error title=replay check::3 more goldens or scenarios failed; the folded group "
+                               "'replay check: 12 failing goldens and scenarios' of this step's log lists all 12")
+    group = lines[lines.index("::group::replay check: 12 failing goldens and scenarios") + 1:]
+    assert group[0] == "goldens/s00/web.expected.txt:1: differs: @@ -0,1 +0,1 @@"
+    assert len(group) == 13 and group[-1] == "::endgroup::"
+
+
+def test_check_step_summary_is_a_markdown_table() -> None:
+    text = CheckStepSummary.render(_one_differs(CheckContext()))
+    assert text == (
+        "### replay check: 1 of 2 scenarios failed (1 golden files)\n"
+        "\n"
+        "| scenario | goldens | status | first change |\n"
+        "| --- | --- | --- | --- |\n"
+        "| parallel-plan-two | 0/1 match | ❌ differs | `goldens/parallel-plan-two/web.expected.txt:2`: "
+        "@@ -1,2 +1,2 @@ |\n"
+        "| zero-todos | 1/1 match | ✅ ok |  |\n"
+        "\n"
+        "Next:\n"
+        "- take the new output of parallel-plan-two (every golden of it): `replay refresh parallel-plan-two`\n"
+        "- or look at each change first: `replay check parallel-plan-two --pending && replay review`\n\n")
+    hostile = CheckStepSummary.render(_check())
+    assert "<" not in hostile.replace("<absent>", "") and "\x1b" not in hostile
+    escaped = SHOWN.replace("\\", "\\\\").replace("]", "\\]")
+    assert f"| bad{escaped} | 1/4 match | ❌ differs, orphan |" in hostile
 
 
 def test_check_junit() -> None:
-    xml = CheckJunit.render(_check())
-    assert xml.startswith('<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="replay check">\n'
-                          '  <testsuite name="fine" tests="1" failures="0" errors="0">\n'
-                          '    <testcase classname="fine" name="web.expected.txt" />\n')
-    assert ('<testsuite name="broken" tests="1" failures="1" errors="0">\n'
-            '    <testcase classname="broken" name="run">\n'
-            '      <failure message="the scenario did not run">scenarios/broken/scenario.json: invalid scenario: '
-            "\x1b]52;c;AAAA\x07\x9b2J\u202e&#55296;</failure>") in xml
+    started = datetime(2026, 11, 30, 19, 43, 5, tzinfo=UTC)
+    report = _check()
+    report = CheckReport(report.goldens, report.scenarios, CheckContext(started=started, host="ci-7"))
+    xml = CheckJunit.render(report)
+    assert xml.startswith('<?xml version="1.0" encoding="utf-8"?>\n'
+                          '<testsuites name="replay check" tests="6" failures="3" errors="1" time="0.000">\n'
+                          '  <testsuite name="fine" tests="1" failures="0" errors="0" time="0.000" '
+                          'timestamp="2026-11-30T19:43:05+00:00" hostname="ci-7">\n'
+                          '    <testcase classname="fine" name="web.expected.txt" time="0.000" '
+                          'file="goldens/fine/web.expected.txt" />\n')
+    assert ('<testsuite name="broken" tests="1" failures="0" errors="1" time="0.000" '
+            'timestamp="2026-11-30T19:43:05+00:00" hostname="ci-7">\n'
+            '    <testcase classname="broken" name="scenario.json" time="0.000" '
+            'file="scenarios/broken/scenario.json">\n'
+            '      <error type="scenario error" message="scenarios/broken/scenario.json: invalid scenario: '
+            '\\x1b]52;c;AAAA\\x07\x9b2J\u202e\ufffd">') in xml
+    assert ('<failure type="differs" message="goldens/bad\\x1b]52;c;AAAA\\x07\x9b2J\u202e\ufffd/'
+            'stdout.expected.jsonl:3: differs: event 3 plan.entries[0].content: &quot;a&quot; → ') in xml
+    assert "\x1b" not in xml and "\x07" not in xml and "&#55296;" not in xml  # well-formed XML 1.0
 
 
 def test_refresh_text() -> None:

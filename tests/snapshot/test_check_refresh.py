@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from replay.cli import main
 from replay.snapshot.compare import check_scenarios, refresh_scenarios
+from replay.snapshot.diff import change_lines
 from replay.snapshot.store import GoldenStore, StoreLocked
 from tests.helpers import REPO
 
@@ -75,15 +76,15 @@ def test_the_policy_flip_end_to_end(tree: Path) -> None:
     assert sorted(by_file) == ["load.expected.jsonl", "plan.expected.json", "session.expected.jsonl",
                                "stdio.expected.txt", "stdout.expected.jsonl", "tool-schemas.expected.json",
                                "web.expected.txt"]
-    stdout_changes = "\n".join(by_file["stdout.expected.jsonl"].changes)
+    stdout_changes = "\n".join(change_lines(by_file["stdout.expected.jsonl"].changes))
     assert "event 7 removed plan: {\"entries\":[{\"content\":\"read the code\"" in stdout_changes
     assert "tool_call_update.status: \"completed\" → \"failed\"" in stdout_changes
-    assert "+row=todo_write" not in by_file["web.expected.txt"].changes
-    assert "-suffix=+1" in by_file["web.expected.txt"].changes
-    assert any(c.startswith("initial[0].description:") and "Keep AT MOST ONE todo" in c
+    assert "+row=todo_write" not in change_lines(by_file["web.expected.txt"].changes)
+    assert "-suffix=+1" in change_lines(by_file["web.expected.txt"].changes)
+    assert any(c.text.startswith("initial[0].description:") and "Keep AT MOST ONE todo" in c.text
                for c in by_file["tool-schemas.expected.json"].changes)
-    assert "final: " in "\n".join(by_file["plan.expected.json"].changes)
-    session_changes = "\n".join(by_file["session.expected.jsonl"].changes)
+    assert "final: " in "\n".join(change_lines(by_file["plan.expected.json"].changes))
+    session_changes = "\n".join(change_lines(by_file["session.expected.jsonl"].changes))
     assert "event 16 removed todo/write: {\"time\":0,\"data\":{\"todos\":" in session_changes
     assert "isError: false → true" in session_changes
     code, out = _run(tree, "check")
@@ -149,7 +150,8 @@ def test_reports_json_github_and_junit(tree: Path) -> None:
     junit = tree / "report.xml"
     _run(tree, "check", "--junit", str(junit))
     text = junit.read_text()
-    assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="replay check">')
+    assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n'
+                           '<testsuites name="replay check" tests="108" failures="7" errors="0" time="')
     assert text.count("<failure ") == 7 and 'name="recorded-parallel-plan"' in text
 
 

@@ -1,0 +1,359 @@
+"""Pending goldens: what a run produced for goldens that differ, kept apart from the
+goldens until someone accepts or rejects each one (insta's ``.snap.new``, as a folder
+a CI job can hand over as an artefact).
+
+``<folder>/<scenario>/<artefact>`` holds the new bytes, ``<folder>/manifest.json``
+one entry per pending golden: the scenario, the artefact, the sha256 of the golden it
+was compared with (``null`` when there was none), the sha256 of the new bytes, and the
+replay version that made it. The folder may come from anywhere (a downloaded CI
+artefact), so nothing in it is trusted: the manifest is bounded and validated
+(pydantic, strict), names must be a scenario name and an artefact name replay writes
+(nothing can point out of either tree), and the pending bytes must hash to their
+entry. The bytes are read and written through ``GoldenStore``, the goldens' own store.
+
+Accepting writes the golden atomically under the goldens' lock and drops the entry;
+it is **refused** when the golden on disk is no longer the one the pending bytes were
+compared with, so pending goldens from an old CI run never overwrite newer work.
+Rejecting drops entries only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
+
+from replay import __version__
+from replay.snapshot.artefacts import is_artefact_name
+from replay.snapshot.diff import Change, changes, new_file_changes
+from replay.snapshot.scenario import SCENARIO_FILE, is_scenario_name, validation_problems
+from replay.snapshot.select import Selection, SelectorError
+from replay.snapshot.store import GoldenStore, StoreError, StoreLocked
+
+MANIFEST = "manifest.json"
+DEFAULT_FOLDER = Path(".replay") / "pending"
+MAX_MANIFEST_BYTES = 16 << 20
+MAX_ENTRIES = 100_000
+LOCK_WAIT = 30.0
+"""How long a pending write waits for another (pytest workers write side by side)."""
+
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+
+class PendingError(Exception):
+    """The pending folder cannot be used as it is (an invalid manifest, a link, a lock
+    held elsewhere); the message names the file and says what to do."""
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class Entry(BaseModel):
+    """One pending golden, as the manifest records it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    scenario: str
+    artefact: str
+    golden_sha256: Sha256 | None
+    """The golden the new bytes were compared with; ``None``: there was none."""
+    pending_sha256: Sha256
+    replay_version: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+
+    @field_validator("scenario")
+    @classmethod
+    def _scenario(cls, value: str) -> str:
+        if not is_scenario_name(value):
+            raise ValueError(f"{value!r} is not a scenario name (one folder name: letters, digits, '.', '_', '-')")
+        return value
+
+    @field_validator("artefact")
+    @classmethod
+    def _artefact(cls, value: str) -> str:
+        if not is_artefact_name(value):
+            raise ValueError(f"{value!r} is not a golden replay writes (e.g. web.expected.txt)")
+        return value
+
+    @property
+    def key(self) -> str:
+        return f"{self.scenario}/{self.artefact}"
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    format: Literal[1] = 1
+    entries: list[Entry] = Field(default_factory=list, max_length=MAX_ENTRIES)
+
+    @model_validator(mode="after")
+    def _unique(self) -> Manifest:
+        seen: set[str] = set()
+        for entry in self.entries:
+            if entry.key in seen:
+                raise ValueError(f"{entry.key} is listed twice")
+            seen.add(entry.key)
+        return self
+
+
+class PendingStore:
+    """A pending folder: the bytes (a ``GoldenStore`` rooted there) and the manifest."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files = GoldenStore(root)
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / MANIFEST
+
+    def manifest(self) -> Manifest:
+        """The manifest (empty when there is none); ``PendingError`` when it cannot be trusted."""
+        try:
+            raw = self.files.read_top(MANIFEST, MAX_MANIFEST_BYTES)
+        except StoreError as exc:
+            raise PendingError(f"{exc}; delete {self.root} and run `replay check --pending` again") from None
+        if raw is None:
+            return Manifest()
+        try:
+            return Manifest.model_validate_json(raw)
+        except ValidationError as exc:
+            problems = "; ".join(validation_problems(exc)[:5])
+            raise PendingError(f"{self.manifest_path}: not a pending-goldens manifest replay can use ({problems}); "
+                               f"delete {self.root} and run `replay check --pending` again") from None
+
+    def save(self, manifest: Manifest) -> None:
+        if manifest.entries:
+            text = manifest.model_dump_json(indent=2) + "\n"
+            self.files.write_top(MANIFEST, text.encode())
+        elif self.manifest_path.exists():
+            self.files.delete_top(MANIFEST)
+
+    def path(self, entry: Entry) -> str:
+        return f"{self.root}/{entry.key}"
+
+    @contextmanager
+    def lock(self, wait: float = LOCK_WAIT) -> Iterator[None]:
+        try:
+            with self.files.lock_folder(wait):
+                yield
+        except StoreLocked:
+            raise PendingError(f"{self.root} is in use by another replay command (a `check --pending`, an accept "
+                               "or a pytest worker); wait for it to finish") from None
+
+
+class PendingWriter:
+    """Collects what ``check --pending`` (or the pytest plugin under CI) hands over,
+    writing each pending golden's bytes at once; ``commit`` then writes the manifest."""
+
+    def __init__(self, store: PendingStore) -> None:
+        self.store = store
+        self.added: dict[str, Entry] = {}
+
+    def add(self, scenario: str, artefact: str, golden: bytes | None, data: bytes) -> None:
+        entry = Entry(scenario=scenario, artefact=artefact, golden_sha256=None if golden is None else sha256(golden),
+                      pending_sha256=sha256(data), replay_version=__version__)
+        self.store.files.write(scenario, artefact, data)
+        self.added[entry.key] = entry
+
+    def commit(self, replaced: Callable[[str, str], bool] | None = None) -> int:
+        """Write the manifest: the old entries, less those ``replaced`` says this run was
+        asked about (their files go too), plus this run's. The number now pending."""
+
+        def gone(scenario: str, artefact: str) -> bool:
+            return replaced is not None and replaced(scenario, artefact)
+
+        kept = [e for e in self.store.manifest().entries
+                if e.key not in self.added and not gone(e.scenario, e.artefact)]
+        keep = {e.key for e in kept} | set(self.added)
+        for scenario in self.store.files.scenarios():
+            for name in self.store.files.files(scenario):
+                if f"{scenario}/{name}" not in keep and gone(scenario, name) and is_artefact_name(name):
+                    self.store.files.delete(scenario, name)
+        entries = sorted([*kept, *self.added.values()], key=lambda e: (e.scenario, e.artefact))
+        self.store.save(Manifest(entries=entries))
+        return len(entries)
+
+
+def checked_scope(selection: Selection, checked: Iterable[str]) -> Callable[[str, str], bool]:
+    """What a check of ``checked`` scenarios under ``selection`` was asked about: a whole
+    check (no selector) answers for every pending golden, a partial one for the selected
+    goldens of the scenarios it ran."""
+    if selection.everything:
+        return lambda scenario, artefact: True
+    ran = set(checked)
+    return lambda scenario, artefact: scenario in ran and selection.wants(scenario, artefact)
+
+
+Action = Literal["accepted", "rejected", "refused", "skipped"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What became of one pending golden; ``reason`` says why it was refused (or that
+    an accept found the golden already equal)."""
+
+    entry: Entry
+    action: Action
+    golden: str
+    reason: str = ""
+
+
+@dataclass
+class PendingResult:
+    """An accept, reject or review: each decision, and how many entries are still
+    pending. It fails when an accept was refused."""
+
+    pending: str
+    decisions: list[Decision] = field(default_factory=list)
+    left: int = 0
+    quit: bool = False
+
+    def count(self, action: Action) -> int:
+        return sum(1 for d in self.decisions if d.action == action)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.action == "refused" for d in self.decisions)
+
+
+@dataclass(frozen=True)
+class EntryView:
+    """A pending golden as review shows it: the changes from the golden to the new bytes."""
+
+    entry: Entry
+    golden: str
+    status: Literal["differs", "new"]
+    changes: tuple[Change, ...]
+
+
+class Workflow:
+    """Pending goldens against one golden tree and its scenarios: list, show, accept,
+    reject. Each accept or reject takes the locks, re-reads the manifest, and writes it."""
+
+    def __init__(self, pending: PendingStore, goldens: GoldenStore, scenarios_root: Path) -> None:
+        self.pending = pending
+        self.goldens = goldens
+        self.scenarios_root = scenarios_root
+
+    def golden_path(self, entry: Entry) -> str:
+        return f"{self.goldens.root}/{entry.key}"
+
+    def entries(self, selection: Selection | None = None) -> list[Entry]:
+        """The pending entries selected; ``SelectorError`` for a selector that selects none."""
+        entries = self.pending.manifest().entries
+        if selection is None or selection.everything:
+            return entries
+        unmatched = selection.unmatched((e.scenario, e.artefact) for e in entries)
+        if unmatched:
+            listed = ", ".join(e.key for e in entries[:10]) + (" …" if len(entries) > 10 else "")
+            raise SelectorError(f"no pending golden matches {', '.join(unmatched)} in {self.pending.root} "
+                                f"(pending: {listed or 'none'})")
+        return [e for e in entries if selection.wants(e.scenario, e.artefact)]
+
+    def view(self, entry: Entry, full: bool = False) -> EntryView:
+        """The changes an accept would make (read-only)."""
+        data = self.pending.files.read(entry.scenario, entry.artefact) or b""
+        golden = self.goldens.read(entry.scenario, entry.artefact)
+        if golden is None:
+            return EntryView(entry, self.golden_path(entry), "new", tuple(new_file_changes(data, full)))
+        return EntryView(entry, self.golden_path(entry), "differs",
+                         tuple(changes(entry.artefact, golden, data, full)))
+
+    def accept(self, entries: Iterable[Entry]) -> list[Decision]:
+        """Write each pending golden over its golden, unless it is stale (refused)."""
+        wanted = list(entries)
+        if not wanted:
+            return []
+        try:
+            with self.goldens.lock(), self.pending.lock():
+                return self._decide(wanted, self._accept_one)
+        except StoreLocked as exc:
+            return [Decision(e, "refused", self.golden_path(e), str(exc)) for e in wanted]
+
+    def reject(self, entries: Iterable[Entry]) -> list[Decision]:
+        """Drop each pending golden; the goldens are not touched."""
+        wanted = list(entries)
+        if not wanted:
+            return []
+        with self.pending.lock():
+            return self._decide(wanted, self._reject_one)
+
+    def _decide(self, wanted: list[Entry], decide_one: Callable[[Entry], Decision]) -> list[Decision]:
+        manifest = self.pending.manifest()
+        current = {e.key: e for e in manifest.entries}
+        decisions = []
+        for entry in wanted:
+            if current.get(entry.key) != entry:
+                decisions.append(Decision(entry, "refused", self.golden_path(entry),
+                                          f"{self.pending.path(entry)} changed while you looked at it (another "
+                                          "replay command); look again"))
+                continue
+            decision = decide_one(entry)
+            if decision.action != "refused":
+                del current[entry.key]
+            decisions.append(decision)
+        self.pending.save(Manifest(entries=list(current.values())))
+        return decisions
+
+    def _accept_one(self, entry: Entry) -> Decision:
+        golden_path = self.golden_path(entry)
+        pending_path = self.pending.path(entry)
+
+        def refuse(reason: str) -> Decision:
+            return Decision(entry, "refused", golden_path, reason)
+
+        if not (self.scenarios_root / entry.scenario / SCENARIO_FILE).is_file():
+            return refuse(f"no scenario named {entry.scenario} in {self.scenarios_root}: accepting {entry.key} would "
+                          f"make an orphan golden; `replay reject {entry.key}` drops it")
+        try:
+            data = self.pending.files.read(entry.scenario, entry.artefact)
+            golden = self.goldens.read(entry.scenario, entry.artefact)
+        except StoreError as exc:
+            return refuse(str(exc))
+        if data is None:
+            return refuse(f"{pending_path} is missing: run `replay check --pending` again, or "
+                          f"`replay reject {entry.key}`")
+        if sha256(data) != entry.pending_sha256:
+            return refuse(f"{pending_path} does not hash to its manifest entry (changed after it was written): run "
+                          f"`replay check --pending` again, or `replay reject {entry.key}`")
+        if golden == data:
+            self.pending.files.delete(entry.scenario, entry.artefact)
+            return Decision(entry, "accepted", golden_path, "the golden already holds these bytes")
+        now = None if golden is None else sha256(golden)
+        if now != entry.golden_sha256:
+            made = "no golden" if entry.golden_sha256 is None else f"sha256 {entry.golden_sha256[:12]}"
+            found = "none" if now is None else f"sha256 {now[:12]}"
+            return refuse(f"{golden_path} changed since this pending golden was made (it was made against {made}; "
+                          f"the golden now is {found}): refused, so newer work is not overwritten; run `replay "
+                          f"check --pending` again, or `replay reject {entry.key}`")
+        try:
+            self.goldens.write(entry.scenario, entry.artefact, data)
+        except StoreError as exc:
+            return refuse(str(exc))
+        self.pending.files.delete(entry.scenario, entry.artefact)
+        return Decision(entry, "accepted", golden_path)
+
+    def _reject_one(self, entry: Entry) -> Decision:
+        self.pending.files.delete(entry.scenario, entry.artefact)
+        return Decision(entry, "rejected", self.golden_path(entry))
+
+    def left(self) -> int:
+        return len(self.pending.manifest().entries)
+
+
+def accept(workflow: Workflow, selection: Selection | None = None) -> PendingResult:
+    """Accept every selected pending golden (all when nothing is selected)."""
+    decisions = workflow.accept(workflow.entries(selection))
+    return PendingResult(str(workflow.pending.root), decisions, workflow.left())
+
+
+def reject(workflow: Workflow, selection: Selection | None = None) -> PendingResult:
+    """Reject every selected pending golden (all when nothing is selected)."""
+    decisions = workflow.reject(workflow.entries(selection))
+    return PendingResult(str(workflow.pending.root), decisions, workflow.left())
