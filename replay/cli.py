@@ -441,7 +441,7 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
         while True:
             click.echo(f"{REVIEW_KEYS} > ", nl=False)
             try:
-                key = click.getchar()
+                key = _read_key()
             except (KeyboardInterrupt, EOFError):
                 key = "q"
             click.echo(key if key.isprintable() else "")
@@ -465,6 +465,31 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
         _fail("review", exc)
     click.echo(PendingText.render(result, style), nl=False)
     sys.exit(1 if result.failed else 0)
+
+
+def _read_key() -> str:
+    """One key from the terminal on stdin. Not click.getchar: it enters raw mode with
+    TCSAFLUSH, which throws away a key typed before the prompt was read."""
+    import select
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    before = termios.tcgetattr(fd)
+    try:
+        tty.setraw(fd, termios.TCSANOW)
+        data = os.read(fd, 1)
+        while data and (data[0] >= 0x80 or data == b"\x1b") and select.select([fd], [], [], 0.02)[0]:
+            data += os.read(fd, 1)  # the rest of a UTF-8 character or of an escape sequence
+            if data[0] < 0x80 and len(data) > 8:
+                break
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, before)
+    if data in (b"\x03", b""):
+        raise KeyboardInterrupt
+    if data == b"\x04":
+        raise EOFError
+    return data.decode("utf-8", "replace")
 
 
 def _decide(command: str, names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, goldens_dir: Path,

@@ -81,9 +81,10 @@ class GoldenStore:
         except OSError as exc:
             reason = "a symbolic link; refused" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
             raise StoreError(f"{path}: cannot read it ({reason})") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise StoreError(f"{path}: cannot read it (not a regular file); refused")
         with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise StoreError(f"{path}: not a regular file; refused")
             try:
                 data = fh.read(limit + 1)
             except OSError as exc:

@@ -1,0 +1,202 @@
+"""The pending folder is untrusted (a CI artefact downloaded from anywhere): a manifest
+that is not exactly what replay writes is refused whole, with the file named, and an
+entry whose bytes or golden do not fit is refused alone. Nothing is ever written
+outside the golden tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replay.snapshot.artefacts import is_artefact_name
+from replay.snapshot.compare import check_scenarios, scenario_names
+from replay.snapshot.pending import (
+    MAX_MANIFEST_BYTES,
+    Manifest,
+    PendingError,
+    PendingStore,
+    PendingWriter,
+    Workflow,
+    accept,
+    reject,
+    sha256,
+)
+from replay.snapshot.select import Selection, SelectorError
+from replay.snapshot.store import GoldenStore
+from tests.helpers import REPO
+
+SCENARIO = "zero-todos"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "scenarios" / SCENARIO, tmp_path / "scenarios" / SCENARIO)
+    shutil.copytree(REPO / "goldens" / SCENARIO, tmp_path / "goldens" / SCENARIO)
+    return tmp_path
+
+
+def _workflow(repo: Path) -> Workflow:
+    return Workflow(PendingStore(repo / "pending"), GoldenStore(repo / "goldens"), repo / "scenarios")
+
+
+def _pend(repo: Path, artefact: str = "web.expected.txt", data: bytes = b"new\n") -> bytes:
+    """One pending golden, made the way check --pending makes it; the golden's bytes."""
+    golden = (repo / "goldens" / SCENARIO / artefact).read_bytes()
+    store = PendingStore(repo / "pending")
+    with store.lock():
+        writer = PendingWriter(store)
+        writer.add(SCENARIO, artefact, golden, data)
+        writer.commit()
+    return golden
+
+
+def _entry(**fields: Any) -> dict[str, Any]:
+    return {"scenario": SCENARIO, "artefact": "web.expected.txt", "golden_sha256": "0" * 64,
+            "pending_sha256": "1" * 64, "replay_version": "0.1.0", **fields}
+
+
+def _manifest(repo: Path, doc: Any) -> None:
+    (repo / "pending").mkdir(exist_ok=True)
+    (repo / "pending" / "manifest.json").write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize(("entries", "problem"), [
+    ([_entry(scenario="../goldens")], "'../goldens' is not a scenario name"),
+    ([_entry(scenario=".hidden")], "'.hidden' is not a scenario name"),
+    ([_entry(artefact="../../../../etc/passwd")], "'../../../../etc/passwd' is not a golden replay writes"),
+    ([_entry(artefact="notes.txt")], "'notes.txt' is not a golden replay writes"),
+    ([_entry(artefact="web.expected.txt/..")], "is not a golden replay writes"),
+    ([_entry(golden_sha256="XYZ")], "golden_sha256: String should match pattern"),
+    ([_entry(pending_sha256=None)], "pending_sha256: Input should be a valid string"),
+    ([_entry(), _entry()], "zero-todos/web.expected.txt is listed twice"),
+    ([_entry(path="/etc/passwd")], "path: unknown field"),
+    ([{**_entry(), "golden_sha256": 1}], "golden_sha256: Input should be a valid string"),
+])
+def test_a_manifest_that_is_not_replays_is_refused_whole(repo: Path, entries: list[Any], problem: str) -> None:
+    _manifest(repo, {"format": 1, "entries": entries})
+    with pytest.raises(PendingError) as caught:
+        accept(_workflow(repo))
+    message = str(caught.value)
+    assert message.startswith(f"{repo / 'pending' / 'manifest.json'}: not a pending-goldens manifest replay can use (")
+    assert problem in message
+    assert message.endswith(f"delete {repo / 'pending'} and run `replay check --pending` again")
+
+
+def test_a_manifest_of_another_format_too_large_a_link_or_a_folder_is_refused(repo: Path, tmp_path: Path) -> None:
+    for doc in ({"format": 2, "entries": []}, [], "manifest"):
+        _manifest(repo, doc)
+        with pytest.raises(PendingError, match="not a pending-goldens manifest replay can use"):
+            _workflow(repo).entries()
+    manifest = repo / "pending" / "manifest.json"
+    manifest.write_bytes(b'{"format": 1, "entries": [' + b" " * MAX_MANIFEST_BYTES + b"]}")
+    with pytest.raises(PendingError, match=f"larger than {MAX_MANIFEST_BYTES} bytes; refused"):
+        _workflow(repo).entries()
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({"format": 1, "entries": []}))
+    manifest.unlink()
+    manifest.symlink_to(elsewhere)
+    with pytest.raises(PendingError, match="a symbolic link; refused"):
+        _workflow(repo).entries()
+    manifest.unlink()
+    manifest.mkdir()
+    with pytest.raises(PendingError, match=r"manifest\.json: cannot read it \(not a regular file\); refused"):
+        _workflow(repo).entries()
+
+
+def test_pending_bytes_that_do_not_hash_to_their_entry_are_refused(repo: Path) -> None:
+    golden = _pend(repo)
+    (repo / "pending" / SCENARIO / "web.expected.txt").write_bytes(b"swapped after the check\n")
+    result = accept(_workflow(repo))
+    assert result.failed and [d.action for d in result.decisions] == ["refused"]
+    assert result.decisions[0].reason.startswith(f"{repo / 'pending'}/{SCENARIO}/web.expected.txt does not hash to "
+                                                 "its manifest entry")
+    assert (repo / "goldens" / SCENARIO / "web.expected.txt").read_bytes() == golden
+    assert result.left == 1
+
+
+def test_an_entry_for_a_scenario_that_does_not_exist_is_refused(repo: Path) -> None:
+    data = b"new\n"
+    store = PendingStore(repo / "pending")
+    store.files.write("gone-scenario", "web.expected.txt", data)
+    store.save(Manifest.model_validate({"entries": [_entry(scenario="gone-scenario", golden_sha256=None,
+                                                           pending_sha256=sha256(data))]}))
+    result = accept(_workflow(repo))
+    assert result.decisions[0].action == "refused"
+    assert result.decisions[0].reason.startswith(f"no scenario named gone-scenario in {repo / 'scenarios'}: "
+                                                 "accepting gone-scenario/web.expected.txt would make an orphan golden")
+    assert not (repo / "goldens" / "gone-scenario").exists()
+
+
+def test_accept_is_idempotent_when_the_golden_already_holds_the_bytes(repo: Path) -> None:
+    _pend(repo)
+    (repo / "goldens" / SCENARIO / "web.expected.txt").write_bytes(b"new\n")  # accepted by hand meanwhile
+    result = accept(_workflow(repo))
+    assert [(d.action, d.reason) for d in result.decisions] == [("accepted", "the golden already holds these bytes")]
+    assert result.left == 0 and not (repo / "pending" / "manifest.json").exists()
+
+
+def test_reject_never_touches_a_golden(repo: Path) -> None:
+    before = {p.name: p.read_bytes() for p in (repo / "goldens" / SCENARIO).iterdir()}
+    for artefact in sorted(before):
+        _pend(repo, artefact, b"x\n")
+    result = reject(_workflow(repo), Selection.parse([f"{SCENARIO}/*.txt"]))
+    assert [d.entry.artefact for d in result.decisions] == ["stdio.expected.txt", "web.expected.txt"]
+    assert result.left == len(before) - 2
+    assert {p.name: p.read_bytes() for p in (repo / "goldens" / SCENARIO).iterdir()} == before
+    with pytest.raises(SelectorError, match="no pending golden matches nope/\\*"):
+        reject(_workflow(repo), Selection.parse(["nope/*"]))
+
+
+def test_check_pending_writes_only_below_its_folder_and_replaces_its_own_entries(repo: Path) -> None:
+    path = repo / "scenarios" / SCENARIO / "scenario.json"
+    original = path.read_text()
+    doc = json.loads(original)
+    doc["tools"]["todo_write"]["allowParallelInProgress"] = False
+    path.write_text(json.dumps(doc))
+    store = PendingStore(repo / "pending")
+    with store.lock():
+        writer = PendingWriter(store)
+        report = check_scenarios(repo / "scenarios", repo / "goldens", pending=writer)
+        assert writer.commit() == len([f for r in report.scenarios for f in r.files if f.failed]) > 0
+    written = sorted(p.relative_to(repo / "pending").as_posix() for p in (repo / "pending").rglob("*") if p.is_file())
+    assert written == sorted(["manifest.json", *(f"{SCENARIO}/{e.artefact}" for e in store.manifest().entries)])
+    # A stale file (not in the manifest) of the scenario goes when the scenario is checked again.
+    (repo / "pending" / SCENARIO / "web.expected.txt").unlink(missing_ok=True)
+    (repo / "pending" / SCENARIO / "web.expected.txt").write_text("leftover\n")
+    path.write_text(original)
+    with store.lock():
+        writer = PendingWriter(store)
+        check_scenarios(repo / "scenarios", repo / "goldens", pending=writer)
+        assert writer.commit(lambda scenario, artefact: True) == 0
+    assert [p.name for p in (repo / "pending").iterdir()] == []
+
+
+def test_every_artefact_replay_writes_has_a_name_a_manifest_accepts() -> None:
+    names = {p.name for p in (REPO / "goldens").glob("*/*")}
+    assert names and all(is_artefact_name(n) for n in names)
+    assert len(scenario_names(REPO / "scenarios")) == 15
+    for bad in ("", ".", "..", "web.expected.txt.bak", "session.0.expected.jsonl", "plan.expected.jsonl",
+                "stdout.1.expected.jsonl", "web.expected.txt\n", "x/web.expected.txt"):
+        assert not is_artefact_name(bad), bad
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["scenario", "artefact", "golden_sha256", "pending_sha256",
+                                        "replay_version", "extra"]),
+                       st.none() | st.text(max_size=70) | st.integers() | st.sampled_from(["0" * 64, "a" * 64]),
+                       max_size=6))
+def test_no_manifest_entry_names_a_path_outside_the_trees(fields: dict[str, Any]) -> None:
+    try:
+        manifest = Manifest.model_validate_json(json.dumps({"format": 1, "entries": [fields]}))
+    except ValueError:
+        return
+    entry = manifest.entries[0]
+    for name in (entry.scenario, entry.artefact):
+        assert name == os.path.basename(name) and name not in ("", ".", "..") and not name.startswith(".")
