@@ -35,6 +35,7 @@ Options: ``--replay-scenarios DIR`` and ``--replay-goldens DIR`` (default
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -197,11 +198,13 @@ def golden_extension(root: Path, writes: _Writes | None = None, shown: Callable[
     return ReplayGoldens
 
 
-def _syrupy_missing() -> str | None:
-    """Why syrupy's ``snapshot`` fixture is not there, if it is not."""
-    try:
-        import syrupy  # noqa: F401
-    except ImportError:
+def _syrupy_installed() -> bool:
+    return importlib.util.find_spec("syrupy") is not None
+
+
+def _syrupy_missing() -> str:
+    """Why syrupy's ``snapshot`` fixture is not there."""
+    if not _syrupy_installed():
         return ("replay_snapshot needs syrupy, which is not installed: pip install 'replay[pytest]' (or "
                 "pip install syrupy)")
     return ("replay_snapshot needs syrupy's `snapshot` fixture, but syrupy's plugin is not active (is it disabled "
@@ -213,7 +216,7 @@ def replay_snapshot(request: pytest.FixtureRequest) -> Any:
     try:
         snapshot = request.getfixturevalue("snapshot")
     except pytest.FixtureLookupError:
-        pytest.fail(_syrupy_missing() or "syrupy's `snapshot` fixture is not available", pytrace=False)
+        pytest.fail(_syrupy_missing(), pytrace=False)
     config = request.config
     root = _folder(config, "--replay-goldens", "goldens")
     return snapshot.use_extension(golden_extension(root, _writes(config), lambda p: _shown(p, config)))

@@ -12,7 +12,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from replay import pytest_plugin
+from replay.cli import main
 from replay.snapshot.compare import refresh_scenarios
 from tests.helpers import REPO
 
@@ -109,3 +112,104 @@ def test_two_workers_write_the_same_goldens(project: Path, pytester: pytest.Pyte
     refresh_scenarios(twin / "scenarios", twin / "goldens")
     assert {k: v[0] for k, v in _tree(project / "goldens").items()} == \
         {k: v[0] for k, v in _tree(twin / "goldens").items()}
+
+
+def _readme_snippet() -> str:
+    """The README's pytest example, verbatim."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("### The pytest plugin\n", 1)[1]
+    return section.split("```python\n", 1)[1].split("```\n", 1)[0]
+
+
+def test_the_readme_snippet_runs_as_written(project: Path, pytester: pytest.Pytester) -> None:
+    (project / "tests" / "test_goldens.py").write_text(_readme_snippet())
+    code, out = _pytest(pytester)
+    assert code == 0, out
+    assert "3 passed" in out
+
+
+def test_a_failing_assertion_names_the_golden_and_the_line(project: Path, pytester: pytest.Pytester) -> None:
+    _flip(project, "parallel-plan-two")
+    code, out = _pytest(pytester, "-k", "parallel-plan-two")
+    assert code == 1
+    assert "goldens/parallel-plan-two/load.expected.jsonl: differs from this run:" in out
+    assert "goldens/parallel-plan-two/load.expected.jsonl:8: event 8 removed plan: " in out
+
+
+def test_a_missing_golden_is_named_by_its_path(project: Path, pytester: pytest.Pytester) -> None:
+    (project / "goldens" / "zero-todos" / "load.expected.jsonl").unlink()
+    code, out = _pytest(pytester, "-k", "zero")
+    assert code == 1
+    assert "Snapshot 'goldens/zero-todos/load.expected.jsonl' does not exist!" in out
+    assert "goldens/zero-todos/load.expected.jsonl: no such golden; `pytest --snapshot-update` (or `replay " \
+           "refresh`) writes it:" in out
+    assert "[zero-todosload" not in out
+
+
+def test_update_writes_without_syrupys_warnings(project: Path, pytester: pytest.Pytester) -> None:
+    _flip(project, "parallel-plan-two")
+    (project / "goldens" / "zero-todos" / "plan.expected.json").unlink()
+    code, out = _pytest(pytester, "--snapshot-update", "-W", "error::UserWarning")
+    assert code == 0, out
+    assert "Can not relate" not in out and "UserWarning" not in out
+    assert (project / "goldens" / "zero-todos" / "plan.expected.json").is_file()
+
+
+def test_without_syrupy_the_error_says_what_to_install(project: Path, pytester: pytest.Pytester,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out = _pytest(pytester, "-p", "no:syrupy", "-k", "zero")
+    assert code == 1
+    assert "replay_snapshot needs syrupy's `snapshot` fixture, but syrupy's plugin is not active" in out
+    monkeypatch.setattr(pytest_plugin, "_syrupy_installed", lambda: False)  # as if it were not installed
+    code, out = _pytest(pytester, "-p", "no:syrupy", "-k", "zero")
+    assert code == 1
+    assert "replay_snapshot needs syrupy, which is not installed: pip install 'replay[pytest]'" in out
+    assert "fixture 'snapshot' not found" not in out
+
+
+def test_under_ci_snapshot_update_writes_pending_goldens(project: Path, pytester: pytest.Pytester,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    _flip(project, "parallel-plan-two")
+    before = _tree(project / "goldens")
+    code, out = _pytest(pytester, "--snapshot-update")
+    assert code == 1  # the goldens still differ: CI must not pass
+    assert _tree(project / "goldens") == before
+    manifest = json.loads((project / ".replay" / "pending" / "manifest.json").read_text())
+    assert [e["artefact"] for e in manifest["entries"]] == [
+        "load.expected.jsonl", "plan.expected.json", "session.expected.jsonl", "stdio.expected.txt",
+        "stdout.expected.jsonl", "tool-schemas.expected.json", "web.expected.txt"]
+    assert {e["scenario"] for e in manifest["entries"]} == {"parallel-plan-two"}
+    assert ("CI is set: --snapshot-update wrote 7 pending golden(s) to .replay/pending instead of the goldens "
+            "(--replay-force-update writes the goldens). Keep that folder as the job's artefact; then, in your "
+            "checkout: replay review") in out
+    # The pending goldens are what replay accept takes.
+    result = CliRunner().invoke(main, ["accept", "--pending", str(project / ".replay" / "pending"), "--scenarios",
+                                       str(project / "scenarios"), "--goldens", str(project / "goldens")])
+    assert result.exit_code == 0 and result.output.endswith("accepted 7, rejected 0; nothing left pending\n")
+    assert _pytest(pytester)[0] == 0
+
+
+def test_under_ci_force_update_writes_the_goldens(project: Path, pytester: pytest.Pytester,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "1")
+    _flip(project, "parallel-plan-two")
+    code, out = _pytest(pytester, "--snapshot-update", "--replay-force-update")
+    assert code == 0, out
+    assert not (project / ".replay").exists()
+    assert _pytest(pytester)[0] == 0
+
+
+@pytest.mark.slow
+def test_under_ci_two_workers_write_one_manifest(project: Path, pytester: pytest.Pytester,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]')")
+    monkeypatch.setenv("CI", "true")
+    _flip(project, "parallel-plan-two")
+    _flip(project, "recorded-parallel-plan")
+    before = _tree(project / "goldens")
+    code, out = _pytest(pytester, "-n", "2", "--snapshot-update")
+    assert code == 1 and _tree(project / "goldens") == before
+    manifest = json.loads((project / ".replay" / "pending" / "manifest.json").read_text())
+    assert len(manifest["entries"]) == 14
+    assert "--snapshot-update wrote 14 pending golden(s) to .replay/pending" in out
