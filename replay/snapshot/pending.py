@@ -26,7 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from replay import __version__
 from replay.snapshot.artefacts import is_artefact_name
@@ -54,6 +63,13 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_NAMES: dict[str, tuple[Callable[[str], bool], str]] = {
+    "scenario": (is_scenario_name, "a scenario name (one folder name: letters, digits, '.', '_', '-')"),
+    "artefact": (is_artefact_name, "a golden replay writes (e.g. web.expected.txt)"),
+}
+"""What may name a pending golden: nothing that leads out of the scenario or golden tree."""
+
+
 class Entry(BaseModel):
     """One pending golden, as the manifest records it."""
 
@@ -66,18 +82,12 @@ class Entry(BaseModel):
     pending_sha256: Sha256
     replay_version: Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
-    @field_validator("scenario")
+    @field_validator("scenario", "artefact")
     @classmethod
-    def _scenario(cls, value: str) -> str:
-        if not is_scenario_name(value):
-            raise ValueError(f"{value!r} is not a scenario name (one folder name: letters, digits, '.', '_', '-')")
-        return value
-
-    @field_validator("artefact")
-    @classmethod
-    def _artefact(cls, value: str) -> str:
-        if not is_artefact_name(value):
-            raise ValueError(f"{value!r} is not a golden replay writes (e.g. web.expected.txt)")
+    def _name(cls, value: str, info: ValidationInfo) -> str:
+        valid, what = _NAMES[info.field_name or ""]
+        if not valid(value):
+            raise ValueError(f"{value!r} is not {what}")
         return value
 
     @property
