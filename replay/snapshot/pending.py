@@ -155,6 +155,8 @@ class PendingStore:
         except StoreLocked:
             raise PendingError(f"{self.root} is in use by another replay command (a `check --pending`, an accept "
                                "or a pytest worker); wait for it to finish") from None
+        except StoreError as exc:
+            raise PendingError(str(exc)) from None
 
 
 class PendingWriter:
@@ -283,7 +285,7 @@ class Workflow:
         try:
             with self.goldens.lock(), self.pending.lock():
                 return self._decide(wanted, self._accept_one)
-        except StoreLocked as exc:
+        except (StoreLocked, StoreError) as exc:  # the goldens' lock is taken, or cannot be
             return [Decision(e, "refused", self.golden_path(e), str(exc)) for e in wanted]
 
     def reject(self, entries: Iterable[Entry]) -> list[Decision]:

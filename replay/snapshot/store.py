@@ -133,8 +133,11 @@ class GoldenStore:
     def lock_folder(self, wait: float = 0.0) -> Iterator[None]:
         """Exclusive use of the tree, held on the folder itself: no lock file is made
         in it (a pending folder holds exactly what was written to it)."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise StoreError(f"{self.root}: cannot use it as a folder ({exc.strerror or exc})") from None
         try:
             _flock(fd, wait, f"{self.root} is in use by another replay command; wait for it to finish")
             yield
