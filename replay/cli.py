@@ -350,7 +350,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     except PendingError as exc:
         _fail("check", exc)
     context = CheckContext(str(scenarios_dir), _tree_args(scenarios_dir, goldens_dir), started,
-                           socket.gethostname(), ci_flag or in_ci(os.environ), written, not selection.everything)
+                           socket.gethostname(), ci_flag or in_ci(os.environ), written)
     report = CheckReport(str(goldens_dir), results, context)
     sys.stdout.write(reporting.render(report, style_for(sys.stdout, no_color)))
     if fmt == "github":

@@ -164,8 +164,6 @@ class CheckContext:
     ci: bool = False
     """Run under CI (``CI`` set, or ``--ci``): no command that writes goldens is suggested."""
     pending: PendingWritten | None = None
-    partial: bool = False
-    """Selectors named what to check (so orphan golden folders were not looked for)."""
 
 
 @dataclass(frozen=True)
@@ -197,7 +195,7 @@ def check_scenarios(
                for n in selected_scenarios(scenarios_root, selection)]
     if selection.everything:
         results.extend(orphan_scenarios(scenarios_root, store))
-    return CheckReport(str(goldens_root), results, CheckContext(str(scenarios_root), partial=not selection.everything))
+    return CheckReport(str(goldens_root), results, CheckContext(str(scenarios_root)))
 
 
 @dataclass
