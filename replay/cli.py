@@ -260,6 +260,19 @@ def _scenario_names(scenarios_dir: Path, selection: Selection) -> list[str]:
     return selected
 
 
+def _names_scenarios(text: str, scenarios_dir: Path) -> bool:
+    """Whether ``text`` read as a selector selects a scenario (``--pending NAME`` took a
+    selector for its folder)."""
+    from replay.snapshot.compare import scenario_names
+    from replay.snapshot.select import Selector, SelectorError
+
+    try:
+        selector = Selector.parse(text)
+    except SelectorError:
+        return False
+    return any(selector.wants_scenario(name) for name in scenario_names(scenarios_dir))
+
+
 def _tree_args(scenarios_dir: Path, goldens_dir: Path) -> tuple[str, ...]:
     """The tree options as given, when not at their default: what a suggested command repeats."""
     args: list[str] = []
@@ -323,7 +336,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
 
     selection = _selection(names)
     selected = _scenario_names(scenarios_dir, selection)
-    if pending is not None and pending in selected and not Path(pending).is_dir():
+    if pending is not None and not Path(pending).is_dir() and _names_scenarios(pending, scenarios_dir):
         raise click.UsageError(f"--pending {pending}: {pending} is a scenario; write `replay check {pending} "
                                "--pending` (or --pending=DIR to name a folder)")
     reporting = CHECK_FORMATS[fmt]

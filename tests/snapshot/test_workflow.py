@@ -165,9 +165,11 @@ def test_a_partial_check_replaces_only_its_own_pending_goldens(repo: Path) -> No
                                       "    replay review\n")
     assert {e["scenario"] for e in manifest(repo)} == {"sequential-plan"}
     assert not (repo / PENDING / FLIPPED).exists()
-    code, _, err = replay(repo, "check", "--pending", FLIPPED)
-    assert code == 2 and f"--pending {FLIPPED}: {FLIPPED} is a scenario; write `replay check {FLIPPED} --pending`" \
-        in err
+    for taken in (FLIPPED, "parallel-*", f"{FLIPPED}/web.expected.txt"):
+        code, _, err = replay(repo, "check", "--pending", taken)
+        assert code == 2 and f"--pending {taken}: {taken} is a scenario; write `replay check {taken} --pending`" \
+            in err
+    assert not (repo / "parallel-*").exists()
 
 
 def _pty_review(root: Path, keys: list[str], *args: str) -> tuple[int, str]:
