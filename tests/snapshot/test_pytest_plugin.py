@@ -33,7 +33,8 @@ def test_goldens(scenario, replay_scenario, replay_snapshot):
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester) -> Path:
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("CI", raising=False)  # .ci/run sets it; the tests that want it set it themselves
     root = pytester.path
     for name in ("parallel-plan-two", "recorded-parallel-plan", "zero-todos"):
         shutil.copytree(REPO / "scenarios" / name, root / "scenarios" / name)
