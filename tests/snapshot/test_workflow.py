@@ -396,3 +396,32 @@ def test_the_text_diff_cites_golden_lines_and_full_shows_whole_values(repo: Path
     description = json.loads((repo / "goldens" / FLIPPED / "tool-schemas.expected.json").read_text())[
         "initial"][0]["description"]
     assert json.dumps(description, ensure_ascii=False) in whole and "…" not in whole
+
+
+def _readme_commands() -> list[list[list[str]]]:
+    """The command lines of the README's workflow blocks (comments dropped), block by block."""
+    import shlex
+
+    section = (REPO / "README.md").read_text(encoding="utf-8").split("### Review, accept, reject\n", 1)[1]
+    section = section.split("\n### ", 1)[0]
+    blocks = [chunk.split("```", 1)[0] for chunk in section.split("```sh\n")[1:]]
+    return [[shlex.split(line, comments=True) for line in block.splitlines() if line.strip()] for block in blocks]
+
+
+def test_the_readmes_workflow_runs_as_written(repo: Path) -> None:
+    first, second = _readme_commands()
+    assert [c[:2] for c in first] == [["replay", "check"], ["replay", "review"], ["replay", "check"]]
+    flip(repo)
+    codes = []
+    for command in first:
+        if command[1] == "review":
+            codes.append(_pty_review(repo, ["A"], *command[2:])[0])
+        else:
+            codes.append(replay(repo, *command[1:])[0])
+    assert codes == [1, 0, 0]  # pending written; all accepted; everything matches
+    flip(repo)
+    assert replay(repo, "check", "--pending")[0] == 1
+    codes = [replay(repo, *command[1:])[0] for command in second]
+    # accept one, reject the rest, the dry run sees the other six differ, the refresh writes them
+    assert codes == [0, 0, 1, 0]
+    assert replay(repo, "check")[0] == 0
