@@ -273,6 +273,10 @@ def _names_scenarios(text: str, scenarios_dir: Path) -> bool:
     return any(selector.wants_scenario(name) for name in scenario_names(scenarios_dir))
 
 
+def _inside(path: Path, tree: Path) -> bool:
+    return path.resolve() == tree.resolve() or tree.resolve() in path.resolve().parents
+
+
 def _tree_args(scenarios_dir: Path, goldens_dir: Path) -> tuple[str, ...]:
     """The tree options as given, when not at their default: what a suggested command repeats."""
     args: list[str] = []
@@ -339,6 +343,9 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     if pending is not None and not Path(pending).is_dir() and _names_scenarios(pending, scenarios_dir):
         raise click.UsageError(f"--pending {pending}: {pending} is a scenario; write `replay check {pending} "
                                "--pending` (or --pending=DIR to name a folder)")
+    if pending is not None and any(_inside(Path(pending), tree) for tree in (goldens_dir, scenarios_dir)):
+        raise click.UsageError(f"--pending {pending}: inside the golden or scenario tree; pending goldens go "
+                               f"elsewhere (the default is {_DEFAULT_PENDING})")
     reporting = CHECK_FORMATS[fmt]
     store = GoldenStore(goldens_dir)
     shown = _wants_progress(reporting.shows_progress, len(selected))

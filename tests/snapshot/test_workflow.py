@@ -170,6 +170,9 @@ def test_a_partial_check_replaces_only_its_own_pending_goldens(repo: Path) -> No
         assert code == 2 and f"--pending {taken}: {taken} is a scenario; write `replay check {taken} --pending`" \
             in err
     assert not (repo / "parallel-*").exists()
+    code, _, err = replay(repo, "check", "--pending=goldens/pending")
+    assert code == 2 and "--pending goldens/pending: inside the golden or scenario tree" in err
+    assert not (repo / "goldens" / "pending").exists()
 
 
 def _pty_review(root: Path, keys: list[str], *args: str) -> tuple[int, str]:
