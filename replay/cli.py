@@ -34,6 +34,7 @@ from replay.report.registry import (
     RULE_FORMATS,
     RULE_HELP_FORMATS,
 )
+from replay.snapshot import PENDING_FOLDER
 from replay.style import sanitize, style_for, use_color
 from replay.todo.plan import SeqOutOfRange, plan_at, standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
@@ -305,7 +306,6 @@ def _append_step_summary(text: str) -> None:
         click.echo(f"replay check: cannot append the step summary to {target} ({exc.strerror or exc})", err=True)
 
 
-_DEFAULT_PENDING = ".replay/pending"
 
 
 @main.command()
@@ -315,9 +315,9 @@ _DEFAULT_PENDING = ".replay/pending"
               help="Report format; github also appends a Markdown table to $GITHUB_STEP_SUMMARY when set.")
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
-@click.option("--pending", "pending", is_flag=False, flag_value=_DEFAULT_PENDING, default=None, metavar="[DIR]",
+@click.option("--pending", "pending", is_flag=False, flag_value=PENDING_FOLDER, default=None, metavar="[DIR]",
               help=f"Write each golden that differs or is missing, as this run made it, to DIR/<scenario>/<artefact> "
-                   f"with DIR/manifest.json, for `replay review` / `accept` (DIR: {_DEFAULT_PENDING}). Never writes "
+                   f"with DIR/manifest.json, for `replay review` / `accept` (DIR: {PENDING_FOLDER}). Never writes "
                    "to the goldens.")
 @click.option("--full", is_flag=True, help="Show every change with values untruncated.")
 @click.option("--ci", "ci_flag", is_flag=True, help="As under CI (also when $CI is set): suggest no command that "
@@ -345,7 +345,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
                                "--pending` (or --pending=DIR to name a folder)")
     if pending is not None and any(_inside(Path(pending), tree) for tree in (goldens_dir, scenarios_dir)):
         raise click.UsageError(f"--pending {pending}: inside the golden or scenario tree; pending goldens go "
-                               f"elsewhere (the default is {_DEFAULT_PENDING})")
+                               f"elsewhere (the default is {PENDING_FOLDER})")
     reporting = CHECK_FORMATS[fmt]
     store = GoldenStore(goldens_dir)
     shown = _wants_progress(reporting.shows_progress, len(selected))
@@ -366,7 +366,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
                 results.extend(orphan_scenarios(scenarios_dir, store))
             if writer is not None:
                 count = writer.commit(checked_scope(selection, selected))
-                written = PendingWritten(str(pending), count, pending == _DEFAULT_PENDING)
+                written = PendingWritten(str(pending), count, pending == PENDING_FOLDER)
     except PendingError as exc:
         _fail("check", exc)
     context = CheckContext(str(scenarios_dir), _tree_args(scenarios_dir, goldens_dir), started,
@@ -413,7 +413,7 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
 
 _pending_options = [
     click.option("--pending", "pending_dir", type=click.Path(file_okay=False, path_type=Path),
-                 default=Path(_DEFAULT_PENDING), show_default=True,
+                 default=Path(PENDING_FOLDER), show_default=True,
                  help="The pending goldens (from `replay check --pending`, or a CI job's artefact)."),
     *_tree_options,
 ]

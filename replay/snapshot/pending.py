@@ -38,6 +38,7 @@ from pydantic import (
 )
 
 from replay import __version__
+from replay.snapshot import PENDING_FOLDER
 from replay.snapshot.artefacts import is_artefact_name
 from replay.snapshot.diff import Change, changes, new_file_changes
 from replay.snapshot.scenario import SCENARIO_FILE, is_scenario_name, validation_problems
@@ -45,7 +46,7 @@ from replay.snapshot.select import Selection, SelectorError
 from replay.snapshot.store import GoldenStore, StoreError, StoreLocked
 
 MANIFEST = "manifest.json"
-DEFAULT_FOLDER = Path(".replay") / "pending"
+DEFAULT_FOLDER = Path(PENDING_FOLDER)
 MAX_MANIFEST_BYTES = 16 << 20
 MAX_ENTRIES = 100_000
 LOCK_WAIT = 30.0
