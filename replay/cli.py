@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from replay.render.acp.profiles import Profile
     from replay.render.acp.translate import Mode
     from replay.snapshot.pending import Workflow
-    from replay.snapshot.select import Selection
+    from replay.snapshot.select import Selection as GoldenSelection
 
 T = TypeVar("T")
 
@@ -239,16 +239,18 @@ def tree_options(f: click.decorators.FC) -> click.decorators.FC:
     return f
 
 
-def _selection(names: tuple[str, ...]) -> Selection:
-    from replay.snapshot.select import Selection, SelectorError
+def _selection(names: tuple[str, ...]) -> GoldenSelection:
+    """The goldens the selectors name (``replay.snapshot.select``; not an audit's rule selection)."""
+    from replay.snapshot.select import Selection as GoldenSelection
+    from replay.snapshot.select import SelectorError
 
     try:
-        return Selection.parse(names)
+        return GoldenSelection.parse(names)
     except SelectorError as exc:
         raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
 
 
-def _scenario_names(scenarios_dir: Path, selection: Selection) -> list[str]:
+def _scenario_names(scenarios_dir: Path, selection: GoldenSelection) -> list[str]:
     from replay.snapshot.compare import selected_scenarios
     from replay.snapshot.select import SelectorError
 
