@@ -9,7 +9,7 @@ owns the repair tracker. Each rule is declared here as a constant and emitted by
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -96,6 +96,122 @@ def _surface_error(ev: Event, message: str) -> Finding:
     return C5.error(message, ev.line, ev.seq, ev.type)
 
 
+class SurfaceNodes:
+    """The surface's nodes (the seqs of its events) in order: an append adds one at
+    the end, a replace swaps the run from ``start`` to ``end`` for one new node.
+
+    A list does this with ``list.index`` (a scan per replace: quadratic in a long
+    log); here each node knows its neighbours and an order key, so finding a node is
+    one dict access and a replace costs the nodes it removes (each node is removed at
+    most once: linear over the log). Seqs are distinct integers in any log the
+    scanner accepted; the first repeated or non-integer seq turns the nodes back into
+    a plain list, whose ``index`` finds the first occurrence, as before.
+    """
+
+    __slots__ = ("_head", "_key", "_list", "_next", "_order", "_prev", "_tail")
+
+    def __init__(self) -> None:
+        self._key: dict[int, int] = {}
+        self._next: dict[int, int | None] = {}
+        self._prev: dict[int, int | None] = {}
+        self._head: int | None = None
+        self._tail: int | None = None
+        self._order = 0
+        self._list: list[Any] | None = None
+
+    def append(self, seq: Any) -> None:
+        if self._list is not None:
+            self._list.append(seq)
+        elif type(seq) is not int or seq in self._key:
+            self._list = [*self._chain(self._head), seq]
+        else:
+            self._link(self._tail, None, seq, self._order)
+            self._order += 1
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._list if self._list is not None else self._chain(self._head))
+
+    def span(self, start: Any, end: Any) -> list[Any] | str:
+        """The nodes from ``start`` to ``end`` inclusive (both safe integers), or
+        why there are none: ``"start"`` or ``"end"`` (not a node), ``"order"``
+        (start comes after end)."""
+        nodes = self._list
+        if nodes is not None:
+            try:
+                i = nodes.index(start)
+            except ValueError:
+                return "start"
+            try:
+                j = nodes.index(end)
+            except ValueError:
+                return "end"
+            return "order" if i > j else nodes[i : j + 1]
+        first, last = int(start), int(end)  # 5.0 is the node 5
+        at = self._key.get(first)
+        if at is None:
+            return "start"
+        to = self._key.get(last)
+        if to is None:
+            return "end"
+        if at > to:
+            return "order"
+        run: list[Any] = [first]
+        following = self._next
+        node: int | None = first
+        while node != last:
+            assert node is not None  # ``last`` follows ``first``: the walk meets it
+            node = following[node]
+            run.append(node)
+        return run
+
+    def replace(self, run: list[Any], seq: Any) -> None:
+        """Swap ``run`` (what ``span`` returned) for the one node ``seq``."""
+        nodes = self._list
+        if nodes is not None:
+            i = nodes.index(run[0])
+            nodes[i : i + len(run)] = [seq]
+            return
+        key, following, preceding = self._key, self._next, self._prev
+        order = key[run[0]]
+        before = preceding[run[0]]
+        after = following[run[-1]]
+        for node in run:
+            del key[node], following[node], preceding[node]
+        if before is None:
+            self._head = after
+        else:
+            following[before] = after
+        if after is None:
+            self._tail = before
+        else:
+            preceding[after] = before
+        if type(seq) is not int or seq in key:
+            self._list = [*self._chain(self._head, after), seq, *self._chain(after)]
+        else:
+            self._link(before, after, seq, order)
+
+    def _link(self, before: int | None, after: int | None, seq: int, order: int) -> None:
+        self._key[seq] = order
+        self._prev[seq] = before
+        self._next[seq] = after
+        if before is None:
+            self._head = seq
+        else:
+            self._next[before] = seq
+        if after is None:
+            self._tail = seq
+        else:
+            self._prev[after] = seq
+
+    def _chain(self, node: int | None, stop: int | None = None) -> list[Any]:
+        """The nodes from ``node`` on, up to (not including) ``stop``."""
+        out: list[Any] = []
+        while node is not None and node != stop:
+            out.append(node)
+            node = self._next[node]
+        return out
+
+
 class CoreChecker(Checker):
     """One log's session-core state. ``scanned`` is true when a line scanner already
     checked seq contiguity (A7); C4 and D1 then have nothing to add."""
@@ -109,7 +225,7 @@ class CoreChecker(Checker):
         self.next_turn: Any = 1
         self.next_step: Any = 1
         self.pending: set[Any] = set()
-        self.nodes: list[int] = []
+        self.nodes = SurfaceNodes()
         self.tool_prints: dict[int, bytes] = {}
         """Surface nodes that are tool/results, with what a content-only rewrite must keep."""
 
@@ -317,24 +433,20 @@ class CoreChecker(Checker):
                                       f'{{"op":"replace","start":S,"end":E}}, got {show(op)}'))
             return
         start, end = op["start"], op["end"]
-        nodes = self.nodes
-        try:
-            i = nodes.index(start)
-        except ValueError:
+        shadowed = self.nodes.span(start, end)
+        if shadowed == "start":
             out.append(_surface_error(ev, f"{t} replaces the surface from seq {start}, but no event with that seq "
                                       "is on the surface"))
             return
-        try:
-            j = nodes.index(end)
-        except ValueError:
+        if shadowed == "end":
             out.append(_surface_error(ev, f"{t} replaces the surface up to seq {end}, but no event with that seq "
                                       "is on the surface"))
             return
-        if i > j:
+        if shadowed == "order":
             out.append(_surface_error(ev, f"{t} replaces the surface from seq {start} to seq {end}, but {start} "
                                       f"comes after {end} on the surface"))
             return
-        shadowed = nodes[i : j + 1]
+        assert isinstance(shadowed, list)
         if sources is None or not set(shadowed) <= set(sources):
             missing = [s for s in shadowed if sources is None or s not in sources]
             out.append(_surface_error(ev, f"{t} replaces events its sourceEventSeqs does not name: "
@@ -347,7 +459,7 @@ class CoreChecker(Checker):
                                           f"it differs from seq {shadowed[0]} elsewhere"))
         for s in shadowed:
             self.tool_prints.pop(s, None)
-        nodes[i : j + 1] = [seq]
+        self.nodes.replace(shadowed, seq)
         if t == "tool/result":
             self.tool_prints[seq] = _fingerprint(ev.data)
 
