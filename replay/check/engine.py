@@ -9,6 +9,8 @@ the exit policy.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -17,13 +19,15 @@ from typing import Literal
 
 from replay.check.core import CoreChecker
 from replay.check.fingerprint import file_identity, fingerprint_findings
-from replay.check.storage import storage_identity
+from replay.check.storage import storage_identity, twin_location
 from replay.checker import Checker
 from replay.findings import Finding, Rule, Severity
+from replay.log.archive import ArchiveError, archive_sources
 from replay.log.event import ChunkRun, Event
 from replay.log.header import Header
-from replay.log.reader import Item, Limits, LogRead, Source, read_log
+from replay.log.reader import IO, Item, Limits, LogRead, Opener, Source, read_log
 from replay.log.repair import REPAIR_TYPES, RepairTracker
+from replay.log.source import Archive, Unit
 from replay.todo.rules import SingleActivePolicy, TodoChecker
 
 INTERNAL = Rule("INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)")
@@ -321,35 +325,103 @@ def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTrack
                                   f"{repaired}")
 
 
+def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
+                 fingerprints: bool = False, exists: Callable[[str], bool] | None = None) -> LogReport | None:
+    """One log's report; ``None`` for a discovered file that is not a session log.
+    Never raises: a bug of ours is an ``INTERNAL`` finding for the file."""
+    try:
+        log = read_log(source, limits)
+        if source.discovered and not log.is_session_log:
+            log.close()
+            return None
+        return audit_log(log, policy, fingerprints, exists)
+    except Exception as exc:  # a bug of ours must not hide the other files' results
+        return internal_report(source.path, f"replay failed on this file ({type(exc).__name__}: {exc}); "
+                               "please report it with the file attached")
+
+
+def internal_report(path: str, why: str) -> LogReport:
+    """The report of a log replay itself failed on: one ``INTERNAL`` error saying why."""
+    return LogReport(path, "unreadable", 0, [INTERNAL.error(why)])
+
+
+def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
+                  fingerprints: bool = False) -> list[LogReport]:
+    """The reports of an archive's logs, in archive order, read as it streams.
+
+    Rule A10 asks whether a session's other encoding exists beside its log: in an
+    archive, anywhere in it. A log whose other encoding comes *later* cannot know
+    while it is read; the rare such log is audited again, knowing every name, in a
+    second pass over the archive (the common archive is read once)."""
+    reports: list[LogReport] = []
+    names: dict[str, int] = {}  # every log-named member → its place in the archive
+    judged: dict[str, int] = {}  # the members A10 judges → their report's index
+
+    def seen(location: str) -> bool:
+        return location in names
+
+    try:
+        for source in archive_sources(archive):
+            names.setdefault(source.path, len(names))
+            report = audit_source(source, policy, limits, fingerprints, seen)
+            if report is not None:
+                if source.path.endswith(_STORED) and report.status != "unreadable":
+                    judged[source.path] = len(reports)
+                reports.append(report)
+    except ArchiveError as exc:
+        reports.append(LogReport(archive.path, "unreadable", 0, [IO.error(f"{exc}")]))
+    again = {location: index for location, index in judged.items()
+             if names.get(twin_location(location), -1) > names[location]}
+    if again:
+        with contextlib.suppress(ArchiveError):  # the first pass has already said what is wrong
+            for source in archive_sources(archive):
+                if source.path in again:
+                    report = audit_source(source, policy, limits, fingerprints, names.__contains__)
+                    if report is not None:
+                        reports[again[source.path]] = report
+    return reports
+
+
+_STORED = ("/session.jsonl", "/session.jsonl.zstd")
+"""The names A10 judges (``judges_identity`` says whether a log's place is judged)."""
+
+
+def audit_unit(unit: Unit, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
+               fingerprints: bool = False) -> list[LogReport]:
+    """The reports of one unit of work: a log (none when it is passed over) or an archive."""
+    if isinstance(unit, Archive):
+        return audit_archive(unit, policy, limits, fingerprints)
+    report = audit_source(unit, policy, limits, fingerprints)
+    return [] if report is None else [report]
+
+
 def audit_sources(
-    sources: Iterable[Source], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
+    sources: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
     fingerprints: bool = False,
 ) -> Iterator[LogReport]:
-    """Audit logs one after another; each report is yielded as soon as it is done
-    (its findings fingerprinted when asked: see ``audit_log``)."""
-    for source in sources:
-        try:
-            log = read_log(source, limits)
-            if source.discovered and not log.is_session_log:
-                log.close()
-                continue
-            yield audit_log(log, policy, fingerprints)
-        except Exception as exc:  # a bug of ours must not hide the other files' results
-            yield LogReport(source.path, "unreadable", 0, [INTERNAL.error(
-                f"replay failed on this file ({type(exc).__name__}: {exc}); please report it with the "
-                "file attached")])
+    """Audit logs (and archives of logs) one after another, in this process; each
+    report is yielded as soon as it is done (its findings fingerprinted when asked:
+    see ``audit_log``)."""
+    for unit in sources:
+        yield from audit_unit(unit, policy, limits, fingerprints)
 
 
-def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool = False) -> LogReport:
+def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool = False,
+              exists: Callable[[str], bool] | None = None) -> LogReport:
     """Audit one log that is being read. With ``fingerprints``, each finding gets its
     fingerprint (``replay.check.fingerprint``), which reads the log's records a second
-    time, only for a log with findings and only as far as its last finding."""
+    time, only for a log with findings and only as far as its last finding. ``exists``
+    answers rule A10's question (is the session's other encoding beside it?); by
+    default the source's own storage does."""
     def reread() -> Iterable[Sequence[Item]]:
         return read_log(log.source, log.limits).batches()
 
     events, findings = audit_items(log.batches(), log.header, policy, reread=reread)
     if log.source.is_file:
-        identity = storage_identity(log.path, log.header)
+        if exists is None:
+            opener = log.source.open
+            exists = opener.exists if isinstance(opener, Opener) else os.path.exists
+        identity = storage_identity(log.path, log.header, exists)
         if identity:
             findings = sorted(identity + findings, key=lambda f: f.line if f.line is not None else 0)
     if fingerprints and findings:

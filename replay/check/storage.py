@@ -5,6 +5,7 @@ match its header. The other storage rules (A1–A9) are judged while reading, wh
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from replay.findings import Finding, Rule
 from replay.log.header import Header
@@ -51,22 +52,20 @@ def _utf16_units(text: str) -> list[str]:
 _STORED_NAMES = {"session.jsonl": "session.jsonl.zstd", "session.jsonl.zstd": "session.jsonl"}
 
 
-def storage_identity(location: str, header: Header | None) -> list[Finding]:
+def storage_identity(location: str, header: Header | None,
+                     exists: Callable[[str], bool] = os.path.exists) -> list[Finding]:
     """A10, for logs that sit in a production root (``--<project>--/<id>/session.*``).
 
     Fixture folders (scenario directories, ``session.N.jsonl``) are not a root
-    layout and are not judged.
+    layout and are not judged. ``exists`` tells whether a path in the same storage
+    exists (the other encoding of the session, beside the log).
     """
-    if header is None or not location.endswith(("session.jsonl", "session.jsonl.zstd")):
+    if not judges_identity(location, header):
         return []
+    assert header is not None
     folder, name = os.path.split(location)
-    if name not in _STORED_NAMES:
-        return []
     root, session_dir = os.path.split(folder)
     project = os.path.basename(root)
-    if not ((project.startswith("--") and project.endswith("--") and len(project) >= 4)
-            or project == "_no-cwd"):
-        return []
     found: list[Finding] = []
     session_id = header.id
     if session_id is not None:
@@ -76,7 +75,29 @@ def storage_identity(location: str, header: Header | None) -> list[Finding]:
             found.append(A10.error(f"the header's id and cwd place this session at {want}/{name}, but the "
                                    f"file is at {have}/{name}: the harness cannot load it until the session "
                                    "directory is moved back", line=1, type="session"))
-    if os.path.exists(os.path.join(folder, _STORED_NAMES[name])):
-        found.append(A10.error(f"both {name} and {_STORED_NAMES[name]} exist for this session, but a session "
-                               "is stored in one encoding only: the harness refuses it", line=1, type="session"))
+    if exists(twin_location(location)):
+        found.append(both_encodings(location))
     return found
+
+
+def judges_identity(location: str, header: Header | None) -> bool:
+    """Whether A10 judges a log: it has a header and sits in a production root."""
+    if header is None or not location.endswith(("session.jsonl", "session.jsonl.zstd")):
+        return False
+    folder, name = os.path.split(location)
+    if name not in _STORED_NAMES:
+        return False
+    project = os.path.basename(os.path.dirname(folder))
+    return (project.startswith("--") and project.endswith("--") and len(project) >= 4) or project == "_no-cwd"
+
+
+def twin_location(location: str) -> str:
+    """The same session's log in the other encoding (``session.jsonl`` ↔ ``.zstd``)."""
+    folder, name = os.path.split(location)
+    return os.path.join(folder, _STORED_NAMES[name])
+
+
+def both_encodings(location: str) -> Finding:
+    name = os.path.basename(location)
+    return A10.error(f"both {name} and {_STORED_NAMES[name]} exist for this session, but a session "
+                     "is stored in one encoding only: the harness refuses it", line=1, type="session")

@@ -10,6 +10,7 @@ events.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
@@ -34,6 +35,27 @@ class Limits:
 
     max_record_bytes: int = 128 << 20
     max_decompressed_bytes: int = 1 << 30
+
+
+class Opener:
+    """How to open a log, as plain data (a path, a URL), so that a ``Source`` can be
+    pickled and opened in another process or on another machine. Calling it opens the
+    bytes; a ``Source`` whose ``open`` is not an ``Opener`` (standard input, a stream
+    kept in memory) is read where it was found."""
+
+    __slots__ = ()
+
+    def __call__(self) -> BinaryIO:
+        raise NotImplementedError
+
+    def size(self) -> int | None:
+        """The log's size in bytes when it is known without reading (to balance work)."""
+        return None
+
+    def exists(self, location: str) -> bool:
+        """Whether ``location``, a path in the same storage, exists (rule A10 looks for
+        the other encoding of a session beside its log)."""
+        return os.path.exists(location)
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,4 +281,4 @@ def iter_events(items: Iterator[Item]) -> Iterator[Event]:
             yield from item.events()
 
 
-__all__ = ["Item", "Limits", "LogRead", "Source", "iter_events", "read_log"]
+__all__ = ["Item", "Limits", "LogRead", "Opener", "Source", "iter_events", "read_log"]

@@ -1,36 +1,82 @@
-"""Finding logs: files, folders (recursively), and ``-`` for standard input."""
+"""Log sources on this machine: files, folders (recursively), ``-`` for standard input,
+and what a folder search finds (logs and archives of logs).
+
+A ``Source`` is one log; an ``Archive`` is a ``.tar``/``.tar.zst`` file whose logs are
+found when it is read (``replay.log.archive``). Both are plain data when their opener
+is an ``Opener`` (``LocalFile`` here, ``RemoteFile`` for URLs), so they can travel to a
+worker process or a Dask worker.
+"""
 
 from __future__ import annotations
 
 import io
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from replay.log.reader import Source
+from replay.log.reader import Opener, Source
 
-_LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
+LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
+ARCHIVE_SUFFIXES = (".tar", ".tar.zst", ".tar.zstd")
+
+
+@dataclass(frozen=True, slots=True)
+class LocalFile(Opener):
+    """A file on this machine (or on storage every worker mounts at the same path)."""
+
+    path: str
+
+    def __call__(self) -> BinaryIO:
+        return open(self.path, "rb")
+
+    def size(self) -> int | None:
+        try:
+            return os.stat(self.path).st_size
+        except OSError:
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Archive:
+    """A ``.tar`` or ``.tar.zst`` archive of logs; ``path`` names it in reports, and
+    each of its logs as ``<path>/<member name>``."""
+
+    path: str
+    open: Callable[[], BinaryIO]
+
+    @property
+    def compressed(self) -> bool:
+        return self.path.endswith((".tar.zst", ".tar.zstd"))
+
+
+Unit = Source | Archive
+"""What discovery yields and a worker audits: one log, or one archive of logs."""
 
 
 def file_source(path: str | Path, discovered: bool = False) -> Source:
-    def opener() -> BinaryIO:
-        return open(path, "rb")
-
-    return Source(str(path), opener, is_file=True, discovered=discovered)
+    return Source(str(path), LocalFile(str(path)), is_file=True, discovered=discovered)
 
 
-def stdin_source(stream: BinaryIO | None = None) -> Source:
-    """Standard input, read once and kept, so the log can be read again."""
+def stream_source(name: str, connect: Callable[[], BinaryIO], is_file: bool = False,
+                  discovered: bool = False) -> Source:
+    """A stream that can be read only once (``connect`` is called at the first read),
+    kept so that every pass reads the same bytes."""
     cache: list[bytes] = []
 
     def opener() -> BinaryIO:
         if not cache:
-            cache.append((stream if stream is not None else sys.stdin.buffer).read())
+            cache.append(connect().read())
         return io.BytesIO(cache[0])
 
-    return Source("<stdin>", opener)
+    return Source(name, opener, is_file=is_file, discovered=discovered)
+
+
+def stdin_source(stream: BinaryIO | None = None) -> Source:
+    """Standard input (or ``stream``), read once and kept."""
+    return stream_source("<stdin>", lambda: stream if stream is not None else sys.stdin.buffer)
 
 
 def display_path(path: str, cwd: str | None = None) -> str:
@@ -49,24 +95,22 @@ def _walk(folder: str) -> Iterator[str]:
     found: list[str] = []
     for root, dirs, files in os.walk(folder):
         dirs.sort()
-        found.extend(os.path.join(root, name) for name in files if name.endswith(_LOG_SUFFIXES))
+        found.extend(os.path.join(root, name) for name in files if name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES))
     found.sort()
     yield from found
 
 
-def discover(paths: Iterable[str]) -> Iterator[Source]:
-    """Expand the command line's paths into log sources, in a stable order.
+def _unit(path: str, discovered: bool) -> Unit:
+    if path.endswith(ARCHIVE_SUFFIXES):
+        return Archive(path, LocalFile(path))
+    return file_source(path, discovered=discovered)
 
-    A file is taken as given (even if it is not a log: that is a finding); a folder
-    contributes every ``*.jsonl`` / ``*.jsonl.zstd`` below it, marked ``discovered``:
-    those whose first record is not a session header (transcripts, goldens) are
-    passed over when read, so each file is opened once.
-    """
-    for raw in paths:
-        if raw == "-":
-            yield stdin_source()
-        elif os.path.isdir(raw):
-            for found in _walk(raw):
-                yield file_source(found, discovered=True)
-        else:
-            yield file_source(raw)
+
+def local_units(path: str) -> Iterator[Unit]:
+    """A path on this machine: a folder's logs and archives (the logs ``discovered``),
+    or the file itself."""
+    if os.path.isdir(path):
+        for found in _walk(path):
+            yield _unit(found, discovered=True)
+    else:
+        yield _unit(path, discovered=False)

@@ -9,7 +9,7 @@ import pytest
 
 from replay.check.engine import audit_sources
 from replay.check.registry import rule_kind
-from replay.log.source import discover
+from replay.log.discover import discover
 from tests.helpers import ACP, corpus_root
 
 

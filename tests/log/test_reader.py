@@ -9,9 +9,10 @@ import pytest
 import zstandard
 
 from replay.check.engine import audit_log, audit_sources
+from replay.log.discover import discover
 from replay.log.event import ChunkRun, Event
 from replay.log.reader import Limits, iter_events, read_log
-from replay.log.source import discover, file_source
+from replay.log.source import file_source
 from tests.helpers import (
     ACP,
     TODO_WRITE,
