@@ -20,12 +20,16 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 import click
 import orjson
 
-from replay.check.engine import AuditResult, LogReport, Policy, audit_sources, failing_severities
+from replay.check.engine import AuditResult, LogReport, Policy, failing_severities
 from replay.check.registry import RULES
+from replay.check.runner import audit_units
 from replay.check.selection import Selection, SelectionError, audit_selection, find_config, read_config
 from replay.findings import Severity
-from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
-from replay.log.source import discover, file_source, stdin_source
+from replay.log.discover import discover, path_exists
+from replay.log.reader import Limits, LogRead, iter_events, read_log
+from replay.log.remote import MissingExtra
+from replay.log.source import Unit, file_source, stdin_source
+from replay.parallel import usable_cpus
 from replay.report.audit import AuditJunit, AuditView, log_text
 from replay.report.registry import (
     AUDIT_FORMATS,
@@ -84,6 +88,23 @@ def _progress(items: Iterable[T], length: int, label: str, shown: bool,
         yield bar
 
 
+@contextmanager
+def _stopping(command: str) -> Iterator[None]:
+    """Ctrl-C ends the command with exit status 130 and one line, no traceback (the
+    workers are already stopped and reaped); a missing extra or an unreachable
+    cluster is a usage error."""
+    from replay.cluster import ClusterError
+    from replay.parallel import WorkersFailed
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo(f"replay {command}: interrupted", err=True)
+        sys.exit(130)
+    except (MissingExtra, ClusterError, WorkersFailed) as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 def _write_output(path: Path, data: bytes, option: str) -> None:
     try:
         path.write_bytes(data)
@@ -93,7 +114,11 @@ def _write_output(path: Path, data: bytes, option: str) -> None:
 
 def _check_paths(paths: Iterable[str]) -> None:
     for raw in paths:
-        if raw != "-" and not os.path.exists(raw):
+        try:
+            found = path_exists(raw)
+        except MissingExtra as exc:
+            raise click.UsageError(str(exc)) from None
+        if not found:
             raise click.BadParameter(f"{raw}: no such file or directory", param_hint="PATH")
 
 
@@ -153,19 +178,29 @@ def main() -> None:
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: the usable CPUs; 1 audits in this process). The report is the same "
+                   "for any number.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its "
+                   "workers read the logs themselves (needs replay[dask]).")
 @limit_options
 def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
           min_severity: str | None, policy: str, fail_on: tuple[str, ...], baseline_file: Path | None,
           write_baseline: Path | None, no_fold: bool, statistics: bool, no_color: bool, junit: Path | None,
-          max_record_bytes: int, max_decompressed_bytes: int) -> None:
+          jobs: int | None, scheduler: str | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
     """Re-validate session logs against the harness's load rules and durable invariants.
 
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
-    logs whose first line is a session header) or - for standard input.
+    logs whose first line is a session header), a .tar or .tar.zst archive of logs,
+    - for standard input, or a URL fsspec opens (s3://bucket/prefix, gs://…,
+    memory://…; needs replay[remote]), searched like a folder.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
     from replay.check.baseline import Baseline, BaselineError, baseline_bytes, read_baseline
 
+    if jobs is not None and scheduler is not None:
+        raise click.UsageError("--jobs and --scheduler exclude each other: the cluster's workers do the work")
     _check_paths(paths)
     if (no_fold or statistics) and fmt != "text":
         raise click.UsageError(f"--no-fold and --statistics shape the text report, not --format {fmt}")
@@ -175,11 +210,11 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     except BaselineError as exc:
         raise click.BadParameter(str(exc), param_hint="--baseline") from None
     reporting = AUDIT_FORMATS[fmt]
-    sources: Iterable[Source] = discover(paths)
+    units: Iterable[Unit] = discover(paths)
     count = 0
     if reporting.shows_progress and sys.stderr.isatty():
-        sources = list(sources)  # a bar needs the count; without one, logs stream as they are found
-        count = len(sources)
+        units = list(units)  # a bar needs the count; without one, logs stream as they are found
+        count = len(units)
     shown = _wants_progress(reporting.shows_progress, count)
     out = sys.stdout
     held = io.StringIO() if shown else None  # the report waits until the bar is done
@@ -189,8 +224,10 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     selected: list[LogReport] = []  # before the baseline: what --write-baseline writes
     reporter.start()
     fingerprints = baseline_file is not None or write_baseline is not None or reporting.needs_fingerprints
-    results = audit_sources(sources, Policy(policy), _limits(max_record_bytes, max_decompressed_bytes), fingerprints)
-    with fewer_gc_passes(), _progress(results, count, "auditing", shown, lambda r: r.path[-40:] if r else "") as bar:
+    results = audit_units(units, Policy(policy), _limits(max_record_bytes, max_decompressed_bytes), fingerprints,
+                          jobs=jobs or usable_cpus(), scheduler=scheduler)
+    with _stopping("audit"), fewer_gc_passes(), \
+            _progress(results, count, "auditing", shown, lambda r: r.path[-40:] if r else "") as bar:
         for judged in bar:
             report = selection.apply(judged)
             if write_baseline is not None:

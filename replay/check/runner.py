@@ -1,0 +1,76 @@
+"""An audit of many logs: in this process (``jobs=1``), on worker processes
+(``--jobs N``: ``replay.parallel``) or on a Dask cluster (``--scheduler``:
+``replay.cluster``).
+
+The work is cut by file: a unit (one log, or one archive of logs) is never split.
+Consecutive units are grouped into batches of about ``BATCH_BYTES`` (or at most
+``BATCH_UNITS``), so a worker gets a large log alone and small ones by the dozen, and
+the reports come back in the order of discovery: the report is the same, byte for
+byte, whatever runs it. Workers send back ``LogReport`` data only; reporting stays
+with the caller. A unit whose worker died is an ``INTERNAL`` finding for it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from replay.check.engine import LogReport, Policy, audit_unit, internal_report
+from replay.log.reader import Limits, Opener
+from replay.log.source import Unit
+from replay.parallel import Batch, in_order
+
+BATCH_BYTES = 8 << 20
+"""A batch closes once it holds this many bytes of logs (a larger log is alone)."""
+BATCH_UNITS = 64
+"""…or this many units, whatever their size (an archive or a URL may not say)."""
+
+
+def portable(unit: Unit) -> bool:
+    """Whether a unit can be opened in another process: its opener is data."""
+    return isinstance(unit.open, Opener)
+
+
+def batches(units: Iterable[Unit]) -> Iterator[Batch[Unit]]:
+    """Consecutive units in batches; one that cannot travel is a batch of its own,
+    run here."""
+    items: list[Unit] = []
+    size = 0
+    for unit in units:
+        if not portable(unit):
+            if items:
+                yield Batch(items)
+                items, size = [], 0
+            yield Batch([unit], here=True)
+            continue
+        assert isinstance(unit.open, Opener)
+        known = unit.open.size()
+        items.append(unit)
+        size += known or 0
+        if size >= BATCH_BYTES or len(items) >= BATCH_UNITS:
+            yield Batch(items)
+            items, size = [], 0
+    if items:
+        yield Batch(items)
+
+
+def _lost(unit: Unit, why: str) -> list[LogReport]:
+    return [internal_report(unit.path, f"{why}; the rest of the audit is complete (audit this file alone "
+                            "with --jobs 1 to see whether it happens again, and report it)")]
+
+
+def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
+                fingerprints: bool = False, jobs: int = 1, scheduler: str | Any | None = None) -> Iterator[LogReport]:
+    """The reports of every unit, in order (fingerprinted when asked: see
+    ``audit_log``): in this process, on ``jobs`` worker processes, or on the Dask
+    cluster of ``scheduler`` (an address or a client)."""
+    work = functools.partial(audit_unit, policy=policy, limits=limits, fingerprints=fingerprints)
+    if scheduler is not None:
+        from replay import cluster
+
+        results = cluster.in_order(work, batches(units), scheduler, _lost)
+    else:
+        results = in_order(work, batches(units), jobs, _lost)
+    for reports in results:
+        yield from reports

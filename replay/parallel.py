@@ -1,0 +1,342 @@
+"""Independent work on a pool of worker processes, with its results in order.
+
+``in_order(work, batches, jobs, lost)`` runs ``work(item)`` for every item of every
+batch and yields the results in the order of the items, whatever finishes first:
+the same sequence for any ``jobs``. With ``jobs`` ≤ 1 everything runs in this
+process. Otherwise the standard library's ``ProcessPoolExecutor`` runs one task per
+batch; at most ``WINDOW_PER_JOB × jobs`` tasks are in flight, so memory is bounded
+by the window, not by the number of items.
+
+A batch marked ``here`` (items that cannot travel to another process: standard
+input, a FIFO) runs in this process when its turn comes, while the workers go on.
+
+**A worker that dies** (killed, out of memory, a crash in an extension) breaks a
+standard pool: every task it still had fails with ``BrokenProcessPool``, the dead
+worker's and the innocent ones alike. To tell them apart, each worker keeps one slot
+of a small shared-memory ledger up to date: its pid, the task it is running and the
+index of the item within it. The pool ends the surviving workers with ``SIGTERM``;
+their handler marks their task *aborted* before they exit. So after a breakage the
+ledger names, for each task still marked *running*, the item its worker died on:
+that item becomes ``lost(item, why)``, and every other unfinished item is run again
+on a fresh pool. The report loses the one item, not the run.
+
+**Ctrl-C**: the workers ignore ``SIGINT`` between tasks and stop the task they are in;
+this process cancels what is queued, waits for every worker to exit (no orphans)
+and lets ``KeyboardInterrupt`` go on.
+
+Why not loky: it marks every pending future failed on a worker's death too
+(``TerminatedWorkerError``), so it would need the same ledger; its reusable
+executor and cloudpickle buy nothing here (the work is a module-level function).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import multiprocessing
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from itertools import chain, islice
+from multiprocessing.sharedctypes import Synchronized
+from types import FrameType
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+WINDOW_PER_JOB = 4
+"""Tasks in flight per worker: enough that a worker never waits for this process to
+hand it the next one, few enough that finished results do not pile up."""
+
+_MAX_FRUITLESS_RESTARTS = 3
+"""Breakages in a row that name no item (a worker that cannot even start): then
+``WorkersFailed``, not an endless loop."""
+
+Lost = Callable[[T, str], R]
+"""The result standing for an item whose worker died or failed, given why."""
+
+
+class WorkersFailed(RuntimeError):
+    """The worker processes keep dying before any of them takes an item."""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch(Generic[T]):
+    """Items run together, as one task of one worker (the unit of scheduling)."""
+
+    items: list[T]
+    here: bool = False
+    """Run in this process: the items cannot be sent to another one."""
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], jobs: int, lost: Lost[T, R]) -> Iterator[R]:
+    """``work(item)`` for each item of each batch, in order; on ``jobs`` processes.
+
+    ``work`` must be picklable (a module-level function, or a ``functools.partial``
+    of one) and should not raise: an exception it raises in a worker becomes
+    ``lost(item, why)`` as well.
+    """
+    source = iter(batches)
+    head = list(islice(source, 2))
+    if jobs <= 1 or len(head) < 2:  # one batch (or none) is not worth starting a pool
+        for batch in chain(head, source):
+            yield from map(work, batch.items)
+        return
+    yield from _Pool(work, jobs, lost).run(chain(head, source))
+
+
+# -- in the worker ---------------------------------------------------------------------
+
+_IDLE, _RUNNING, _ABORTED = 0, 1, 2
+_FIELDS = 4  # per worker: pid, task id, state, item index
+
+_ledger: Any = None
+_base = -1
+_interrupted = False
+
+
+def _init_worker(ledger: Any, counter: Synchronized[int], gc_threshold: tuple[int, int, int]) -> None:
+    """Take a ledger slot; SIGTERM marks the running task aborted, SIGINT stops a task
+    but not an idle worker."""
+    global _ledger, _base
+    with counter.get_lock():
+        slot = counter.value
+        counter.value = slot + 1
+    _ledger = ledger
+    _base = slot * _FIELDS
+    ledger[_base] = os.getpid()
+    gc.set_threshold(*gc_threshold)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    if _ledger[_base + 2] == _RUNNING:
+        _ledger[_base + 2] = _ABORTED
+    os._exit(128 + signum)
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    """Stop the task in hand; refuse the ones already queued to this worker."""
+    global _interrupted
+    _interrupted = True
+    if _ledger[_base + 2] == _RUNNING:
+        raise KeyboardInterrupt
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """An item whose ``work`` raised in a worker: why (the caller makes it ``lost``)."""
+
+    why: str
+
+
+def run_items(work: Callable[[T], R], items: list[T], at: Callable[[int], None] | None = None) -> list[R | Failed]:
+    """``work`` over a task's items in a worker; ``at(index)`` before each one."""
+    out: list[R | Failed] = []
+    for index, item in enumerate(items):
+        if at is not None:
+            at(index)
+        try:
+            out.append(work(item))
+        except Exception as exc:  # a bug of ours: one lost item, not a lost run
+            out.append(Failed(f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+def settle(items: list[T], results: list[R | Failed], lost: Lost[T, R]) -> list[R]:
+    """A task's results, each failed item made ``lost``."""
+    return [lost(item, r.why) if isinstance(r, Failed) else r for item, r in zip(items, results, strict=True)]
+
+
+def _run_task(work: Callable[[T], R], task: int, items: list[T]) -> list[R | Failed]:
+    if _interrupted:
+        raise KeyboardInterrupt
+    ledger, base = _ledger, _base
+    ledger[base + 1] = task
+    ledger[base + 3] = 0
+    ledger[base + 2] = _RUNNING
+
+    def at(index: int) -> None:
+        ledger[base + 3] = index
+
+    try:
+        return run_items(work, items, at)
+    finally:
+        ledger[base + 2] = _IDLE
+
+
+# -- in this process -------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Part(Generic[T, R]):
+    """A run of consecutive items: submitted (``future``) or settled (``results``)."""
+
+    items: list[T]
+    task: int = -1
+    future: Future[list[Any]] | None = None
+    results: list[R] | None = None
+
+
+@dataclass(slots=True)
+class _Entry(Generic[T, R]):
+    """One batch, in order; a worker's death may split it into several parts."""
+
+    here: bool
+    parts: list[_Part[T, R]] = field(default_factory=list)
+
+
+class _Pool(Generic[T, R]):
+    def __init__(self, work: Callable[[T], R], jobs: int, lost: Lost[T, R]) -> None:
+        self.work = work
+        self.jobs = jobs
+        self.lost = lost
+        self.window = WINDOW_PER_JOB * jobs
+        self.executor: ProcessPoolExecutor | None = None
+        self.ledger: Any = None
+        self.tasks = 0
+        self.in_flight = 0
+
+    def _context(self) -> multiprocessing.context.BaseContext:
+        """``fork`` while this process has one thread (a worker then starts in
+        milliseconds); ``forkserver`` once threads run (fsspec's, Dask's), as forking
+        a threaded process is not safe; ``spawn`` where neither exists."""
+        methods = multiprocessing.get_all_start_methods()
+        if "fork" in methods and threading.active_count() == 1:
+            return multiprocessing.get_context("fork")
+        if "forkserver" in methods:
+            return multiprocessing.get_context("forkserver")
+        return multiprocessing.get_context("spawn")
+
+    def _start(self) -> ProcessPoolExecutor:
+        context = self._context()
+        self.ledger = context.RawArray("q", self.jobs * _FIELDS)
+        counter = context.Value("i", 0)
+        self.executor = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_init_worker,
+                                            initargs=(self.ledger, counter, gc.get_threshold()))
+        return self.executor
+
+    def _submit(self, part: _Part[T, R]) -> None:
+        executor = self.executor or self._start()
+        self.tasks += 1
+        part.task = self.tasks
+        part.future = executor.submit(_run_task, self.work, part.task, part.items)
+        self.in_flight += 1
+
+    def run(self, batches: Iterable[Batch[T]]) -> Iterator[R]:
+        queue: deque[_Entry[T, R]] = deque()
+        source = iter(batches)
+        exhausted = False
+        fruitless = 0
+        try:
+            while True:
+                while not exhausted and self.in_flight < self.window:
+                    batch = next(source, None)
+                    if batch is None:
+                        exhausted = True
+                        break
+                    entry: _Entry[T, R] = _Entry(batch.here, [_Part(batch.items)])
+                    if not batch.here:
+                        self._submit(entry.parts[0])
+                    queue.append(entry)
+                if not queue:
+                    return
+                head = queue[0]
+                if head.here:
+                    queue.popleft()
+                    yield from map(self.work, head.parts[0].items)
+                    continue
+                part = head.parts[0]
+                if part.results is None:
+                    assert part.future is not None
+                    try:
+                        part.results = settle(part.items, part.future.result(), self.lost)
+                    except BrokenProcessPool:
+                        named = self._recover(queue)
+                        fruitless = 0 if named else fruitless + 1
+                        if fruitless >= _MAX_FRUITLESS_RESTARTS:
+                            raise WorkersFailed("the worker processes keep dying before they take any work; "
+                                                "run with --jobs 1") from None
+                        continue
+                    except Exception as exc:  # the task's result could not come back (pickling)
+                        part.results = [self.lost(item, f"{type(exc).__name__}: {exc}") for item in part.items]
+                    self.in_flight -= 1
+                    fruitless = 0
+                head.parts.pop(0)
+                if not head.parts:
+                    queue.popleft()
+                yield from part.results
+        finally:
+            self._stop()
+
+    def _recover(self, queue: deque[_Entry[T, R]]) -> bool:
+        """After a breakage: keep what finished, turn the item each dead worker held
+        into ``lost``, run the rest again on a fresh pool. True when an item was named."""
+        assert self.executor is not None
+        self.executor.shutdown(wait=True)  # the pool has ended and reaped every worker
+        ledger = self.ledger
+        died: dict[int, tuple[int, int]] = {}  # task → (item index, pid)
+        for slot in range(self.jobs):
+            pid, task, state, index = ledger[slot * _FIELDS : (slot + 1) * _FIELDS]
+            if state == _RUNNING:
+                died[task] = (index, pid)
+        self.executor = None
+        self.in_flight = 0
+        for entry in queue:
+            parts: list[_Part[T, R]] = []
+            for part in entry.parts:
+                future = part.future
+                if part.results is not None or future is None:
+                    parts.append(part)
+                    continue
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    part.results = settle(part.items, future.result(), self.lost)
+                    parts.append(part)
+                    continue
+                if part.task in died:
+                    index, pid = died[part.task]
+                    why = (f"the worker process (pid {pid}) that held it died (killed, or out of memory) "
+                           "before it finished")
+                    before, held, after = part.items[:index], part.items[index], part.items[index + 1 :]
+                    if before:
+                        parts.append(_Part(before))
+                    parts.append(_Part([held], results=[self.lost(held, why)]))
+                    if after:
+                        parts.append(_Part(after))
+                else:
+                    parts.append(_Part(part.items))
+            entry.parts = parts
+        for entry in queue:
+            for part in entry.parts:
+                if part.results is None and not entry.here:
+                    self._submit(part)
+        return bool(died)
+
+    def _stop(self) -> None:
+        """Cancel what is queued, stop the tasks that run, and wait for every worker."""
+        executor = self.executor
+        if executor is None:
+            return
+        self.executor = None
+        executor.shutdown(wait=False, cancel_futures=True)
+        ledger = self.ledger
+        for slot in range(self.jobs):
+            pid, _, state, _ = ledger[slot * _FIELDS : (slot + 1) * _FIELDS]
+            if state == _RUNNING and pid:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGINT)
+        executor.shutdown(wait=True)
