@@ -347,6 +347,12 @@ def _append_step_summary(text: str) -> None:
 
 
 
+_jobs_option = click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=None,
+    help="Worker processes (default: the usable CPUs; 1 runs in this process). The results are the same for "
+         "any number.")
+
+
 @main.command()
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @tree_options
@@ -362,8 +368,9 @@ def _append_step_summary(text: str) -> None:
 @click.option("--ci", "ci_flag", is_flag=True, help="As under CI (also when $CI is set): suggest no command that "
                                                     "writes goldens.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+@_jobs_option
 def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: str, junit: Path | None,
-          pending: str | None, full: bool, ci_flag: bool, no_color: bool) -> None:
+          pending: str | None, full: bool, ci_flag: bool, no_color: bool, jobs: int | None) -> None:
     """Run scenarios keylessly and compare every golden (all scenarios when none is named).
 
     A SELECTOR is SCENARIO or SCENARIO/ARTEFACT, shell-style globs allowed. Never writes
@@ -372,7 +379,14 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     to run, 2 usage error.
     """
     from replay.report.snapshot import CheckJunit, CheckStepSummary
-    from replay.snapshot.compare import CheckContext, CheckReport, PendingWritten, check_scenario, orphan_scenarios
+    from replay.snapshot.compare import (
+        CheckContext,
+        CheckReport,
+        PendingWritten,
+        check_scenario,
+        orphan_scenarios,
+        render_scenarios,
+    )
     from replay.snapshot.hints import in_ci
     from replay.snapshot.pending import PendingError, PendingStore, PendingWriter, checked_scope
     from replay.snapshot.store import GoldenStore
@@ -398,9 +412,11 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
                 stack.enter_context(pending_store.lock())
                 pending_store.manifest()  # an untrusted manifest is refused before anything runs
                 writer = PendingWriter(pending_store)
-            with _progress(selected, len(selected), "checking", shown) as chosen:
-                results = [check_scenario(scenarios_dir, store, name, selection=selection, full=full, pending=writer)
-                           for name in chosen]
+            # Workers from a fresh interpreter when a pending folder's lock is held here.
+            runs = render_scenarios(scenarios_dir, selected, jobs=jobs or usable_cpus(), fork=writer is None)
+            with _stopping("check"), _progress(runs, len(selected), "checking", shown) as done:
+                results = [check_scenario(scenarios_dir, store, name, selection=selection, full=full, pending=writer,
+                                          rendered=run) for name, run in done]
             if selection.everything:
                 results.extend(orphan_scenarios(scenarios_dir, store))
             if writer is not None:
@@ -427,8 +443,9 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
                                                 "something would).")
 @click.option("--full", is_flag=True, help="--dry-run: show every change with values untruncated.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
+@_jobs_option
 def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prune: bool, dry_run: bool, full: bool,
-            no_color: bool) -> None:
+            no_color: bool, jobs: int | None) -> None:
     """Rewrite the goldens that changed, keylessly: the scenario's script or recording
     plays the model, the tools run for real. Byte-identical goldens are not touched.
 
@@ -443,7 +460,9 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
     selection = _selection(names)
     _scenario_names(scenarios_dir, selection)
     try:
-        result = refresh_scenarios(scenarios_dir, goldens_dir, selection, prune=prune, dry_run=dry_run, full=full)
+        with _stopping("refresh"):
+            result = refresh_scenarios(scenarios_dir, goldens_dir, selection, prune=prune, dry_run=dry_run, full=full,
+                                       jobs=jobs or usable_cpus())
     except StoreLocked as exc:
         _fail("refresh", exc)
     click.echo(RefreshText.render(result, style_for(sys.stdout, no_color)), nl=False)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import threading
@@ -82,12 +83,15 @@ def usable_cpus() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], jobs: int, lost: Lost[T, R]) -> Iterator[R]:
+def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], jobs: int, lost: Lost[T, R],
+             fork: bool = True) -> Iterator[R]:
     """``work(item)`` for each item of each batch, in order; on ``jobs`` processes.
 
     ``work`` must be picklable (a module-level function, or a ``functools.partial``
     of one) and should not raise: an exception it raises in a worker becomes
-    ``lost(item, why)`` as well.
+    ``lost(item, why)`` as well. ``fork=False`` starts the workers from a fresh
+    interpreter (``forkserver``), so they share nothing this process has open (a
+    lock held on a file stays this process's alone).
     """
     source = iter(batches)
     head = list(islice(source, 2))
@@ -95,7 +99,7 @@ def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], jobs: int, los
         for batch in chain(head, source):
             yield from map(work, batch.items)
         return
-    yield from _Pool(work, jobs, lost).run(chain(head, source))
+    yield from _Pool(work, jobs, lost, fork).run(chain(head, source))
 
 
 # -- in the worker ---------------------------------------------------------------------
@@ -110,8 +114,11 @@ _interrupted = False
 
 def _init_worker(ledger: Any, counter: Synchronized[int], gc_threshold: tuple[int, int, int]) -> None:
     """Take a ledger slot; SIGTERM marks the running task aborted, SIGINT stops a task
-    but not an idle worker."""
+    but not an idle worker; the worker ends when the process that started it does."""
     global _ledger, _base
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), name="replay-parent-watch", daemon=True).start()
     with counter.get_lock():
         slot = counter.value
         counter.value = slot + 1
@@ -121,6 +128,13 @@ def _init_worker(ledger: Any, counter: Synchronized[int], gc_threshold: tuple[in
     gc.set_threshold(*gc_threshold)
     signal.signal(signal.SIGTERM, _on_sigterm)
     signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _end_with(sentinel: int) -> None:
+    """A pool's workers wait for work from their parent forever, even once it is gone
+    (killed with SIGKILL, it cannot stop them): follow it instead of lingering."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -201,8 +215,9 @@ class _Entry(Generic[T, R]):
 
 
 class _Pool(Generic[T, R]):
-    def __init__(self, work: Callable[[T], R], jobs: int, lost: Lost[T, R]) -> None:
+    def __init__(self, work: Callable[[T], R], jobs: int, lost: Lost[T, R], fork: bool) -> None:
         self.work = work
+        self.fork = fork
         self.jobs = jobs
         self.lost = lost
         self.window = WINDOW_PER_JOB * jobs
@@ -214,12 +229,18 @@ class _Pool(Generic[T, R]):
     def _context(self) -> multiprocessing.context.BaseContext:
         """``fork`` while this process has one thread (a worker then starts in
         milliseconds); ``forkserver`` once threads run (fsspec's, Dask's), as forking
-        a threaded process is not safe; ``spawn`` where neither exists."""
+        a threaded process is not safe, or when the workers must not share what this
+        process has open; ``spawn`` where neither exists. A fresh worker finds the
+        work's module already imported (the server preloads it)."""
         methods = multiprocessing.get_all_start_methods()
-        if "fork" in methods and threading.active_count() == 1:
+        if self.fork and "fork" in methods and threading.active_count() == 1:
             return multiprocessing.get_context("fork")
         if "forkserver" in methods:
-            return multiprocessing.get_context("forkserver")
+            context = multiprocessing.get_context("forkserver")
+            module = getattr(getattr(self.work, "func", self.work), "__module__", None)
+            if module:
+                context.set_forkserver_preload([module])
+            return context
         return multiprocessing.get_context("spawn")
 
     def _start(self) -> ProcessPoolExecutor:
@@ -327,16 +348,17 @@ class _Pool(Generic[T, R]):
         return bool(died)
 
     def _stop(self) -> None:
-        """Cancel what is queued, stop the tasks that run, and wait for every worker."""
+        """Stop the tasks that run, cancel what is queued, and wait for every worker
+        to exit (``shutdown`` lets go of the workers on its first call: it is called
+        once, waiting)."""
         executor = self.executor
         if executor is None:
             return
         self.executor = None
-        executor.shutdown(wait=False, cancel_futures=True)
         ledger = self.ledger
         for slot in range(self.jobs):
             pid, _, state, _ = ledger[slot * _FIELDS : (slot + 1) * _FIELDS]
             if state == _RUNNING and pid:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGINT)
-        executor.shutdown(wait=True)
+        executor.shutdown(wait=True, cancel_futures=True)

@@ -113,7 +113,7 @@ def archive_sources(archive: Archive) -> Iterator[Source]:
         for info in tar:
             if not info.isreg() or not info.name.endswith(LOG_SUFFIXES):
                 continue
-            name = f"{archive.path}/{info.name}"
+            name = f"{archive.path}/{info.name.removeprefix('./')}"
             opener = _member_opener(tar, info)
             if streamed:
                 yield stream_source(name, opener, is_file=True, discovered=True)

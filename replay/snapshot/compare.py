@@ -10,14 +10,16 @@ read or touched, so a partial run is safe for every other scenario.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
+from replay.parallel import Batch, in_order
 from replay.snapshot.artefacts import Producer, render_artefacts
 from replay.snapshot.diff import Change, changes, new_file_changes
 from replay.snapshot.scenario import SCENARIO_FILE, ScenarioError, run_scenario
@@ -87,23 +89,58 @@ def selected_scenarios(scenarios_root: Path, names: Selection | Sequence[str] | 
     return as_selection(names).scenarios(scenario_names(scenarios_root), str(scenarios_root))
 
 
-def _render(scenarios_root: Path, name: str, producers: list[Producer] | None) -> dict[str, bytes]:
-    return render_artefacts(run_scenario(scenarios_root / name), producers)
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """What a keyless run of one scenario produced: its artefacts by golden file name,
+    or why it could not run; and how long that took."""
+
+    artefacts: dict[str, bytes] | None
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def render_scenario(scenarios_root: Path, producers: list[Producer] | None, name: str) -> Rendered:
+    """Run one scenario keylessly and render its artefacts (pure: writes nothing)."""
+    started = time.perf_counter()
+    try:
+        artefacts = render_artefacts(run_scenario(scenarios_root / name), producers)
+    except ScenarioError as exc:
+        return Rendered(None, str(exc), time.perf_counter() - started)
+    return Rendered(artefacts, None, time.perf_counter() - started)
+
+
+def _lost(name: str, why: str) -> Rendered:
+    return Rendered(None, f"{name}: replay could not run this scenario: {why}")
+
+
+def render_scenarios(scenarios_root: Path, names: Iterable[str], producers: list[Producer] | None = None,
+                     jobs: int = 1, fork: bool = True) -> Iterator[tuple[str, Rendered]]:
+    """Each scenario's run, in the order of ``names``. Scenarios are independent, so
+    with ``jobs`` > 1 they run on worker processes (``replay.parallel``), with the same
+    results; nothing is written: comparing and writing stay with the caller.
+    ``fork=False`` when the caller holds a lock on a file: workers from a fresh
+    interpreter do not share it, so the lock ends with the caller, whatever happens."""
+    chosen = list(names)
+    work = functools.partial(render_scenario, scenarios_root, producers)
+    runs = in_order(work, (Batch([name]) for name in chosen), min(jobs, len(chosen)), _lost, fork=fork)
+    yield from zip(chosen, runs, strict=True)
 
 
 def check_scenario(scenarios_root: Path, store: GoldenStore, name: str, producers: list[Producer] | None = None,
                    *, selection: Selection | None = None, full: bool = False,
-                   pending: Pending | None = None) -> ScenarioResult:
-    """Compare the (selected) goldens of one scenario with a fresh run. Never writes
-    to the goldens; ``pending`` gets the new bytes of each that differs or is missing."""
+                   pending: Pending | None = None, rendered: Rendered | None = None) -> ScenarioResult:
+    """Compare the (selected) goldens of one scenario with a fresh run (or with its
+    ``rendered`` run, from ``render_scenarios``). Never writes to the goldens;
+    ``pending`` gets the new bytes of each that differs or is missing."""
+    run = rendered if rendered is not None else render_scenario(scenarios_root, producers, name)
     started = time.perf_counter()
-    result = ScenarioResult(name)
-    try:
-        produced = _render(scenarios_root, name, producers)
-        _compare(store, name, produced, result, selection or Selection(), full, pending)
-    except (ScenarioError, StoreError) as exc:
-        result.error = str(exc)
-    result.seconds = time.perf_counter() - started
+    result = ScenarioResult(name, error=run.error)
+    if run.artefacts is not None:
+        try:
+            _compare(store, name, run.artefacts, result, selection or Selection(), full, pending)
+        except StoreError as exc:
+            result.error = str(exc)
+    result.seconds = run.seconds + time.perf_counter() - started
     return result
 
 
@@ -186,13 +223,15 @@ class CheckReport:
 
 def check_scenarios(
     scenarios_root: Path, goldens_root: Path, names: Selection | Sequence[str] | None = None,
-    producers: list[Producer] | None = None, *, full: bool = False, pending: Pending | None = None,
+    producers: list[Producer] | None = None, *, full: bool = False, pending: Pending | None = None, jobs: int = 1,
 ) -> CheckReport:
-    """Check the selected scenarios (all, and orphan golden folders, when none is selected)."""
+    """Check the selected scenarios (all, and orphan golden folders, when none is
+    selected), running them on ``jobs`` worker processes."""
     selection = as_selection(names)
     store = GoldenStore(goldens_root)
-    results = [check_scenario(scenarios_root, store, n, producers, selection=selection, full=full, pending=pending)
-               for n in selected_scenarios(scenarios_root, selection)]
+    runs = render_scenarios(scenarios_root, selected_scenarios(scenarios_root, selection), producers, jobs)
+    results = [check_scenario(scenarios_root, store, n, producers, selection=selection, full=full, pending=pending,
+                              rendered=run) for n, run in runs]
     if selection.everything:
         results.extend(orphan_scenarios(scenarios_root, store))
     return CheckReport(str(goldens_root), results, CheckContext(str(scenarios_root)))
@@ -223,16 +262,17 @@ class RefreshResult:
 
 def refresh_scenarios(
     scenarios_root: Path, goldens_root: Path, names: Selection | Sequence[str] | None = None, prune: bool = False,
-    producers: list[Producer] | None = None, *, dry_run: bool = False, full: bool = False,
+    producers: list[Producer] | None = None, *, dry_run: bool = False, full: bool = False, jobs: int = 1,
 ) -> RefreshResult:
     """Rewrite exactly the selected goldens that changed; ``prune`` deletes orphans.
     Keyless: the scenario's own script or recording plays the model. ``dry_run``
     writes nothing (not even the lock) and gives each golden that would change its
-    changes (``full``: untruncated)."""
+    changes (``full``: untruncated). Scenarios run on ``jobs`` worker processes;
+    every write is made here, under the lock, atomically."""
     selection = as_selection(names)
     store = GoldenStore(goldens_root)
     selected = selected_scenarios(scenarios_root, selection)
-    refresh = _Refresh(scenarios_root, store, selection, prune, producers, dry_run, full)
+    refresh = _Refresh(scenarios_root, store, selection, prune, producers, dry_run, full, jobs)
     if dry_run:
         results = refresh.run(selected)
     else:
@@ -251,9 +291,11 @@ class _Refresh:
     producers: list[Producer] | None
     dry_run: bool
     full: bool
+    jobs: int
 
     def run(self, selected: list[str]) -> list[ScenarioResult]:
-        results = [self.scenario(name) for name in selected]
+        runs = render_scenarios(self.scenarios_root, selected, self.producers, self.jobs, fork=self.dry_run)
+        results = [self.scenario(name, run) for name, run in runs]
         if self.selection.everything:
             for folder in self.store.scenarios():
                 if folder not in selected:
@@ -263,20 +305,21 @@ class _Refresh:
                         result.files.append(self.orphan(folder, file))
         return results
 
-    def scenario(self, name: str) -> ScenarioResult:
+    def scenario(self, name: str, run: Rendered) -> ScenarioResult:
         started = time.perf_counter()
-        result = ScenarioResult(name)
-        try:
-            produced = _render(self.scenarios_root, name, self.producers)
-            for file, data in produced.items():
-                if self.selection.wants(name, file):
-                    result.files.append(self.write(name, file, data))
-            for file in self.store.files(name):
-                if file not in produced and self.selection.wants(name, file):
-                    result.files.append(self.orphan(name, file))
-        except (ScenarioError, StoreError) as exc:
-            result.error = str(exc)
-        result.seconds = time.perf_counter() - started
+        result = ScenarioResult(name, error=run.error)
+        produced = run.artefacts
+        if produced is not None:
+            try:
+                for file, data in produced.items():
+                    if self.selection.wants(name, file):
+                        result.files.append(self.write(name, file, data))
+                for file in self.store.files(name):
+                    if file not in produced and self.selection.wants(name, file):
+                        result.files.append(self.orphan(name, file))
+            except StoreError as exc:
+                result.error = str(exc)
+        result.seconds = run.seconds + time.perf_counter() - started
         return result
 
     def write(self, name: str, file: str, data: bytes) -> FileResult:
