@@ -28,8 +28,9 @@ BATCH_UNITS = 64
 
 
 def portable(unit: Unit) -> bool:
-    """Whether a unit can be opened in another process: its opener is data."""
-    return isinstance(unit.open, Opener)
+    """Whether a unit can be opened in another process: its opener is data that
+    names shared storage."""
+    return isinstance(unit.open, Opener) and unit.open.travels()
 
 
 def batches(units: Iterable[Unit]) -> Iterator[Batch[Unit]]:

@@ -52,6 +52,11 @@ class Opener:
         """The log's size in bytes when it is known without reading (to balance work)."""
         return None
 
+    def travels(self) -> bool:
+        """Whether another process can open it (a path, a URL to shared storage); not
+        an in-memory filesystem, which exists in this process only."""
+        return True
+
     def exists(self, location: str) -> bool:
         """Whether ``location``, a path in the same storage, exists (rule A10 looks for
         the other encoding of a session beside its log)."""

@@ -71,6 +71,9 @@ class RemoteFile(Opener):
     def size(self) -> int | None:
         return self.known_size
 
+    def travels(self) -> bool:
+        return "memory://" not in self.url
+
     def exists(self, location: str) -> bool:
         if self.twin is not None and _twin_of(self.url) == location:
             return self.twin
