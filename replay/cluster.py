@@ -9,7 +9,8 @@ results arrive roughly in the order they are needed and few wait here.
 
 A worker that dies has its task rerun elsewhere by Dask; a task that kills every
 worker that tries it (``KilledWorker``, after Dask's ``allowed-failures``) is split
-and each of its items tried alone, so only the item that kills workers is ``lost``.
+and its items tried alone, one after another (so they never share a dying worker),
+and only the item that kills workers is ``lost``.
 A batch marked ``here`` (standard input) runs in this process.
 
 ``dask[distributed]`` is the optional extra ``replay[dask]``, imported only here.
@@ -29,6 +30,8 @@ R = TypeVar("R")
 
 TASKS_PER_THREAD = 4
 """Batches in flight per worker thread of the cluster."""
+CONNECT_TIMEOUT = 30.0
+"""Seconds to reach the scheduler (Dask's own default)."""
 
 
 class ClusterError(Exception):
@@ -47,11 +50,11 @@ def _distributed() -> Any:
     return distributed
 
 
-def connect(scheduler: str, timeout: float = 30.0) -> Any:
+def connect(scheduler: str) -> Any:
     """A client of the scheduler at ``scheduler`` (``ClusterError`` when unreachable)."""
     distributed = _distributed()
     try:
-        return distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+        return distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
 
@@ -68,6 +71,8 @@ class _Part(Generic[T, R]):
 @dataclass(slots=True)
 class _Entry(Generic[T, R]):
     here: bool
+    order: int
+    """Its place in the run: the earlier, the higher its tasks' priority."""
     parts: list[_Part[T, R]] = field(default_factory=list)
 
 
@@ -81,13 +86,12 @@ def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], scheduler: str
     queue: deque[_Entry[T, R]] = deque()
     source = iter(batches)
     exhausted = False
-    submitted = 0
+    entries = 0
     in_flight = 0
 
-    def submit(part: _Part[T, R]) -> None:
-        nonlocal submitted, in_flight
-        submitted += 1
-        part.future = client.submit(run_items, work, part.items, pure=False, priority=-submitted)
+    def submit(part: _Part[T, R], order: int) -> None:
+        nonlocal in_flight
+        part.future = client.submit(run_items, work, part.items, pure=False, priority=-order)
         in_flight += 1
 
     try:
@@ -97,9 +101,10 @@ def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], scheduler: str
                 if batch is None:
                     exhausted = True
                     break
-                entry: _Entry[T, R] = _Entry(batch.here, [_Part(batch.items)])
+                entries += 1
+                entry: _Entry[T, R] = _Entry(batch.here, entries, [_Part(batch.items)])
                 if not batch.here:
-                    submit(entry.parts[0])
+                    submit(entry.parts[0], entry.order)
                 queue.append(entry)
             if not queue:
                 return
@@ -110,6 +115,8 @@ def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], scheduler: str
                 continue
             part = head.parts[0]
             if part.results is None:
+                if part.future is None:  # an item tried alone: its turn has come
+                    submit(part, head.order)
                 try:
                     done = part.future.result()
                 except distributed.KilledWorker as exc:
@@ -117,10 +124,7 @@ def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], scheduler: str
                     if part.alone:
                         part.results = [lost(part.items[0], f"every Dask worker that audited it died ({exc})")]
                     else:
-                        alone = [_Part[T, R]([item], alone=True) for item in part.items]
-                        for piece in alone:
-                            submit(piece)
-                        head.parts[:1] = alone
+                        head.parts[:1] = [_Part[T, R]([item], alone=True) for item in part.items]
                         continue
                 except (OSError, TimeoutError, distributed.client.FutureCancelledError) as exc:
                     raise ClusterError(f"the Dask cluster stopped answering ({type(exc).__name__}: {exc})") from None

@@ -1,0 +1,77 @@
+"""``--scheduler``: the audit on a Dask cluster (a 2-worker ``LocalCluster`` started
+here) is byte-identical to ``--jobs 1``; a file that kills every worker that tries it
+is an ``INTERNAL`` finding for it alone; an unreachable scheduler is a usage error."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replay import cluster
+from replay.check import runner
+from replay.cli import main
+from replay.parallel import Batch
+from tests.helpers import corpus_root
+
+pytestmark = pytest.mark.slow
+
+distributed = pytest.importorskip("distributed", reason="dask[distributed] (the replay[dask] extra) is not installed")
+
+
+@pytest.fixture(scope="module")
+def local_cluster() -> Iterator[Any]:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  host="127.0.0.1") as spawned:
+        yield spawned
+
+
+def test_the_cluster_report_is_the_report_of_one_process(local_cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = corpus_root()
+    if not root.is_dir():
+        pytest.skip(f"the shared corpus {root} is absent (set REPLAY_CORPUS)")
+    paths = sorted(str(p) for p in root.iterdir())
+    monkeypatch.setattr(runner, "BATCH_UNITS", 16)  # many tasks: they finish out of order
+    alone = CliRunner().invoke(main, ["audit", "--jobs", "1", "--format", "json", *paths])
+    on_cluster = CliRunner().invoke(main, ["audit", "--scheduler", local_cluster.scheduler_address,
+                                           "--format", "json", *paths])
+    assert alone.exit_code == on_cluster.exit_code == 1
+    assert on_cluster.stdout_bytes == alone.stdout_bytes
+
+
+def kills_on_seven(item: int) -> int:
+    if item == 7:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return item
+
+
+def test_an_item_that_kills_every_worker_is_lost_alone(local_cluster: Any) -> None:
+    """Dask retries a task whose worker died elsewhere; when it kills them all, the
+    batch is tried item by item, and only the killer is lost."""
+    with distributed.Client(local_cluster.scheduler_address, set_as_default=False) as client:
+        before = client.run_on_scheduler(_allow_failures, 1)  # one retry, then the task is declared killed
+        try:
+            got = list(cluster.in_order(kills_on_seven, [Batch([1, 2, 3]), Batch([5, 6, 7, 8]), Batch([9])],
+                                        client, lambda item, why: -item))
+        finally:
+            client.run_on_scheduler(_allow_failures, before)
+        assert got == [1, 2, 3, 5, 6, -7, 8, 9]
+
+
+def _allow_failures(count: int, dask_scheduler: Any) -> int:
+    before: int = dask_scheduler.allowed_failures
+    dask_scheduler.allowed_failures = count
+    return before
+
+
+def test_an_unreachable_scheduler_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
+    (tmp_path / "x.jsonl").write_bytes(b"")
+    result = CliRunner().invoke(main, ["audit", "--scheduler", "tcp://127.0.0.1:9", str(tmp_path / "x.jsonl")])
+    assert result.exit_code == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in result.output
