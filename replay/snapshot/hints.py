@@ -15,8 +15,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from replay.snapshot.compare import CheckReport
+if TYPE_CHECKING:  # a type only: `replay audit` does not import the snapshot stage
+    from replay.snapshot.compare import CheckReport
 
 
 def in_ci(environ: Mapping[str, str]) -> bool:
