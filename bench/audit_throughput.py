@@ -15,21 +15,28 @@ repo root):
   long log is still valid (seq contiguous from 0, turns 1, 2, 3, …), and every UUID in
   the events renamed per copy (message and call ids stay unique).
 
-It then measures, each in a fresh child process pinned to one CPU (peak RSS from
-``os.wait4``, i.e. of that child alone):
+It then measures, each in a fresh child process (best of ``--repeat``):
 
-* the baseline: read every ``*.jsonl`` file in binary (1 MiB blocks, like the reader),
-  split on ``b"\\n"`` and ``orjson.loads`` every non-empty line;
-* the audit: ``python -m replay audit --format json <corpus>``.
+* the baseline, pinned to one CPU: read every ``*.jsonl`` file in binary (1 MiB
+  blocks, like the reader), split on ``b"\\n"`` and ``orjson.loads`` every non-empty line;
+* ``replay audit --format json --jobs 1 <corpus>``, pinned to the same CPU;
+* ``replay audit --jobs N`` for each other ``--jobs`` value (not pinned: N worker
+  processes on the machine's CPUs);
+* unless ``--scheduler none``: ``replay audit --scheduler ADDRESS``, on a Dask
+  ``LocalCluster`` of ``--cluster-workers`` single-threaded worker processes that the
+  script starts (``--scheduler local``, the default) or on an existing scheduler.
 
-and prints seconds (best of ``--repeat``), MB/s (MB = 10**6 bytes), events/s and peak RSS
-of both, the ratio of audit to baseline throughput and PASS/FAIL against the targets
-(audit ≥ 0.35 × baseline MB/s, audit peak RSS < 150 MB).
+and prints seconds, MB/s (MB = 10**6 bytes), the ratio to the baseline's MB/s, and the
+peak RSS per process: the largest resident set of any one process of the run (the
+command, its worker processes; a Dask worker's peak from ``/proc/<pid>/status``). It
+checks the audit JSON is byte-identical across every way of running it, and the
+targets: single-core ratio ≥ 0.5, ``--jobs 2`` ≥ 1.7 × ``--jobs 1``, peak RSS per
+process < 150 MB.
 
 The corpus is reused by later runs (``manifest.json`` in ``--out``) unless it is missing,
 smaller than ``--size-mb``, or ``--rebuild`` is given.
 
-Exit status: 0 both targets pass, 1 a target fails, 2 setup error.
+Exit status: 0 every target passes, 1 a target fails, 2 setup error.
 """
 
 from __future__ import annotations
@@ -61,7 +68,8 @@ MESSAGE_SEQ_TYPES = frozenset({"session/title", "session/title-llm-request"})
 CLEAN_SUBDIR = "sessions-2026-08-20/examples_acp-agent_tests_snapshots"
 UUID_RE = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 NAMESPACE = uuid.UUID("7d6c2f0e-4b0a-4c55-9a49-6f1d2b8e0a11")
-TARGET_RATIO = 0.35
+TARGET_RATIO = 0.5
+TARGET_SPEEDUP = 1.7
 TARGET_RSS_MB = 150.0
 MB = 1_000_000
 
@@ -496,8 +504,11 @@ def _pin(cpu: int | None) -> Any:
     return pin
 
 
-def measure(cmd: list[str], cpu: int | None) -> Run:
-    """Run ``cmd`` in a fresh child; wall time, CPU time and peak RSS of that child alone."""
+def measure(cmd: list[str], cpu: int | None, others: list[int] | None = None) -> Run:
+    """Run ``cmd`` in a fresh child: wall time, CPU time (the child and its worker
+    processes) and the peak RSS of its largest process (``wait4``'s ``ru_maxrss`` is
+    the maximum over the child and the children it reaped; ``others``: pids of
+    processes outside it that did work for it, a Dask cluster's workers)."""
     with tempfile.TemporaryFile() as out:
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stdin=subprocess.DEVNULL, preexec_fn=_pin(cpu))
@@ -507,7 +518,33 @@ def measure(cmd: list[str], cpu: int | None) -> Run:
         out.seek(0)
         body = out.read()
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * scale, proc.returncode, body)
+    rss = max([usage.ru_maxrss * scale, *(peak_rss(pid) for pid in others or ())])
+    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, body)
+
+
+def peak_rss(pid: int) -> int:
+    """A live process's peak resident set (``VmHWM``), in bytes; 0 when unknown."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def local_cluster(workers: int) -> tuple[Any, list[int]]:
+    """A Dask LocalCluster of ``workers`` single-threaded worker processes, and their pids."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SystemExit("error: --scheduler local needs dask[distributed] (pip install 'replay[dask]'), "
+                         "or pass --scheduler none") from None
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                           host="127.0.0.1")
+    with Client(cluster) as client:
+        pids = list(client.run(os.getpid).values())
+    return cluster, pids
 
 
 def cpu_model() -> str:
@@ -537,7 +574,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Benchmark `replay audit` against an orjson parse-only baseline on a large "
                     "corpus built from the real logs (MB/s, events/s, peak RSS).",
-        epilog="Exit status: 0 both targets pass, 1 a target fails, 2 setup error.")
+        epilog="Exit status: 0 every target passes, 1 a target fails, 2 setup error.")
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "replay-bench-corpus",
                         help="folder for the generated corpus, outside the repo (default: %(default)s)")
     parser.add_argument("--size-mb", type=float, default=220.0,
@@ -553,7 +590,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of --size-mb made of long logs; the rest is copies of every real "
                              "log (default: %(default)s)")
     parser.add_argument("--cpu", type=int, default=None,
-                        help="CPU to pin both measurements to (default: the first one allowed)")
+                        help="CPU to pin the single-core measurements to (default: the first one allowed)")
+    parser.add_argument("--jobs", type=lambda v: [int(x) for x in v.split(",")], default=[1, 2],
+                        help="comma-separated --jobs values to measure; 1 is always measured (default: 1,2)")
+    parser.add_argument("--scheduler", default="local",
+                        help="Dask scheduler to measure --scheduler on: local (a LocalCluster this script "
+                             "starts), an address (tcp://host:8786), or none (default: %(default)s)")
+    parser.add_argument("--cluster-workers", type=int, default=2,
+                        help="worker processes of the local cluster (default: %(default)s)")
     parser.add_argument("--no-pin", action="store_true", help="do not pin the measurements to one CPU")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the corpus even if it can be reused")
     parser.add_argument("--json", action="store_true", help="also print the results as one JSON object")
@@ -580,35 +624,75 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_pin and hasattr(os, "sched_setaffinity"):
         cpu = args.cpu if args.cpu is not None else min(os.sched_getaffinity(0))
     baseline_cmd = [sys.executable, str(baseline_script), str(corpus_dir)]
-    audit_cmd = [sys.executable, "-m", "replay", "audit", "--format", "json", str(corpus_dir)]
+    audit = [sys.executable, "-m", "replay", "audit", "--format", "json"]
     prefix = ["taskset", "-c", str(cpu)] if cpu is not None else []
+    jobs = sorted({1, *args.jobs})
+    cluster: Any = None
+    cluster_pids: list[int] = []
+    if args.scheduler == "local":
+        cluster, cluster_pids = local_cluster(args.cluster_workers)
+        address = cluster.scheduler_address
+        cluster_name = f"LocalCluster ({args.cluster_workers} workers)"
+    elif args.scheduler != "none":
+        address = args.scheduler
+        cluster_name = f"scheduler {address}"
+    ways: list[tuple[str, list[str], int | None, list[int]]] = [("parse-only", baseline_cmd, cpu, [])]
+    ways += [(f"audit --jobs {n}", [*audit, "--jobs", str(n), str(corpus_dir)], cpu if n == 1 else None, [])
+             for n in jobs]
+    if args.scheduler != "none":
+        ways.append((f"audit --scheduler, {cluster_name}", [*audit, "--scheduler", address, str(corpus_dir)],
+                     None, cluster_pids))
 
     print(f"corpus: {corpus_dir} ({'reused' if reused else 'built'}): {manifest['files']} files, "
           f"{manifest['bytes'] / MB:.1f} MB, {manifest['lines']} lines, {manifest['events']} events", flush=True)
-    baselines: list[Run] = []
-    audits: list[Run] = []
-    for i in range(args.repeat):
-        baselines.append(measure(baseline_cmd, cpu))
-        audits.append(measure(audit_cmd, cpu))
-        print(f"  run {i + 1}/{args.repeat}: baseline {baselines[-1].seconds:.2f} s, "
-              f"audit {audits[-1].seconds:.2f} s", flush=True)
-    for run, what in ((baselines[-1], "baseline"), (audits[-1], "audit")):
-        if run.exit_code not in ((0,) if what == "baseline" else (0, 1)):
-            print(f"error: the {what} exited {run.exit_code}", file=sys.stderr)
+    load_before = os.getloadavg()[0]
+    print(f"load average before: {load_before:.2f}", flush=True)
+    runs: dict[str, list[Run]] = {name: [] for name, *_ in ways}
+    try:
+        for i in range(args.repeat):
+            for name, cmd, pin, others in ways:
+                runs[name].append(measure(cmd, pin, others))
+            print(f"  run {i + 1}/{args.repeat}: " + ", ".join(f"{name} {r[-1].seconds:.2f} s"
+                                                               for name, r in runs.items()), flush=True)
+    finally:
+        if cluster is not None:
+            cluster.close()
+    load_after = os.getloadavg()[0]
+    for name, *_ in ways:
+        code = runs[name][-1].exit_code
+        if code not in ((0,) if name == "parse-only" else (0, 1)):
+            print(f"error: {name} exited {code}", file=sys.stderr)
             return 2
-    base_counts = orjson.loads(baselines[-1].stdout)
-    summary = orjson.loads(audits[-1].stdout)["summary"]
+    reports = {name: r[-1].stdout for name, r in runs.items() if name != "parse-only"}
+    identical = len(set(reports.values())) == 1
+    base_counts = orjson.loads(runs["parse-only"][-1].stdout)
+    summary = orjson.loads(runs["audit --jobs 1"][-1].stdout)["summary"]
     total = manifest["bytes"]
     if base_counts["bytes"] != total:
         print(f"WARNING: the baseline read {base_counts['bytes']} bytes, the manifest says {total}",
               file=sys.stderr)
     events = int(summary["events"])
-    b, a = _best(baselines), _best(audits)
-    b_rss = max(r.rss_bytes for r in baselines)
-    a_rss = max(r.rss_bytes for r in audits)
-    ratio = b.seconds / a.seconds
-    ratio_ok = ratio >= TARGET_RATIO
-    rss_ok = a_rss / MB < TARGET_RSS_MB
+    base_mbs = total / MB / _best(runs["parse-only"]).seconds
+    rows: dict[str, dict[str, Any]] = {}
+    for name, *_ in ways:
+        best = _best(runs[name])
+        rows[name] = {
+            "seconds": round(best.seconds, 3), "cpu_seconds": round(best.cpu_seconds, 3),
+            "mb_per_s": round(total / MB / best.seconds, 2), "ratio": round(total / MB / best.seconds / base_mbs, 3),
+            "events_per_s": round(events / best.seconds),
+            "peak_rss_mb": round(max(r.rss_bytes for r in runs[name]) / MB, 1),
+            "runs": [round(r.seconds, 3) for r in runs[name]],
+        }
+    single = rows["audit --jobs 1"]
+    checks: list[tuple[str, bool]] = [
+        (f"single-core ratio {single['ratio']:.3f} (target ≥ {TARGET_RATIO})", single["ratio"] >= TARGET_RATIO)]
+    if "audit --jobs 2" in rows:
+        speedup = rows["audit --jobs 2"]["mb_per_s"] / single["mb_per_s"]
+        checks.append((f"--jobs 2 speed-up {speedup:.2f} × --jobs 1 (target ≥ {TARGET_SPEEDUP})",
+                       speedup >= TARGET_SPEEDUP))
+    worst = max(row["peak_rss_mb"] for name, row in rows.items() if name != "parse-only")
+    checks.append((f"peak RSS per process {worst:.1f} MB (target < {TARGET_RSS_MB:.0f} MB)", worst < TARGET_RSS_MB))
+    checks.append(("the audit JSON is byte-identical across every way of running it", identical))
     results: dict[str, Any] = {
         "corpus": {
             "path": str(corpus_dir), "reused": reused, "files": manifest["files"], "bytes": total,
@@ -617,56 +701,46 @@ def main(argv: list[str] | None = None) -> int:
             "long_bytes": sum(e["bytes"] for e in manifest["long"]),
             "checks": manifest.get("checks", {}),
         },
-        "baseline": {
-            "seconds": round(b.seconds, 3), "cpu_seconds": round(b.cpu_seconds, 3),
-            "mb_per_s": round(total / MB / b.seconds, 2), "lines_per_s": round(base_counts["lines"] / b.seconds),
-            "events_per_s": round(events / b.seconds), "peak_rss_mb": round(b_rss / MB, 1),
-            "runs": [round(r.seconds, 3) for r in baselines],
-        },
-        "audit": {
-            "seconds": round(a.seconds, 3), "cpu_seconds": round(a.cpu_seconds, 3),
-            "mb_per_s": round(total / MB / a.seconds, 2), "lines_per_s": round(base_counts["lines"] / a.seconds),
-            "events_per_s": round(events / a.seconds), "peak_rss_mb": round(a_rss / MB, 1),
-            "runs": [round(r.seconds, 3) for r in audits], "exit_code": a.exit_code, "summary": summary,
-        },
-        "ratio": round(ratio, 4),
-        "targets": {"ratio_min": TARGET_RATIO, "ratio_pass": ratio_ok,
-                    "rss_max_mb": TARGET_RSS_MB, "rss_pass": rss_ok},
+        "rows": rows,
+        "summary": summary,
+        "targets": [{"what": what, "pass": ok} for what, ok in checks],
+        "load_average": {"before": round(load_before, 2), "after": round(load_after, 2)},
         "environment": {
             "python": sys.version.split()[0], "implementation": platform.python_implementation(),
             "orjson": orjson.__version__, "cpu_model": cpu_model(), "cpus": os.cpu_count(),
             "pinned_cpu": cpu, "platform": platform.platform(), "replay_git": git_describe(),
         },
-        "commands": {"baseline": shlex.join(prefix + baseline_cmd), "audit": shlex.join(prefix + audit_cmd)},
+        "commands": {name: shlex.join((prefix if pin is not None else []) + cmd) for name, cmd, pin, _ in ways},
     }
 
     env = results["environment"]
     small = manifest["small"]
     print()
     print(f"Python {env['python']} ({env['implementation']}), orjson {env['orjson']}, CPU {env['cpu_model']} "
-          f"({env['cpus']} cpus, pinned to {cpu if cpu is not None else 'none'}), replay {env['replay_git']}")
+          f"({env['cpus']} cpus, single-core runs pinned to {cpu if cpu is not None else 'none'}), "
+          f"replay {env['replay_git']}")
     print(f"corpus  {corpus_dir}: {manifest['files']} files, {total / MB:.1f} MB, {base_counts['lines']} lines, "
           f"{events} events")
     print(f"        {small['files']} small files ({small['copies']} copies of {manifest['source_logs']} "
           f"real logs, {small['bytes'] / MB:.1f} MB) + {len(manifest['long'])} long logs "
           f"({results['corpus']['long_bytes'] / MB:.1f} MB)")
-    print(f"baseline: {results['commands']['baseline']}")
-    print(f"audit:    {results['commands']['audit']}")
+    for name, command in results["commands"].items():
+        print(f"{name}: {command}")
     print()
-    print(f"{'':10}{'seconds':>9}{'MB/s':>9}{'lines/s':>12}{'events/s':>12}{'peak RSS MB':>13}")
-    for name in ("baseline", "audit"):
-        r = results[name]
-        print(f"{name:10}{r['seconds']:>9.2f}{r['mb_per_s']:>9.1f}{r['lines_per_s']:>12,}"
-              f"{r['events_per_s']:>12,}{r['peak_rss_mb']:>13.1f}")
-    print(f"(best of {args.repeat}; MB = 10**6 bytes; events = the audit's logical event count; peak RSS "
-          f"= max over the runs)")
+    width = max(len(name) for name in rows)
+    print(f"{'':{width}}{'seconds':>9}{'MB/s':>9}{'× parse':>9}{'events/s':>12}{'peak RSS MB':>13}")
+    for name, r in rows.items():
+        print(f"{name:{width}}{r['seconds']:>9.2f}{r['mb_per_s']:>9.1f}{r['ratio']:>9.3f}{r['events_per_s']:>12,}"
+              f"{r['peak_rss_mb']:>13.1f}")
+    print(f"(best of {args.repeat}; MB = 10**6 bytes; peak RSS = the largest process, max over the runs; "
+          f"load average after: {load_after:.2f})")
     print()
-    print(f"audit / baseline throughput: {ratio:.3f} (target ≥ {TARGET_RATIO}): {'PASS' if ratio_ok else 'FAIL'}")
-    print(f"audit peak RSS: {a_rss / MB:.1f} MB (target < {TARGET_RSS_MB:.0f} MB): {'PASS' if rss_ok else 'FAIL'}")
-    print(f"audit summary: {summary} (exit {a.exit_code})")
+    for what, ok in checks:
+        print(f"{what}: {'PASS' if ok else 'FAIL'}")
+    print(f"audit summary: {summary}")
     if args.json:
         print(orjson.dumps(results).decode())
-    return 0 if ratio_ok and rss_ok else 1
+    return 0 if all(ok for _, ok in checks) else 1
 
 
 if __name__ == "__main__":

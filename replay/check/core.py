@@ -399,20 +399,29 @@ class CoreChecker(Checker):
         t = ev.type
         sources = rec.get("sourceEventSeqs")
         if "sourceEventSeqs" in rec:
-            ok = type(sources) is list and (
+            # The common list is a run of consecutive seqs (a message's chunks): integers,
+            # distinct, with its first and last as its bounds, all shown by one comparison.
+            run = (type(sources) is list and bool(sources) and type(sources[0]) is int
+                   and sources == list(range(sources[0], sources[0] + len(sources)))
+                   and set(map(type, sources)) == {int})
+            ok = run or type(sources) is list and (
                 not sources
                 or (set(map(type, sources)) == {int} and min(sources) >= 0 and max(sources) <= MAX_SAFE_INTEGER)
                 or all(is_nonneg_safe_int(s) for s in sources)
             )
+            if run:
+                assert isinstance(sources, list)
+                if sources[0] < 0 or sources[-1] > MAX_SAFE_INTEGER:
+                    ok = False
             if not ok:
                 out.append(_surface_error(ev, f"{t}'s sourceEventSeqs must be a list of seqs (whole numbers from "
                                           "0)"))
                 sources = None
             else:
                 assert isinstance(sources, list)
-                if len(set(sources)) != len(sources):
+                if not run and len(set(sources)) != len(sources):
                     out.append(_surface_error(ev, f"{t}'s sourceEventSeqs names a seq twice"))
-                if sources and max(sources) >= seq:
+                if sources and (sources[-1] if run else max(sources)) >= seq:
                     out.append(_surface_error(ev, f"{t}'s sourceEventSeqs names a seq that is not before it"))
                 if not sources and t != "assistant/message":
                     out.append(_surface_error(ev, f"{t}'s sourceEventSeqs is empty (only an assistant/message "

@@ -71,7 +71,9 @@ def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits:
         from replay import cluster
 
         results = cluster.in_order(work, batches(units), scheduler, _lost)
-    else:
+    elif jobs > 1:
         results = in_order(work, batches(units), jobs, _lost)
+    else:  # in this process: no batches to balance, no sizes to look up
+        results = map(work, units)
     for reports in results:
         yield from reports
