@@ -24,10 +24,10 @@ from replay.check.engine import AuditResult, LogReport, Policy, failing_severiti
 from replay.check.registry import RULES
 from replay.check.runner import audit_units
 from replay.check.selection import Selection, SelectionError, audit_selection, find_config, read_config
+from replay.extras import MissingExtra
 from replay.findings import Severity
 from replay.log.discover import discover, path_exists
 from replay.log.reader import Limits, LogRead, iter_events, read_log
-from replay.log.remote import MissingExtra
 from replay.log.source import Unit, file_source, stdin_source
 from replay.parallel import usable_cpus
 from replay.report.audit import AuditJunit, AuditView, log_text

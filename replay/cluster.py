@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from replay.parallel import Batch, Lost, run_items, settle
+from replay.extras import require
+from replay.parallel import Batch, Entry, Lost, Part, Window, run_items, settle
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -38,16 +38,8 @@ class ClusterError(Exception):
     """The cluster cannot be reached or cannot run the work; the message says why."""
 
 
-class MissingDask(ClusterError):
-    """``distributed`` is not installed."""
-
-
 def _distributed() -> Any:
-    try:
-        import distributed
-    except ImportError:
-        raise MissingDask("--scheduler needs Dask distributed: pip install 'replay[dask]'") from None
-    return distributed
+    return require("distributed", "dask", "--scheduler (a Dask cluster)")
 
 
 def connect(scheduler: str) -> Any:
@@ -59,88 +51,48 @@ def connect(scheduler: str) -> Any:
         raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
 
 
-@dataclass(slots=True)
-class _Part(Generic[T, R]):
-    items: list[T]
-    future: Any = None
-    results: list[R] | None = None
-    alone: bool = False
-    """Already tried item by item after a ``KilledWorker``: another one is its loss."""
+class _OnCluster(Window[T, R]):
+    def __init__(self, work: Callable[[T], R], client: Any, lost: Lost[T, R], own: bool) -> None:
+        super().__init__(work, lost, max(1, sum(client.nthreads().values())) * TASKS_PER_THREAD)
+        self.client = client
+        self.own = own
+        self.distributed = _distributed()
 
+    def submit(self, part: Part[T, R], entry: Entry[T, R]) -> None:
+        part.future = self.client.submit(run_items, self.work, part.items, pure=False, priority=-entry.order)
+        self.in_flight += 1
 
-@dataclass(slots=True)
-class _Entry(Generic[T, R]):
-    here: bool
-    order: int
-    """Its place in the run: the earlier, the higher its tasks' priority."""
-    parts: list[_Part[T, R]] = field(default_factory=list)
+    def settle(self, part: Part[T, R], entry: Entry[T, R], queue: deque[Entry[T, R]]) -> bool:
+        if part.future is None:  # an item tried alone: its turn has come
+            self.submit(part, entry)
+        try:
+            done = part.future.result()
+        except self.distributed.KilledWorker as exc:
+            self.in_flight -= 1
+            if not part.alone:
+                entry.parts[:1] = [Part[T, R]([item], alone=True) for item in part.items]
+                return False
+            part.results = [self.lost(part.items[0], f"every Dask worker that audited it died ({exc})")]
+            return True
+        except (OSError, TimeoutError, self.distributed.client.FutureCancelledError) as exc:
+            raise ClusterError(f"the Dask cluster stopped answering ({type(exc).__name__}: {exc})") from None
+        except Exception as exc:  # the task could not run there at all (replay missing on a worker…)
+            raise ClusterError(f"the Dask workers cannot run replay's tasks ({type(exc).__name__}: {exc}); "
+                               "install the same replay on every worker") from None
+        self.in_flight -= 1
+        part.results = settle(part.items, done, self.lost)
+        return True
+
+    def stop(self, queue: deque[Entry[T, R]]) -> None:
+        pending = [p.future for e in queue for p in e.parts if p.future is not None and p.results is None]
+        if pending:
+            self.client.cancel(pending)
+        if self.own:
+            self.client.close()
 
 
 def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], scheduler: str | Any,
              lost: Lost[T, R]) -> Iterator[R]:
     """``work(item)`` for each item of each batch, in order, on the cluster."""
-    distributed = _distributed()
-    own = isinstance(scheduler, str)
     client = connect(scheduler) if isinstance(scheduler, str) else scheduler
-    window = max(1, sum(client.nthreads().values())) * TASKS_PER_THREAD
-    queue: deque[_Entry[T, R]] = deque()
-    source = iter(batches)
-    exhausted = False
-    entries = 0
-    in_flight = 0
-
-    def submit(part: _Part[T, R], order: int) -> None:
-        nonlocal in_flight
-        part.future = client.submit(run_items, work, part.items, pure=False, priority=-order)
-        in_flight += 1
-
-    try:
-        while True:
-            while not exhausted and in_flight < window:
-                batch = next(source, None)
-                if batch is None:
-                    exhausted = True
-                    break
-                entries += 1
-                entry: _Entry[T, R] = _Entry(batch.here, entries, [_Part(batch.items)])
-                if not batch.here:
-                    submit(entry.parts[0], entry.order)
-                queue.append(entry)
-            if not queue:
-                return
-            head = queue[0]
-            if head.here:
-                queue.popleft()
-                yield from map(work, head.parts[0].items)
-                continue
-            part = head.parts[0]
-            if part.results is None:
-                if part.future is None:  # an item tried alone: its turn has come
-                    submit(part, head.order)
-                try:
-                    done = part.future.result()
-                except distributed.KilledWorker as exc:
-                    in_flight -= 1
-                    if part.alone:
-                        part.results = [lost(part.items[0], f"every Dask worker that audited it died ({exc})")]
-                    else:
-                        head.parts[:1] = [_Part[T, R]([item], alone=True) for item in part.items]
-                        continue
-                except (OSError, TimeoutError, distributed.client.FutureCancelledError) as exc:
-                    raise ClusterError(f"the Dask cluster stopped answering ({type(exc).__name__}: {exc})") from None
-                except Exception as exc:  # the task could not run there at all (replay missing on a worker…)
-                    raise ClusterError(f"the Dask workers cannot run replay's tasks ({type(exc).__name__}: {exc}); "
-                                       "install the same replay on every worker") from None
-                else:
-                    in_flight -= 1
-                    part.results = settle(part.items, done, lost)
-            head.parts.pop(0)
-            if not head.parts:
-                queue.popleft()
-            yield from part.results
-    finally:
-        pending = [p.future for e in queue for p in e.parts if p.future is not None and p.results is None]
-        if pending:
-            client.cancel(pending)
-        if own:
-            client.close()
+    yield from _OnCluster(work, client, lost, own=isinstance(scheduler, str)).run(batches)

@@ -40,7 +40,7 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from itertools import chain, islice
@@ -197,34 +197,94 @@ def _run_task(work: Callable[[T], R], task: int, items: list[T]) -> list[R | Fai
 
 
 @dataclass(slots=True)
-class _Part(Generic[T, R]):
+class Part(Generic[T, R]):
     """A run of consecutive items: submitted (``future``) or settled (``results``)."""
 
     items: list[T]
-    task: int = -1
-    future: Future[list[Any]] | None = None
+    future: Any = None
     results: list[R] | None = None
+    task: int = -1
+    alone: bool = False
+    """Tried item by item after its batch killed workers (``replay.cluster``)."""
 
 
 @dataclass(slots=True)
-class _Entry(Generic[T, R]):
+class Entry(Generic[T, R]):
     """One batch, in order; a worker's death may split it into several parts."""
 
     here: bool
-    parts: list[_Part[T, R]] = field(default_factory=list)
+    order: int
+    """Its place in the run (1, 2, …)."""
+    parts: list[Part[T, R]] = field(default_factory=list)
 
 
-class _Pool(Generic[T, R]):
-    def __init__(self, work: Callable[[T], R], jobs: int, lost: Lost[T, R], fork: bool) -> None:
+class Window(Generic[T, R]):
+    """The order-keeping window every runner shares: batches go in (at most ``window``
+    parts in flight), results come out in the order of the items; a ``here`` batch
+    runs in this process when its turn comes. A runner says how a part is submitted
+    (``submit``), how the part at the head is settled (``settle``: its ``results`` set,
+    or ``False`` when the queue was rearranged and must be looked at again), and how
+    the run stops (``stop``)."""
+
+    def __init__(self, work: Callable[[T], R], lost: Lost[T, R], window: int) -> None:
         self.work = work
+        self.lost = lost
+        self.window = window
+        self.in_flight = 0
+        self.entries = 0
+
+    def submit(self, part: Part[T, R], entry: Entry[T, R]) -> None:
+        raise NotImplementedError
+
+    def settle(self, part: Part[T, R], entry: Entry[T, R], queue: deque[Entry[T, R]]) -> bool:
+        raise NotImplementedError
+
+    def stop(self, queue: deque[Entry[T, R]]) -> None:
+        raise NotImplementedError
+
+    def run(self, batches: Iterable[Batch[T]]) -> Iterator[R]:
+        queue: deque[Entry[T, R]] = deque()
+        source = iter(batches)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and self.in_flight < self.window:
+                    batch = next(source, None)
+                    if batch is None:
+                        exhausted = True
+                        break
+                    self.entries += 1
+                    entry: Entry[T, R] = Entry(batch.here, self.entries, [Part(batch.items)])
+                    if not batch.here:
+                        self.submit(entry.parts[0], entry)
+                    queue.append(entry)
+                if not queue:
+                    return
+                head = queue[0]
+                if head.here:
+                    queue.popleft()
+                    yield from map(self.work, head.parts[0].items)
+                    continue
+                part = head.parts[0]
+                if part.results is None and not self.settle(part, head, queue):
+                    continue
+                head.parts.pop(0)
+                if not head.parts:
+                    queue.popleft()
+                yield from part.results or ()
+        finally:
+            self.stop(queue)
+
+
+class _Pool(Window[T, R]):
+    def __init__(self, work: Callable[[T], R], jobs: int, lost: Lost[T, R], fork: bool) -> None:
+        super().__init__(work, lost, WINDOW_PER_JOB * jobs)
         self.fork = fork
         self.jobs = jobs
-        self.lost = lost
-        self.window = WINDOW_PER_JOB * jobs
         self.executor: ProcessPoolExecutor | None = None
         self.ledger: Any = None
         self.tasks = 0
-        self.in_flight = 0
+        self.fruitless = 0
 
     def _context(self) -> multiprocessing.context.BaseContext:
         """``fork`` while this process has one thread (a worker then starts in
@@ -251,60 +311,30 @@ class _Pool(Generic[T, R]):
                                             initargs=(self.ledger, counter, gc.get_threshold()))
         return self.executor
 
-    def _submit(self, part: _Part[T, R]) -> None:
+    def submit(self, part: Part[T, R], entry: Entry[T, R] | None = None) -> None:
         executor = self.executor or self._start()
         self.tasks += 1
         part.task = self.tasks
         part.future = executor.submit(_run_task, self.work, part.task, part.items)
         self.in_flight += 1
 
-    def run(self, batches: Iterable[Batch[T]]) -> Iterator[R]:
-        queue: deque[_Entry[T, R]] = deque()
-        source = iter(batches)
-        exhausted = False
-        fruitless = 0
+    def settle(self, part: Part[T, R], entry: Entry[T, R], queue: deque[Entry[T, R]]) -> bool:
         try:
-            while True:
-                while not exhausted and self.in_flight < self.window:
-                    batch = next(source, None)
-                    if batch is None:
-                        exhausted = True
-                        break
-                    entry: _Entry[T, R] = _Entry(batch.here, [_Part(batch.items)])
-                    if not batch.here:
-                        self._submit(entry.parts[0])
-                    queue.append(entry)
-                if not queue:
-                    return
-                head = queue[0]
-                if head.here:
-                    queue.popleft()
-                    yield from map(self.work, head.parts[0].items)
-                    continue
-                part = head.parts[0]
-                if part.results is None:
-                    assert part.future is not None
-                    try:
-                        part.results = settle(part.items, part.future.result(), self.lost)
-                    except BrokenProcessPool:
-                        named = self._recover(queue)
-                        fruitless = 0 if named else fruitless + 1
-                        if fruitless >= _MAX_FRUITLESS_RESTARTS:
-                            raise WorkersFailed("the worker processes keep dying before they take any work; "
-                                                "run with --jobs 1") from None
-                        continue
-                    except Exception as exc:  # the task's result could not come back (pickling)
-                        part.results = [self.lost(item, f"{type(exc).__name__}: {exc}") for item in part.items]
-                    self.in_flight -= 1
-                    fruitless = 0
-                head.parts.pop(0)
-                if not head.parts:
-                    queue.popleft()
-                yield from part.results
-        finally:
-            self._stop()
+            part.results = settle(part.items, part.future.result(), self.lost)
+        except BrokenProcessPool:
+            named = self._recover(queue)
+            self.fruitless = 0 if named else self.fruitless + 1
+            if self.fruitless >= _MAX_FRUITLESS_RESTARTS:
+                raise WorkersFailed("the worker processes keep dying before they take any work; "
+                                    "run with --jobs 1") from None
+            return False
+        except Exception as exc:  # the task's result could not come back (pickling)
+            part.results = [self.lost(item, f"{type(exc).__name__}: {exc}") for item in part.items]
+        self.in_flight -= 1
+        self.fruitless = 0
+        return True
 
-    def _recover(self, queue: deque[_Entry[T, R]]) -> bool:
+    def _recover(self, queue: deque[Entry[T, R]]) -> bool:
         """After a breakage: keep what finished, turn the item each dead worker held
         into ``lost``, run the rest again on a fresh pool. True when an item was named."""
         assert self.executor is not None
@@ -318,7 +348,7 @@ class _Pool(Generic[T, R]):
         self.executor = None
         self.in_flight = 0
         for entry in queue:
-            parts: list[_Part[T, R]] = []
+            parts: list[Part[T, R]] = []
             for part in entry.parts:
                 future = part.future
                 if part.results is not None or future is None:
@@ -334,20 +364,20 @@ class _Pool(Generic[T, R]):
                            "before it finished")
                     before, held, after = part.items[:index], part.items[index], part.items[index + 1 :]
                     if before:
-                        parts.append(_Part(before))
-                    parts.append(_Part([held], results=[self.lost(held, why)]))
+                        parts.append(Part(before))
+                    parts.append(Part([held], results=[self.lost(held, why)]))
                     if after:
-                        parts.append(_Part(after))
+                        parts.append(Part(after))
                 else:
-                    parts.append(_Part(part.items))
+                    parts.append(Part(part.items))
             entry.parts = parts
         for entry in queue:
             for part in entry.parts:
                 if part.results is None and not entry.here:
-                    self._submit(part)
+                    self.submit(part, entry)
         return bool(died)
 
-    def _stop(self) -> None:
+    def stop(self, queue: deque[Entry[T, R]]) -> None:
         """Stop the tasks that run, cancel what is queued, and wait for every worker
         to exit (``shutdown`` lets go of the workers on its first call: it is called
         once, waiting)."""

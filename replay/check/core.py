@@ -404,11 +404,11 @@ class CoreChecker(Checker):
             run = (type(sources) is list and bool(sources) and type(sources[0]) is int
                    and sources == list(range(sources[0], sources[0] + len(sources)))
                    and set(map(type, sources)) == {int})
-            ok = run or type(sources) is list and (
+            ok = run or (type(sources) is list and (
                 not sources
                 or (set(map(type, sources)) == {int} and min(sources) >= 0 and max(sources) <= MAX_SAFE_INTEGER)
                 or all(is_nonneg_safe_int(s) for s in sources)
-            )
+            ))
             if run:
                 assert isinstance(sources, list)
                 if sources[0] < 0 or sources[-1] > MAX_SAFE_INTEGER:

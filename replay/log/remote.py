@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from replay.extras import MissingExtra, require
 from replay.log.reader import Opener, Source
 from replay.log.source import ARCHIVE_SUFFIXES, LOG_SUFFIXES, Archive, Unit
 
@@ -28,22 +29,10 @@ BLOCK = 1 << 20
 _TWINS = {"session.jsonl": "session.jsonl.zstd", "session.jsonl.zstd": "session.jsonl"}
 
 
-class MissingExtra(Exception):
-    """An optional dependency is not installed; the message names the extra."""
-
-
-def _fsspec() -> Any:
-    try:
-        import fsspec
-    except ImportError:
-        raise MissingExtra("reading URLs needs fsspec: pip install 'replay[remote]'") from None
-    return fsspec
-
-
 def filesystem(url: str) -> tuple[Any, str]:
     """The filesystem of a URL and the path within it. ``MissingExtra`` when fsspec or
     the backend of the URL's scheme is not installed."""
-    fsspec = _fsspec()
+    fsspec: Any = require("fsspec", "remote", "reading URLs")
     try:
         fs, path = fsspec.core.url_to_fs(url)  # an fsspec AbstractFileSystem (fsspec ships no types)
     except ImportError as exc:

@@ -149,7 +149,7 @@ def test_a_missing_extra_is_a_usage_error_naming_it(monkeypatch: pytest.MonkeyPa
     (tmp_path / "x.jsonl").write_bytes(b"")
     result = CliRunner().invoke(main, ["audit", "--scheduler", "tcp://127.0.0.1:1", str(tmp_path / "x.jsonl")])
     assert result.exit_code == 2
-    assert "--scheduler needs Dask distributed: pip install 'replay[dask]'" in result.output
+    assert "--scheduler (a Dask cluster) needs distributed: pip install 'replay[dask]'" in result.output
 
 
 # -- S3, against a moto server on the loopback -------------------------------------------
