@@ -494,32 +494,26 @@ class Run:
     stdout: bytes
 
 
-def _pin(cpu: int | None) -> Any:
-    if cpu is None:
-        return None
-
-    def pin() -> None:
-        os.sched_setaffinity(0, {cpu})
-
-    return pin
-
-
 def measure(cmd: list[str], cpu: int | None, others: list[int] | None = None) -> Run:
     """Run ``cmd`` in a fresh child: wall time, CPU time (the child and its worker
-    processes) and the peak RSS of its largest process (``wait4``'s ``ru_maxrss`` is
-    the maximum over the child and the children it reaped; ``others``: pids of
-    processes outside it that did work for it, a Dask cluster's workers)."""
-    with tempfile.TemporaryFile() as out:
+    processes) and the peak RSS of its largest process, ``others`` included (pids of
+    processes outside it that did work for it: a Dask cluster's workers).
+
+    The child is started by GNU ``time``, not by this script: a process's peak RSS
+    (``ru_maxrss``) counts the memory of the process it was forked from, and this one
+    is not small. ``ru_maxrss`` is the maximum over the child and the children it
+    reaped (its worker processes)."""
+    pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
+    with tempfile.NamedTemporaryFile("r") as usage, tempfile.TemporaryFile() as out:
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stdin=subprocess.DEVNULL, preexec_fn=_pin(cpu))
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.run(["/usr/bin/time", "-o", usage.name, "-f", "%U %S %M", *pin, *cmd], stdout=out,
+                              stdin=subprocess.DEVNULL, check=False)
         seconds = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        user, system, max_kib = usage.read().splitlines()[-1].split()
         out.seek(0)
         body = out.read()
-    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    rss = max([usage.ru_maxrss * scale, *(peak_rss(pid) for pid in others or ())])
-    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, body)
+    rss = max([int(max_kib) * 1024, *(peak_rss(pid) for pid in others or ())])
+    return Run(seconds, float(user) + float(system), rss, proc.returncode, body)
 
 
 def peak_rss(pid: int) -> int:
@@ -533,18 +527,32 @@ def peak_rss(pid: int) -> int:
     return 0
 
 
-def local_cluster(workers: int) -> tuple[Any, list[int]]:
-    """A Dask LocalCluster of ``workers`` single-threaded worker processes, and their pids."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise SystemExit("error: --scheduler local needs dask[distributed] (pip install 'replay[dask]'), "
-                         "or pass --scheduler none") from None
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                           host="127.0.0.1")
-    with Client(cluster) as client:
-        pids = list(client.run(os.getpid).values())
-    return cluster, pids
+CLUSTER_CODE = """\
+import json, os, sys
+from distributed import Client, LocalCluster
+cluster = LocalCluster(n_workers=int(sys.argv[1]), threads_per_worker=1, processes=True,
+                       dashboard_address=":0", host="127.0.0.1")
+with Client(cluster) as client:
+    pids = list(client.run(os.getpid).values())
+print(json.dumps({"address": cluster.scheduler_address, "pids": pids}), flush=True)
+sys.stdin.read()  # until the benchmark is done
+cluster.close()
+"""
+
+
+def local_cluster(workers: int) -> tuple[subprocess.Popen[str], str, list[int]]:
+    """A Dask LocalCluster of ``workers`` single-threaded worker processes, in a
+    process of its own (so it shares no memory with the measured commands): the
+    process, the scheduler's address, the workers' pids."""
+    proc = subprocess.Popen([sys.executable, "-c", CLUSTER_CODE, str(workers)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line:
+        raise SystemExit("error: the local Dask cluster did not start (is dask[distributed] installed? "
+                         "pip install 'replay[dask]', or pass --scheduler none)")
+    started = orjson.loads(line)
+    return proc, started["address"], started["pids"]
 
 
 def cpu_model() -> str:
@@ -627,11 +635,10 @@ def main(argv: list[str] | None = None) -> int:
     audit = [sys.executable, "-m", "replay", "audit", "--format", "json"]
     prefix = ["taskset", "-c", str(cpu)] if cpu is not None else []
     jobs = sorted({1, *args.jobs})
-    cluster: Any = None
+    cluster: subprocess.Popen[str] | None = None
     cluster_pids: list[int] = []
     if args.scheduler == "local":
-        cluster, cluster_pids = local_cluster(args.cluster_workers)
-        address = cluster.scheduler_address
+        cluster, address, cluster_pids = local_cluster(args.cluster_workers)
         cluster_name = f"LocalCluster ({args.cluster_workers} workers)"
     elif args.scheduler != "none":
         address = args.scheduler
@@ -656,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                for name, r in runs.items()), flush=True)
     finally:
         if cluster is not None:
-            cluster.close()
+            cluster.communicate("", timeout=60)
     load_after = os.getloadavg()[0]
     for name, *_ in ways:
         code = runs[name][-1].exit_code
