@@ -5,7 +5,6 @@ could not: what fails a run is the result's own ``failed``."""
 
 from __future__ import annotations
 
-import gc
 import io
 import json
 import os
@@ -29,7 +28,7 @@ from replay.findings import Severity
 from replay.log.discover import discover, path_exists
 from replay.log.reader import Limits, LogRead, iter_events, read_log
 from replay.log.source import Unit, file_source, stdin_source
-from replay.parallel import usable_cpus
+from replay.parallel import fewer_gc_passes, usable_cpus
 from replay.report.audit import AuditJunit, AuditView, log_text
 from replay.report.registry import (
     AUDIT_FORMATS,
@@ -57,19 +56,6 @@ T = TypeVar("T")
 _DEFAULT_LIMITS = Limits()
 _RECURSION_LIMIT = 10_000
 _PROGRESS_MIN_FILES = 4
-
-
-@contextmanager
-def fewer_gc_passes() -> Iterator[None]:
-    """An audit allocates millions of short-lived, acyclic objects; the cyclic
-    collector's frequent young-generation passes find nothing in them but cost ~15%
-    of the run. Collect less often for the duration of the command."""
-    before = gc.get_threshold()
-    gc.set_threshold(50_000, before[1], before[2])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 def _wants_progress(shows_progress: bool, count: int) -> bool:

@@ -76,6 +76,20 @@ class Batch(Generic[T]):
     """Run in this process: the items cannot be sent to another one."""
 
 
+@contextlib.contextmanager
+def fewer_gc_passes() -> Iterator[None]:
+    """An audit allocates millions of short-lived, acyclic objects; the cyclic
+    collector's frequent young-generation passes find nothing in them but cost ~15%
+    of the run, and far more in a process with a large heap (a Dask worker), where
+    they trigger full collections. Collect less often while the work runs."""
+    before = gc.get_threshold()
+    gc.set_threshold(50_000, before[1], before[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def usable_cpus() -> int:
     """The CPUs this process may run on (its affinity mask where the OS has one)."""
     if hasattr(os, "sched_getaffinity"):
@@ -112,7 +126,7 @@ _base = -1
 _interrupted = False
 
 
-def _init_worker(ledger: Any, counter: Synchronized[int], gc_threshold: tuple[int, int, int]) -> None:
+def _init_worker(ledger: Any, counter: Synchronized[int]) -> None:
     """Take a ledger slot; SIGTERM marks the running task aborted, SIGINT stops a task
     but not an idle worker; the worker ends when the process that started it does."""
     global _ledger, _base
@@ -125,7 +139,6 @@ def _init_worker(ledger: Any, counter: Synchronized[int], gc_threshold: tuple[in
     _ledger = ledger
     _base = slot * _FIELDS
     ledger[_base] = os.getpid()
-    gc.set_threshold(*gc_threshold)
     signal.signal(signal.SIGTERM, _on_sigterm)
     signal.signal(signal.SIGINT, _on_sigint)
 
@@ -161,13 +174,14 @@ class Failed:
 def run_items(work: Callable[[T], R], items: list[T], at: Callable[[int], None] | None = None) -> list[R | Failed]:
     """``work`` over a task's items in a worker; ``at(index)`` before each one."""
     out: list[R | Failed] = []
-    for index, item in enumerate(items):
-        if at is not None:
-            at(index)
-        try:
-            out.append(work(item))
-        except Exception as exc:  # a bug of ours: one lost item, not a lost run
-            out.append(Failed(f"{type(exc).__name__}: {exc}"))
+    with fewer_gc_passes():
+        for index, item in enumerate(items):
+            if at is not None:
+                at(index)
+            try:
+                out.append(work(item))
+            except Exception as exc:  # a bug of ours: one lost item, not a lost run
+                out.append(Failed(f"{type(exc).__name__}: {exc}"))
     return out
 
 
@@ -308,7 +322,7 @@ class _Pool(Window[T, R]):
         self.ledger = context.RawArray("q", self.jobs * _FIELDS)
         counter = context.Value("i", 0)
         self.executor = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_init_worker,
-                                            initargs=(self.ledger, counter, gc.get_threshold()))
+                                            initargs=(self.ledger, counter))
         return self.executor
 
     def submit(self, part: Part[T, R], entry: Entry[T, R] | None = None) -> None:
