@@ -40,7 +40,7 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from itertools import chain, islice
@@ -329,7 +329,11 @@ class _Pool(Window[T, R]):
         executor = self.executor or self._start()
         self.tasks += 1
         part.task = self.tasks
-        part.future = executor.submit(_run_task, self.work, part.task, part.items)
+        try:
+            part.future = executor.submit(_run_task, self.work, part.task, part.items)
+        except BrokenProcessPool as exc:  # broken before it could take the task: settled as broken
+            part.future = Future()
+            part.future.set_exception(exc)
         self.in_flight += 1
 
     def settle(self, part: Part[T, R], entry: Entry[T, R], queue: deque[Entry[T, R]]) -> bool:
