@@ -25,6 +25,9 @@ BATCH_BYTES = 8 << 20
 """A batch closes once it holds this many bytes of logs (a larger log is alone)."""
 BATCH_UNITS = 64
 """…or this many units, whatever their size (an archive or a URL may not say)."""
+CLUSTER_BATCH = 4
+"""A Dask task costs a round trip to the scheduler (milliseconds, while the worker
+waits): its batches are this many times larger."""
 
 
 def portable(unit: Unit) -> bool:
@@ -33,9 +36,10 @@ def portable(unit: Unit) -> bool:
     return isinstance(unit.open, Opener) and unit.open.travels()
 
 
-def batches(units: Iterable[Unit]) -> Iterator[Batch[Unit]]:
-    """Consecutive units in batches; one that cannot travel is a batch of its own,
-    run here."""
+def batches(units: Iterable[Unit], scale: int = 1) -> Iterator[Batch[Unit]]:
+    """Consecutive units in batches (``scale`` times the usual size); one that cannot
+    travel is a batch of its own, run here."""
+    max_bytes, max_units = BATCH_BYTES * scale, BATCH_UNITS * scale
     items: list[Unit] = []
     size = 0
     for unit in units:
@@ -49,7 +53,7 @@ def batches(units: Iterable[Unit]) -> Iterator[Batch[Unit]]:
         known = unit.open.size()
         items.append(unit)
         size += known or 0
-        if size >= BATCH_BYTES or len(items) >= BATCH_UNITS:
+        if size >= max_bytes or len(items) >= max_units:
             yield Batch(items)
             items, size = [], 0
     if items:
@@ -70,7 +74,7 @@ def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits:
     if scheduler is not None:
         from replay import cluster
 
-        results = cluster.in_order(work, batches(units), scheduler, _lost)
+        results = cluster.in_order(work, batches(units, CLUSTER_BATCH), scheduler, _lost)
     elif jobs > 1:
         results = in_order(work, batches(units), jobs, _lost)
     else:  # in this process: no batches to balance, no sizes to look up
