@@ -51,9 +51,10 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
-WINDOW_PER_JOB = 4
-"""Tasks in flight per worker: enough that a worker never waits for this process to
-hand it the next one, few enough that finished results do not pile up."""
+WINDOW_PER_JOB = 16
+"""Tasks in flight per worker. Results are handed on in order, so while a long task
+is at the head the others finish and wait: the window must hold enough of them that
+the workers do not run dry behind it (a waiting result is a batch's reports: small)."""
 
 _MAX_FRUITLESS_RESTARTS = 3
 """Breakages in a row that name no item (a worker that cannot even start): then
