@@ -46,5 +46,5 @@ def lock(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    session.install("-c", LOCK, "-e", ".")
+    session.install("-c", LOCK, "-e", ".[dask]")  # the --scheduler column starts a LocalCluster
     session.run("python", "bench/audit_throughput.py", *session.posargs)
