@@ -15,10 +15,9 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TextIO, TypeVar, cast
 
 import click
-import orjson
 
 from replay.check.engine import AuditResult, LogReport, Policy, audit_sources, failing_severities
 from replay.check.registry import RULES
@@ -26,6 +25,7 @@ from replay.check.selection import Selection, SelectionError, audit_selection, f
 from replay.findings import Severity
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source
+from replay.output import OutputError, TextOut, json_bytes, write_file
 from replay.report.audit import AuditJunit, AuditView, log_text
 from replay.report.registry import (
     AUDIT_FORMATS,
@@ -84,11 +84,41 @@ def _progress(items: Iterable[T], length: int, label: str, shown: bool,
         yield bar
 
 
-def _write_output(path: Path, data: bytes, option: str) -> None:
-    try:
-        path.write_bytes(data)
-    except OSError as exc:
-        raise click.BadParameter(f"{path}: cannot write ({exc.strerror or exc})", param_hint=option) from None
+def stdout() -> TextOut:
+    """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
+    and turns a write that fails into ``OutputError``."""
+    sys.stdout.flush()
+    return TextOut(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
+
+
+def echo(text: str) -> None:
+    """Write a report to standard output (see ``stdout``)."""
+    out = stdout()
+    out.write(text)
+    out.flush()
+
+
+class _TextOnly:
+    """A text-only standard output (one replaced by a caller) taking UTF-8 bytes."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> None:
+        self.stream.write(data.decode("utf-8"))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        """An output that cannot be written is exit 1, with the path and the OS error."""
+        try:
+            return super().invoke(ctx)
+        except OutputError as exc:
+            click.echo(f"replay: {exc}", err=True)
+            ctx.exit(1)
 
 
 def _check_paths(paths: Iterable[str]) -> None:
@@ -116,7 +146,7 @@ def limit_options(f: click.decorators.FC) -> click.decorators.FC:
     return f
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="replay")
 def main() -> None:
     """Load, audit and replay deepseek-harness session logs."""
@@ -181,10 +211,10 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
         sources = list(sources)  # a bar needs the count; without one, logs stream as they are found
         count = len(sources)
     shown = _wants_progress(reporting.shows_progress, count)
-    out = sys.stdout
+    out = stdout()
     held = io.StringIO() if shown else None  # the report waits until the bar is done
     view = AuditView(fold=not no_fold, statistics=statistics, baseline=baseline_file is not None)
-    reporter = reporting(held or out, style_for(out, no_color), view)
+    reporter = reporting(held or cast(TextIO, out), style_for(sys.stdout, no_color), view)
     reports: list[LogReport] = []
     selected: list[LogReport] = []  # before the baseline: what --write-baseline writes
     reporter.start()
@@ -206,9 +236,9 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
         out.write(held.getvalue())
     out.flush()
     if junit is not None:
-        _write_output(junit, AuditJunit.render(result).encode("utf-8"), "--junit")
+        write_file(junit, [AuditJunit.render(result)])
     if write_baseline is not None:
-        _write_output(write_baseline, baseline_bytes(selected), "--write-baseline")
+        write_file(write_baseline, [baseline_bytes(selected)])
         total = sum(len(r.findings) for r in selected)
         click.echo(f"replay audit: wrote a baseline of {total} finding(s) to {write_baseline}", err=True)
         sys.exit(0)
@@ -374,11 +404,11 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     context = CheckContext(str(scenarios_dir), _tree_args(scenarios_dir, goldens_dir), started,
                            socket.gethostname(), ci_flag or in_ci(os.environ), written)
     report = CheckReport(str(goldens_dir), results, context)
-    sys.stdout.write(reporting.render(report, style_for(sys.stdout, no_color)))
+    echo(reporting.render(report, style_for(sys.stdout, no_color)))
     if fmt == "github":
         _append_step_summary(CheckStepSummary.render(report))
     if junit is not None:
-        _write_output(junit, CheckJunit.render(report).encode("utf-8"), "--junit")
+        write_file(junit, [CheckJunit.render(report)])
     sys.exit(1 if report.failed else 0)
 
 
@@ -409,7 +439,7 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
         result = refresh_scenarios(scenarios_dir, goldens_dir, selection, prune=prune, dry_run=dry_run, full=full)
     except StoreLocked as exc:
         _fail("refresh", exc)
-    click.echo(RefreshText.render(result, style_for(sys.stdout, no_color)), nl=False)
+    echo(RefreshText.render(result, style_for(sys.stdout, no_color)))
     sys.exit(1 if result.failed else 0)
 
 
@@ -459,7 +489,7 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
     style = style_for(sys.stdout, no_color)
 
     def ask(view: EntryView, position: str) -> str:
-        click.echo(entry_text(view, position, style), nl=False)
+        echo(entry_text(view, position, style))
         while True:
             click.echo(f"{REVIEW_KEYS} > ", nl=False)
             try:
@@ -485,7 +515,7 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
         raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
     except PendingError as exc:
         _fail("review", exc)
-    click.echo(PendingText.render(result, style), nl=False)
+    echo(PendingText.render(result, style))
     sys.exit(1 if result.failed else 0)
 
 
@@ -527,7 +557,7 @@ def _decide(command: str, names: tuple[str, ...], pending_dir: Path, scenarios_d
         raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
     except PendingError as exc:
         _fail(command, exc)
-    click.echo(PendingText.render(result, style_for(sys.stdout, no_color)), nl=False)
+    echo(PendingText.render(result, style_for(sys.stdout, no_color)))
     sys.exit(1 if result.failed else 0)
 
 
@@ -619,8 +649,7 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     log, folder_terminal = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
     assert log.header is not None
     events = iter_events(log.items())
-    out = sys.stdout
-    to_terminal = output is None and out.isatty()
+    to_terminal = output is None and sys.stdout.isatty()
     if surface == "acp":
         session_id = log.header.id or ""
         terminal = folder_terminal if terminal_output is None else terminal_output
@@ -642,14 +671,16 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
                                                               cwd=log.header.cwd)]
         text = "".join(line + "\n" for line in lines)
     elif surface == "stdio":
-        text = stdio_text(events, color=use_color(out, no_color) if output is None else False,
+        text = stdio_text(events, color=use_color(sys.stdout, no_color) if output is None else False,
                           terminal=to_terminal)
     else:
         text = html_page(list(events), locale=locale) if html else web_golden(events, locale) + "\n"
     if output is None:
+        out = stdout()
         out.write(text)
+        out.flush()
     else:
-        _write_output(output, text.encode("utf-8"), "--output")
+        write_file(output, [text])
 
 
 @main.command()
@@ -667,9 +698,16 @@ def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_
 
     log, _ = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
     page = html_page(list(iter_events(log.items())), locale=locale)
-    fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(page)
+    try:
+        fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
+    except OSError as exc:
+        raise OutputError(f"{tempfile.gettempdir()}: cannot write the page ({exc.strerror or exc})") from None
+    os.close(fd)
+    try:
+        write_file(Path(name), [page])
+    except BaseException:
+        os.unlink(name)
+        raise
     click.echo(name)
     if open_browser:
         webbrowser.open(Path(name).as_uri())
@@ -693,7 +731,9 @@ def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
     report = run_conformance(roots, profile=chosen)
     if not report.scenarios:
         raise click.UsageError("no harness scenario folders with a stdout golden under the given roots")
-    click.echo(CONFORMANCE_FORMATS[fmt].render(report), nl=False)
+    out = stdout()
+    out.write(CONFORMANCE_FORMATS[fmt].render(report))
+    out.flush()
     sys.exit(1 if report.failed else 0)
 
 
@@ -746,6 +786,8 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
     from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log, scaffold
 
     root = scenarios_dir if scenarios_dir is not None else Path("scenarios")
+    out = stdout()
+    style = style_for(sys.stdout, no_color)
     try:
         if from_log is not None:
             result = import_log(root, name, from_log, force=force, locale=locale, use_override=use_override)
@@ -754,14 +796,14 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
     except NewScenarioError as exc:
         raise click.UsageError(str(exc)) from None
     except ImportRefused as exc:
-        style = style_for(sys.stdout, no_color)
-        click.echo("".join(log_text(r, style) for r in exc.reports), nl=False)
+        out.write("".join(log_text(r, style) for r in exc.reports))
+        out.flush()
         click.echo(f"replay new: {exc}", err=True)
         sys.exit(1)
     if result.forced:
-        style = style_for(sys.stdout, no_color)
-        click.echo("".join(log_text(r, style) for r in result.forced), nl=False)
-    click.echo(new_text(result, scenarios_dir), nl=False)
+        out.write("".join(log_text(r, style) for r in result.forced))
+    out.write(new_text(result, scenarios_dir))
+    out.flush()
 
 
 @main.command()
@@ -779,7 +821,7 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
         raise click.BadParameter(f"{unknown[0]!r} is not a rule id (`replay rules` lists them)", param_hint="RULE")
     helps = [rule_help(w) for w in (wanted or list(RULES))]
     reporting = RULE_HELP_FORMATS[fmt] if names else RULE_FORMATS[fmt]
-    click.echo(reporting.render(helps, style_for(sys.stdout)), nl=False)
+    echo(reporting.render(helps, style_for(sys.stdout)))
 
 
 @main.command()
@@ -795,4 +837,6 @@ def plan(path: str, at: int | None, max_record_bytes: int, max_decompressed_byte
         todos = standing_plan(events) if at is None else plan_at(events, at)
     except SeqOutOfRange as exc:
         raise click.BadParameter(str(exc), param_hint="--at") from None
-    click.echo(orjson.dumps(todos).decode())
+    out = stdout()
+    out.write_bytes(json_bytes(todos) + b"\n")
+    out.flush()

@@ -54,12 +54,20 @@ def quote(text: str) -> str:
     return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
 
 
+def _double(value: int) -> float:
+    """The double JavaScript reads for an integer literal: beyond the largest double, an infinity."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def js_number(value: float | int) -> str:
-    """ECMAScript ``Number::toString`` of a finite number (radix 10)."""
+    """ECMAScript ``Number::toString`` of a number (radix 10)."""
     if isinstance(value, int):
         if -_MAX_SAFE <= value <= _MAX_SAFE:
             return str(value)
-        value = float(value)
+        value = _double(value)
     if math.isnan(value) or math.isinf(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if value == 0:
@@ -112,10 +120,8 @@ def _write(value: Any, out: list[str]) -> None:
     elif value is False:
         out.append("false")
     elif isinstance(value, int | float):
-        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-            out.append("null")
-        else:
-            out.append(js_number(value))
+        number = value if isinstance(value, float) or -_MAX_SAFE <= value <= _MAX_SAFE else _double(value)
+        out.append(js_number(number) if math.isfinite(number) else "null")
     elif isinstance(value, dict):
         out.append("{")
         first = True
@@ -161,10 +167,23 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_LONGEST_INT = 4000
+"""Digits of the longest integer kept exactly (Python refuses to convert more than 4,300)."""
+
+
+def parse_int(digits: str) -> int | float:
+    """An integer literal: exact, unless it is too long to be anything but an infinity
+    to JavaScript (and to Python's ``int``)."""
+    if len(digits) <= _LONGEST_INT:
+        return int(digits)
+    return -math.inf if digits.startswith("-") else math.inf
+
+
 def loads(raw: str) -> Any:
     """``JSON.parse(raw)``: ``ValueError`` for what it refuses (garbage, ``NaN``,
-    ``Infinity``), ``RecursionError`` for nesting too deep to parse."""
-    return json.loads(raw, parse_constant=_reject_constant)
+    ``Infinity``), ``RecursionError`` for nesting too deep to parse; integers of any
+    length (see ``parse_int``)."""
+    return json.loads(raw, parse_constant=_reject_constant, parse_int=parse_int)
 
 
 def parse(raw: str) -> tuple[bool, Any]:
@@ -176,4 +195,4 @@ def parse(raw: str) -> tuple[bool, Any]:
         return False, None
 
 
-__all__ = ["dumps", "js_number", "js_string", "loads", "parse", "quote"]
+__all__ = ["dumps", "js_number", "js_string", "loads", "parse", "parse_int", "quote"]

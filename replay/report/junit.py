@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 from xml.etree import ElementTree as ET
 
+from replay.output import utf8
+
 
 @dataclass(frozen=True)
 class Case:
@@ -88,5 +90,5 @@ def junit_xml(title: str, suites: list[Suite], time: float | None = None) -> byt
                 outcome.set("message", xml_text(case.failure))
                 outcome.text = xml_text(case.details)
     ET.indent(root)
-    body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=False)
-    return b'<?xml version="1.0" encoding="utf-8"?>\n' + body + b"\n"
+    body = ET.tostring(root, encoding="unicode", xml_declaration=False)
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + utf8(body) + b"\n"
