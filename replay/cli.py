@@ -127,16 +127,17 @@ def _check_paths(paths: Iterable[str]) -> None:
             raise click.BadParameter(f"{raw}: no such file or directory", param_hint="PATH")
 
 
-def _limits(max_record_bytes: int, max_decompressed_bytes: int) -> Limits:
-    return Limits(max_record_bytes=max_record_bytes, max_decompressed_bytes=max_decompressed_bytes)
+def _limits(max_record_bytes: int, max_log_bytes: int) -> Limits:
+    return Limits(max_record_bytes=max_record_bytes, max_log_bytes=max_log_bytes)
 
 
 _limit_options = [
     click.option("--max-record-bytes", type=click.IntRange(min=1), default=_DEFAULT_LIMITS.max_record_bytes,
                  show_default=True, help="Largest single record read; a longer one is a finding."),
-    click.option("--max-decompressed-bytes", type=click.IntRange(min=1),
-                 default=_DEFAULT_LIMITS.max_decompressed_bytes, show_default=True,
-                 help="Cap on a zstd log's plaintext (decompression-bomb guard)."),
+    click.option("--max-log-bytes", "--max-decompressed-bytes", "max_log_bytes", type=click.IntRange(min=1),
+                 default=_DEFAULT_LIMITS.max_log_bytes, show_default=True,
+                 help="Most bytes read from one log (file, standard input, FIFO; a zstd log's plaintext: the "
+                      "decompression-bomb guard); more is a finding."),
 ]
 
 
@@ -187,7 +188,7 @@ def main() -> None:
 def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
           min_severity: str | None, policy: str, fail_on: tuple[str, ...], baseline_file: Path | None,
           write_baseline: Path | None, no_fold: bool, statistics: bool, no_color: bool, junit: Path | None,
-          max_record_bytes: int, max_decompressed_bytes: int) -> None:
+          max_record_bytes: int, max_log_bytes: int) -> None:
     """Re-validate session logs against the harness's load rules and durable invariants.
 
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
@@ -205,7 +206,14 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     except BaselineError as exc:
         raise click.BadParameter(str(exc), param_hint="--baseline") from None
     reporting = AUDIT_FORMATS[fmt]
-    sources: Iterable[Source] = discover(paths)
+    limits = _limits(max_record_bytes, max_log_bytes)
+    passed_over: list[tuple[str, str]] = []
+
+    def pass_over(path: str, why: str) -> None:
+        passed_over.append((path, why))
+        click.echo(f"replay audit: passed over {path}: {why}", err=True)
+
+    sources: Iterable[Source] = discover(paths, pass_over, limits.max_log_bytes)
     count = 0
     if reporting.shows_progress and sys.stderr.isatty():
         sources = list(sources)  # a bar needs the count; without one, logs stream as they are found
@@ -219,7 +227,7 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     selected: list[LogReport] = []  # before the baseline: what --write-baseline writes
     reporter.start()
     fingerprints = baseline_file is not None or write_baseline is not None or reporting.needs_fingerprints
-    results = audit_sources(sources, Policy(policy), _limits(max_record_bytes, max_decompressed_bytes), fingerprints)
+    results = audit_sources(sources, Policy(policy), limits, fingerprints)
     with fewer_gc_passes(), _progress(results, count, "auditing", shown, lambda r: r.path[-40:] if r else "") as bar:
         for judged in bar:
             report = selection.apply(judged)
@@ -230,7 +238,8 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
             reporter.unit(report)
     if not reports:
         raise click.UsageError("no session logs found in the given paths")
-    result = AuditResult(reports, failing_severities(Severity(s) for s in fail_on), baseline.matched)
+    result = AuditResult(reports, failing_severities(Severity(s) for s in fail_on), baseline.matched,
+                         tuple(passed_over))
     reporter.finish(result)
     if held is not None:
         out.write(held.getvalue())
@@ -604,15 +613,16 @@ def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
     from replay.snapshot.harness import is_scenario_folder, load_harness_scenario
 
     if path == "-":
-        return read_log(stdin_source(), limits), False
+        return read_log(stdin_source(cap=limits.max_log_bytes), limits), False
     folder = Path(path)
     if folder.is_dir():
         if not is_scenario_folder(folder):
             raise click.BadParameter(f"{path}: a folder must hold a session.jsonl (a harness scenario folder)",
                                      param_hint="PATH")
         scenario = load_harness_scenario(folder)
-        return read_log(file_source(scenario.primary_log), limits), scenario.terminal_output
-    return read_log(file_source(folder), limits), False
+        return read_log(file_source(scenario.primary_log, cap=limits.max_log_bytes), limits), \
+            scenario.terminal_output
+    return read_log(file_source(folder, cap=limits.max_log_bytes), limits), False
 
 
 @main.command()
@@ -634,7 +644,7 @@ def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
 @limit_options
 def render(surface: str, path: str, live: bool, normalize: bool, terminal_output: bool | None, profile: str,
            locale: str, html: bool, output: Path | None, no_color: bool, max_record_bytes: int,
-           max_decompressed_bytes: int) -> None:
+           max_log_bytes: int) -> None:
     """Replay a session log through a renderer: acp, stdio or web.
 
     PATH is a session log, - for standard input, or a harness scenario folder
@@ -646,7 +656,7 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     from replay.render.stdio import stdio_text
     from replay.render.web import html_page, web_golden
 
-    log, folder_terminal = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
+    log, folder_terminal = _read_or_exit(path, _limits(max_record_bytes, max_log_bytes))
     assert log.header is not None
     events = iter_events(log.items())
     to_terminal = output is None and sys.stdout.isatty()
@@ -688,7 +698,7 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
 @click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True)
 @click.option("--open", "open_browser", is_flag=True, help="Also open the page in a web browser.")
 @limit_options
-def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_decompressed_bytes: int) -> None:
+def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_log_bytes: int) -> None:
     """Write a self-contained HTML page of a session (transcript, tool rows, plan panel,
     plan timeline) to a temporary file and print its path."""
     import tempfile
@@ -696,7 +706,7 @@ def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_
 
     from replay.render.web import html_page
 
-    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
+    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_log_bytes))
     page = html_page(list(iter_events(log.items())), locale=locale)
     try:
         fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
@@ -829,9 +839,9 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
 @click.option("--at", "at", type=int, default=None, metavar="SEQ",
               help="The plan in force right after the event with this seq.")
 @limit_options
-def plan(path: str, at: int | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
+def plan(path: str, at: int | None, max_record_bytes: int, max_log_bytes: int) -> None:
     """Print the standing plan (the todos projection) of one log as JSON; null when none."""
-    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
+    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_log_bytes))
     events = iter_events(log.items())
     try:
         todos = standing_plan(events) if at is None else plan_at(events, at)

@@ -416,6 +416,9 @@ class AuditResult:
     failing: frozenset[Severity] = frozenset({Severity.ERROR})
     baselined: int = 0
     """Findings a baseline held back (not in ``reports``)."""
+    passed_over: Sequence[tuple[str, str]] = ()
+    """What a folder search left out, and why: ``(path, reason)`` (a FIFO, a device, a
+    link out of the folder)."""
 
     @cached_property
     def summary(self) -> Summary:

@@ -291,6 +291,7 @@ def audit_document(result: AuditResult) -> dict[str, Any]:
              "findings": [finding_dict(f) for f in r.findings]}
             for r in result.reports
         ],
+        "passed_over": [{"path": path, "reason": why} for path, why in result.passed_over],
         "summary": {"files": summary.files, "ok": summary.ok, "failed": summary.failed,
                     "events": summary.events, "errors": summary.errors,
                     "warnings": summary.warnings, "policy": summary.policy},
