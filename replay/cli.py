@@ -23,6 +23,7 @@ from replay.check.engine import AuditResult, LogReport, Policy, audit_sources, f
 from replay.check.registry import RULES
 from replay.check.selection import Selection, SelectionError, audit_selection, find_config, read_config
 from replay.findings import Severity
+from replay.log.event import Event
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import discover, file_source, stdin_source
 from replay.output import OutputError, TextOut, json_bytes, write_file
@@ -650,47 +651,75 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     PATH is a session log, - for standard input, or a harness scenario folder
     (input.json + session.jsonl); child logs contribute nothing to the parent's stream.
     """
-    from replay.render.acp import dump_notification, render_acp
-    from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, peek_profile
-    from replay.render.acp.stream import normalized_lines
-    from replay.render.stdio import stdio_text
-    from replay.render.web import html_page, web_golden
+    from replay.render.acp import render_acp
+    from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, detect_profile
+    from replay.render.acp.stream import iter_normalized_lines
+    from replay.render.stdio import render_stdio
+    from replay.render.web import html_chunks, web_golden
 
     log, folder_terminal = _read_or_exit(path, _limits(max_record_bytes, max_log_bytes))
     assert log.header is not None
-    events = iter_events(log.items())
+    passes = _passes(log)
     to_terminal = output is None and sys.stdout.isatty()
+    chunks: Iterable[str]
     if surface == "acp":
         session_id = log.header.id or ""
         terminal = folder_terminal if terminal_output is None else terminal_output
         mode: Mode = "live" if live else "load"
         chosen: Profile
         if profile == "auto":
-            detected, events = peek_profile(events)
-            chosen = detected or DEFAULT_PROFILE
+            chosen = detect_profile(passes()) or DEFAULT_PROFILE  # stops at the first telling event
         else:
             chosen = "2026-08" if profile == "2026-08" else "2026-07"
         if mode == "load" and not PROFILES[chosen].has_load:
             raise click.UsageError(f"the {chosen} ACP agent has no session/load; render it --live")
         if normalize:
-            lines = normalized_lines(events, session_id=session_id, header_cwd=log.header.cwd, mode=mode,
-                                     profile=chosen, terminal_output=terminal)
+            lines = iter_normalized_lines(passes(), session_id=session_id, header_cwd=log.header.cwd, mode=mode,
+                                          profile=chosen, terminal_output=terminal)
+            chunks = (part for line in lines for part in (line, "\n"))
         else:
-            lines = [dump_notification(n) for n in render_acp(events, session_id=session_id, mode=mode,
-                                                              profile=chosen, terminal_output=terminal,
-                                                              cwd=log.header.cwd)]
-        text = "".join(line + "\n" for line in lines)
+            frames = render_acp(passes(), session_id=session_id, mode=mode, profile=chosen,
+                                terminal_output=terminal, cwd=log.header.cwd)
+            chunks = _json_lines(frames)
     elif surface == "stdio":
-        text = stdio_text(events, color=use_color(sys.stdout, no_color) if output is None else False,
-                          terminal=to_terminal)
+        chunks = render_stdio(passes(), color=use_color(sys.stdout, no_color) if output is None else False,
+                              terminal=to_terminal)
+    elif html:
+        chunks = html_chunks(passes, locale=locale)
     else:
-        text = html_page(list(events), locale=locale) if html else web_golden(events, locale) + "\n"
+        chunks = [web_golden(passes(), locale) + "\n"]
     if output is None:
         out = stdout()
-        out.write(text)
+        for chunk in chunks:
+            out.write(chunk)
         out.flush()
     else:
-        write_file(output, [text])
+        write_file(output, chunks)
+
+
+def _json_lines(frames: Iterable[object]) -> Iterator[str]:
+    """Each frame as a ``JSON.stringify`` line; a long one in pieces, never joined."""
+    from replay.jsjson import dump_parts
+
+    for frame in frames:
+        parts = dump_parts(frame)
+        if sum(map(len, parts)) < 1 << 20:
+            yield "".join(parts) + "\n"
+        else:
+            yield from parts
+            yield "\n"
+
+
+def _passes(log: LogRead) -> Callable[[], Iterator[Event]]:
+    """Fresh iterations of a log's events: the log already open first, then the
+    source read again (a stream was kept in a spool) for each later pass."""
+    opened = [log]
+
+    def events() -> Iterator[Event]:
+        current = opened.pop() if opened else read_log(log.source, log.limits)
+        return iter_events(current.items())
+
+    return events
 
 
 @main.command()
@@ -704,17 +733,17 @@ def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_
     import tempfile
     import webbrowser
 
-    from replay.render.web import html_page
+    from replay.render.web import html_chunks
 
     log, _ = _read_or_exit(path, _limits(max_record_bytes, max_log_bytes))
-    page = html_page(list(iter_events(log.items())), locale=locale)
+    page = html_chunks(_passes(log), locale=locale)
     try:
         fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
     except OSError as exc:
         raise OutputError(f"{tempfile.gettempdir()}: cannot write the page ({exc.strerror or exc})") from None
     os.close(fd)
     try:
-        write_file(Path(name), [page])
+        write_file(Path(name), page)
     except BaseException:
         os.unlink(name)
         raise

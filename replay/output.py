@@ -29,7 +29,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -44,6 +44,20 @@ def utf8(text: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return _LONE.sub("\ufffd", text).encode("utf-8")
+
+
+_SLICE = 1 << 20
+
+
+def _encoded(data: str | bytes) -> Iterator[bytes]:
+    """``data`` as UTF-8, a long text in slices (never a second copy of all of it)."""
+    if isinstance(data, bytes):
+        yield data
+    elif len(data) <= _SLICE:
+        yield utf8(data)
+    else:
+        for start in range(0, len(data), _SLICE):
+            yield utf8(data[start:start + _SLICE])
 
 
 def _escape_lone(text: str) -> str:
@@ -140,7 +154,8 @@ def write_file(path: Path, chunks: Iterable[bytes | str]) -> None:
 
 def _write_chunks(fh: Writable, chunks: Iterable[bytes | str]) -> None:
     for chunk in chunks:
-        fh.write(utf8(chunk) if isinstance(chunk, str) else chunk)
+        for data in _encoded(chunk):
+            fh.write(data)
 
 
 def _write_in_place(path: Path, chunks: Iterable[bytes | str], st: os.stat_result) -> None:
@@ -186,7 +201,8 @@ class TextOut(io.TextIOBase):
 
     def write_bytes(self, data: str | bytes) -> None:
         try:
-            self._stream.write(utf8(data) if isinstance(data, str) else data)
+            for piece in _encoded(data):
+                self._stream.write(piece)
         except OSError as exc:
             raise OutputError(f"{self._name}: cannot write ({_reason(exc)})") from None
 

@@ -6,7 +6,6 @@ about 4 times the work for 4 times the events, a quadratic one 16 times."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -22,41 +21,12 @@ from replay.render.stdio import stdio_text
 from replay.render.web import html_page, web_golden
 from replay.render.web.timeline import timeline_steps
 from replay.todo.plan import standing_plan
+from tests.helpers import todo_turns
 
-STATUSES = ("completed", "in_progress", "pending")
 
-
-def _log(writes: int, disorder: str) -> list[Event]:
-    """``writes`` turns of one ``todo_write`` call each (call, ``todo/write``, result).
-    ``disorder``: ``none``; ``one`` (one ``todo/write`` in the middle carries a seq from
-    before the log's start); ``reversed`` (every seq runs backwards)."""
-    events: list[Event] = []
-
-    def add(type_: str, data: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
-        seq = len(events)
-        record = {"type": type_, "seq": seq, "time": 0, "data": data, **(extra or {})}
-        events.append(Event(type_, seq, 0, data, seq + 2, record))
-
-    for i in range(writes):
-        todos = [{"content": f"task {i}.{k}", "status": STATUSES[(i + k) % 3]} for k in range(3)]
-        call_id = f"call_{i}"
-        add("turn/start", {"turn": i + 1})
-        add("tool/call", {"turn": i + 1, "step": 1, "callId": call_id, "name": "todo_write",
-                          "arguments": json.dumps({"todos": todos})})
-        add("todo/write", {"todos": todos})
-        add("tool/result", {"turn": i + 1, "step": 1, "message": {
-            "role": "user", "source": {"kind": "tool", "callId": call_id},
-            "content": [{"type": "tool-result", "toolCallId": call_id, "toolName": "todo_write",
-                         "content": [{"type": "text", "text": f"Updated todo list {i}."}], "isError": False}]}},
-            {"surfaceOp": "append"})
-        add("turn/end", {"turn": i + 1, "reason": {"kind": "completed"}})
-    if disorder == "one":
-        middle = next(e for e in events[len(events) // 2:] if e.type == "todo/write")
-        middle.seq = -7
-    elif disorder == "reversed":
-        for ev in events:
-            ev.seq = len(events) - ev.seq
-    return events
+def _log(turns: int, disorder: str) -> list[Event]:
+    return [Event(r["type"], r["seq"], 0, r["data"], line, r)
+            for line, r in enumerate(todo_turns(turns, disorder)[1:], start=2)]
 
 
 FOLDS: dict[str, Callable[[list[Event]], Any]] = {

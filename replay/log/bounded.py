@@ -32,11 +32,13 @@ class TooLarge(Exception):
         self.cap = cap
 
 
-def capped_blocks(read: Callable[[int], bytes], cap: int, block: int = BLOCK) -> Iterator[bytes]:
-    """The stream's blocks until its end; ``TooLarge`` once more than ``cap`` bytes came."""
+def capped_blocks(read: Callable[[int], bytes], cap: int, block: int | None = None) -> Iterator[bytes]:
+    """The stream's blocks (of ``BLOCK`` bytes unless ``block`` says) until its end;
+    ``TooLarge`` once more than ``cap`` bytes came."""
+    size = block or BLOCK
     total = 0
     while True:
-        data = read(block)
+        data = read(size)
         if not data:
             return
         total += len(data)
@@ -55,23 +57,26 @@ class Records:
     ended with ``\\n``) and ``tail()`` its bytes (``None`` when it is over the cap).
     """
 
-    __slots__ = ("_parts", "max_record", "pending")
+    __slots__ = ("_buffer", "max_record", "pending")
 
     def __init__(self, max_record: int) -> None:
         self.max_record = max_record
         self.pending = 0
-        self._parts: list[bytes] = []
+        self._buffer = bytearray()  # the unfinished record, while it fits the cap
 
-    def split(self, data: bytes) -> list[bytes | None]:
-        parts: list[bytes | None] = data.split(b"\n")  # type: ignore[assignment]
+    def split(self, data: bytes) -> list[bytes | bytearray | None]:
+        parts: list[bytes | bytearray | None] = data.split(b"\n")  # type: ignore[assignment]
         tail = parts.pop()
         cap = self.max_record
         if len(parts) and self.pending:
             first = parts[0]
             assert first is not None
-            size = self.pending + len(first)
-            parts[0] = None if size > cap else b"".join(self._parts) + first
-            self._parts = []
+            if self.pending + len(first) > cap:
+                parts[0] = None
+            else:
+                self._buffer += first  # grown in place: a long record is never copied whole
+                parts[0] = self._buffer
+            self._buffer = bytearray()
             self.pending = 0
         if len(data) > cap:  # only then can a part of this block alone be too long
             parts = [p if p is None or len(p) <= cap else None for p in parts]
@@ -79,14 +84,14 @@ class Records:
             assert tail is not None
             self.pending += len(tail)
             if self.pending <= cap:
-                self._parts.append(tail)
+                self._buffer += tail
             else:
-                self._parts = []
+                self._buffer = bytearray()
         return parts
 
     def tail(self) -> bytes | None:
         """The unterminated last fragment (``None`` when over the cap or absent)."""
-        return b"".join(self._parts) if self.pending and self.pending <= self.max_record else None
+        return bytes(self._buffer) if self.pending and self.pending <= self.max_record else None
 
 
 class Spool:

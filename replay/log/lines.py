@@ -21,7 +21,7 @@ from replay.log.bounded import Records
 class Line(NamedTuple):
     number: int
     """1-based line number in the logical stream (the header is line 1)."""
-    payload: bytes | None
+    payload: bytes | bytearray | None
     """The record's bytes without ``\\n``; ``None`` when it exceeded the size cap."""
     end: int
     """Byte offset just after this record (plaintext offset for zstd)."""
@@ -76,7 +76,7 @@ class Unparsable(Exception):
     """A record that is not JSON the harness would accept."""
 
 
-def decode_json(payload: bytes) -> Any:
+def decode_json(payload: bytes | bytearray) -> Any:
     """Parse one record; raise ``Unparsable`` with a reason the user can act on."""
     try:
         return orjson.loads(payload)

@@ -7,7 +7,7 @@ with a stand-in absolute cwd and normalized back afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from replay.jsjson import dumps
 from replay.log.event import Event
@@ -40,12 +40,31 @@ def normalized_lines(
 ) -> list[str]:
     """The session's ACP stream, one normalized JSON line per frame, minus the
     ``session/update`` kinds in ``exclude``."""
+    return list(iter_normalized_lines(events, session_id=session_id, header_cwd=header_cwd, mode=mode,
+                                      profile=profile, terminal_output=terminal_output, presenters=presenters,
+                                      exclude=exclude))
+
+
+def iter_normalized_lines(
+    events: Iterable[Event],
+    *,
+    session_id: str,
+    header_cwd: str | None,
+    mode: Mode = "live",
+    profile: Profile = DEFAULT_PROFILE,
+    terminal_output: bool = False,
+    presenters: PresenterRegistry | None = None,
+    exclude: Iterable[str] = (),
+) -> Iterator[str]:
+    """``normalized_lines``, one line at a time (nothing is held)."""
     cwd = render_cwd(header_cwd)
     normalizer = Normalizer([c for c in (header_cwd, cwd, STAND_IN_CWD) if c], session_id)
     skip = frozenset(exclude)
     frames = render_acp(events, session_id=session_id, mode=mode, profile=profile, terminal_output=terminal_output,
                         cwd=cwd, presenters=presenters)
-    return [dumps(normalizer.notification(f)) for f in frames if update_kind(f) not in skip]
+    for frame in frames:
+        if update_kind(frame) not in skip:
+            yield dumps(normalizer.notification(frame))
 
 
 def update_kind(frame: Notification) -> str | None:
