@@ -441,13 +441,13 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
     """
     from replay.report.snapshot import RefreshText
     from replay.snapshot.compare import refresh_scenarios
-    from replay.snapshot.store import StoreLocked
+    from replay.snapshot.store import StoreError, StoreLocked
 
     selection = _selection(names)
     _scenario_names(scenarios_dir, selection)
     try:
         result = refresh_scenarios(scenarios_dir, goldens_dir, selection, prune=prune, dry_run=dry_run, full=full)
-    except StoreLocked as exc:
+    except (StoreLocked, StoreError) as exc:
         _fail("refresh", exc)
     echo(RefreshText.render(result, style_for(sys.stdout, no_color)))
     sys.exit(1 if result.failed else 0)
