@@ -118,14 +118,14 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except OutputError as exc:
-            click.echo(f"replay: {exc}", err=True)
+            click.echo(f"replay: {sanitize(str(exc))}", err=True)
             ctx.exit(1)
 
 
 def _check_paths(paths: Iterable[str]) -> None:
     for raw in paths:
         if raw != "-" and not os.path.exists(raw):
-            raise click.BadParameter(f"{raw}: no such file or directory", param_hint="PATH")
+            raise click.BadParameter(f"{sanitize(raw)}: no such file or directory", param_hint="PATH")
 
 
 def _limits(max_record_bytes: int, max_log_bytes: int) -> Limits:
@@ -205,14 +205,14 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     try:
         baseline = read_baseline(baseline_file) if baseline_file is not None else Baseline()
     except BaselineError as exc:
-        raise click.BadParameter(str(exc), param_hint="--baseline") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="--baseline") from None
     reporting = AUDIT_FORMATS[fmt]
     limits = _limits(max_record_bytes, max_log_bytes)
     passed_over: list[tuple[str, str]] = []
 
     def pass_over(path: str, why: str) -> None:
         passed_over.append((path, why))
-        click.echo(f"replay audit: passed over {path}: {why}", err=True)
+        click.echo(f"replay audit: passed over {sanitize(path)}: {why}", err=True)
 
     sources: Iterable[Source] = discover(paths, pass_over, limits.max_log_bytes)
     count = 0
@@ -229,7 +229,8 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     reporter.start()
     fingerprints = baseline_file is not None or write_baseline is not None or reporting.needs_fingerprints
     results = audit_sources(sources, Policy(policy), limits, fingerprints)
-    with fewer_gc_passes(), _progress(results, count, "auditing", shown, lambda r: r.path[-40:] if r else "") as bar:
+    describe: Callable[[LogReport | None], str] = lambda r: sanitize(r.path[-40:]) if r else ""  # noqa: E731
+    with fewer_gc_passes(), _progress(results, count, "auditing", shown, describe) as bar:
         for judged in bar:
             report = selection.apply(judged)
             if write_baseline is not None:
@@ -250,7 +251,7 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     if write_baseline is not None:
         write_file(write_baseline, [baseline_bytes(selected)])
         total = sum(len(r.findings) for r in selected)
-        click.echo(f"replay audit: wrote a baseline of {total} finding(s) to {write_baseline}", err=True)
+        click.echo(f"replay audit: wrote a baseline of {total} finding(s) to {sanitize(str(write_baseline))}", err=True)
         sys.exit(0)
     sys.exit(1 if result.failed else 0)
 
@@ -262,7 +263,7 @@ def _audit_selection(select: tuple[str, ...], ignore: tuple[str, ...], min_sever
         config = read_config(found) if found is not None else None
         return audit_selection(select or None, ignore or None, min_severity, config)
     except SelectionError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(sanitize(str(exc))) from None
 
 
 _tree_options = [
@@ -287,7 +288,7 @@ def _selection(names: tuple[str, ...]) -> GoldenSelection:
     try:
         return GoldenSelection.parse(names)
     except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
 
 
 def _scenario_names(scenarios_dir: Path, selection: GoldenSelection) -> list[str]:
@@ -297,9 +298,10 @@ def _scenario_names(scenarios_dir: Path, selection: GoldenSelection) -> list[str
     try:
         selected = selected_scenarios(scenarios_dir, selection)
     except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
     if not selected:
-        raise click.UsageError(f"no scenarios in {scenarios_dir} (a scenario is a folder with scenario.json)")
+        raise click.UsageError(f"no scenarios in {sanitize(str(scenarios_dir))} (a scenario is a folder with "
+                               "scenario.json)")
     return selected
 
 
@@ -331,7 +333,7 @@ def _tree_args(scenarios_dir: Path, goldens_dir: Path) -> tuple[str, ...]:
 
 
 def _fail(command: str, message: object) -> NoReturn:
-    click.echo(f"replay {command}: {message}", err=True)
+    click.echo(f"replay {command}: {sanitize(str(message))}", err=True)
     sys.exit(1)
 
 
@@ -345,7 +347,8 @@ def _append_step_summary(text: str) -> None:
         with open(target, "a", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
-        click.echo(f"replay check: cannot append the step summary to {target} ({exc.strerror or exc})", err=True)
+        click.echo(f"replay check: cannot append the step summary to {sanitize(str(target))} "
+                   f"({exc.strerror or exc})", err=True)
 
 
 
@@ -522,7 +525,7 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
     try:
         result = run_review(workflow, ask, _selection(names), full=full, told=told)
     except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
     except PendingError as exc:
         _fail("review", exc)
     echo(PendingText.render(result, style))
@@ -564,7 +567,7 @@ def _decide(command: str, names: tuple[str, ...], pending_dir: Path, scenarios_d
     try:
         result = (accept if command == "accept" else reject)(workflow, _selection(names))
     except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
     except PendingError as exc:
         _fail(command, exc)
     echo(PendingText.render(result, style_for(sys.stdout, no_color)))
@@ -603,7 +606,8 @@ def _read_or_exit(path: str, limits: Limits) -> tuple[LogRead, bool]:
     _check_paths([path])
     log, terminal = _render_input(path, limits)
     if log.header is None:
-        click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)
+        shown = sanitize(path)
+        click.echo(f"{shown}: not a readable session log (run `replay audit {shown}` for why)", err=True)
         sys.exit(1)
     return log, terminal
 
@@ -618,8 +622,8 @@ def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
     folder = Path(path)
     if folder.is_dir():
         if not is_scenario_folder(folder):
-            raise click.BadParameter(f"{path}: a folder must hold a session.jsonl (a harness scenario folder)",
-                                     param_hint="PATH")
+            raise click.BadParameter(f"{sanitize(path)}: a folder must hold a session.jsonl (a harness scenario "
+                                     "folder)", param_hint="PATH")
         scenario = load_harness_scenario(folder)
         return read_log(file_source(scenario.primary_log, cap=limits.max_log_bytes), limits), \
             scenario.terminal_output
@@ -689,6 +693,8 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     else:
         chunks = [web_golden(passes(), locale) + "\n"]
     if output is None:
+        if to_terminal and surface != "stdio":  # stdio sanitizes its content itself, keeping its own codes
+            chunks = (sanitize(chunk, keep_newlines=True) for chunk in chunks)
         out = stdout()
         for chunk in chunks:
             out.write(chunk)
@@ -833,11 +839,11 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
         else:
             result = scaffold(root, name)
     except NewScenarioError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(sanitize(str(exc))) from None
     except ImportRefused as exc:
         out.write("".join(log_text(r, style) for r in exc.reports))
         out.flush()
-        click.echo(f"replay new: {exc}", err=True)
+        click.echo(f"replay new: {sanitize(str(exc))}", err=True)
         sys.exit(1)
     if result.forced:
         out.write("".join(log_text(r, style) for r in result.forced))
@@ -875,7 +881,7 @@ def plan(path: str, at: int | None, max_record_bytes: int, max_log_bytes: int) -
     try:
         todos = standing_plan(events) if at is None else plan_at(events, at)
     except SeqOutOfRange as exc:
-        raise click.BadParameter(str(exc), param_hint="--at") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="--at") from None
     out = stdout()
     out.write_bytes(json_bytes(todos) + b"\n")
     out.flush()

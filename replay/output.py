@@ -26,7 +26,6 @@ import io
 import json
 import math
 import os
-import re
 import secrets
 import stat
 from collections.abc import Iterable, Iterator
@@ -35,7 +34,9 @@ from typing import Any, Protocol
 
 import orjson
 
-_LONE = re.compile("[\ud800-\udfff]")
+from replay.style import LONE_SURROGATE
+
+_LONE = LONE_SURROGATE
 
 
 def utf8(text: str) -> bytes:

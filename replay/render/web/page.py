@@ -50,6 +50,7 @@ from replay.render.web.page_strings import PageStrings, page_strings
 from replay.render.web.panel import PanelFields, panel_fields
 from replay.render.web.row import RowFields, row_fields
 from replay.render.web.timeline import TimelineStep, script_json, steps_of, timeline_data
+from replay.style import sanitize
 from replay.todo.plan import PlanChange, plan_change
 
 __all__ = ["CLIP", "CSP", "CSS", "DEFAULT_TITLE", "SCRIPT", "esc", "html_chunks", "html_page"]
@@ -59,8 +60,10 @@ PANEL_LIST_ID = "todo-panel-list"
 
 
 def esc(text: str) -> str:
-    """HTML-escape a text (``&``, ``<``, ``>``, ``"`` and ``'``), for content and attributes."""
-    return html.escape(text, quote=True)
+    """A text as the page shows it: through the one sanitizer (controls, bidi controls
+    and lone surrogates shown escaped, newlines kept), then HTML-escaped (``&``, ``<``,
+    ``>``, ``"`` and ``'``), for content and attributes."""
+    return html.escape(sanitize(text, keep_newlines=True), quote=True)
 
 
 def _title(ev: Event) -> str | None:

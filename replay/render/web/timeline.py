@@ -22,6 +22,7 @@ from replay.log.event import Event
 from replay.render.web.locale import interpolate
 from replay.render.web.page_strings import PageStrings, page_strings
 from replay.render.web.panel import PanelFields, panel_fields
+from replay.style import sanitize
 from replay.todo.plan import PlanChange, plan_changes, plans_at
 
 WRITE = "todo/write"
@@ -86,8 +87,19 @@ _SCRIPT_ESCAPES = str.maketrans({
 
 def script_json(value: Any) -> str:
     """JSON safe inside a ``<script>`` element: ``<``, ``>``, ``&``, U+2028 and U+2029
-    are written as ``\\u`` escapes, so ``</script>`` or ``<!--`` can never appear."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
+    are written as ``\\u`` escapes, so ``</script>`` or ``<!--`` can never appear. Every
+    string is text the page shows: it passes the one sanitizer first."""
+    return json.dumps(_shown(value), ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, str):
+        return sanitize(value, keep_newlines=True)
+    if isinstance(value, list | tuple):
+        return [_shown(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shown(v) for k, v in value.items()}
+    return value
 
 
 def timeline_data(steps: Sequence[TimelineStep], s: PageStrings) -> dict[str, Any]:
