@@ -80,12 +80,15 @@ def build_record(corpus: Path, target: Path, mib: int) -> None:
     target.write_bytes(b"\n".join(lines))
 
 
-def measure(args: list[str], out_dir: Path) -> dict[str, Any]:
-    env = {**os.environ, "TMPDIR": str(out_dir), "NO_COLOR": "1"}
+def measure(args: list[str], out_dir: Path, code: Path = at.REPO_ROOT) -> dict[str, Any]:
+    """``replay ARGS`` in a fresh process (the ``replay`` of the checkout ``code``): its
+    wall time, peak RSS (MB), output size and exit status. Only the start of its output
+    is read back: this process stays small, so the next child's peak is its own."""
+    env = {**os.environ, "TMPDIR": str(out_dir), "NO_COLOR": "1", "PYTHONPATH": str(code)}
     with tempfile.TemporaryFile(dir=out_dir) as out:
         started = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-m", "replay", *args], stdout=out, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, env=env)
+                                stdin=subprocess.DEVNULL, env=env, cwd=code)
         assert proc.stderr is not None
         err = proc.stderr.read()
         _, status, usage = os.wait4(proc.pid, 0)

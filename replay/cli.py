@@ -657,7 +657,7 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
     """
     from replay.render.acp import render_acp
     from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, detect_profile
-    from replay.render.acp.stream import iter_normalized_lines
+    from replay.render.acp.stream import normalized_lines
     from replay.render.stdio import render_stdio
     from replay.render.web import html_chunks, web_golden
 
@@ -678,8 +678,8 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
         if mode == "load" and not PROFILES[chosen].has_load:
             raise click.UsageError(f"the {chosen} ACP agent has no session/load; render it --live")
         if normalize:
-            lines = iter_normalized_lines(passes(), session_id=session_id, header_cwd=log.header.cwd, mode=mode,
-                                          profile=chosen, terminal_output=terminal)
+            lines = normalized_lines(passes(), session_id=session_id, header_cwd=log.header.cwd, mode=mode,
+                                     profile=chosen, terminal_output=terminal)
             chunks = (part for line in lines for part in (line, "\n"))
         else:
             frames = render_acp(passes(), session_id=session_id, mode=mode, profile=chosen,

@@ -136,44 +136,13 @@ def replay_in_a_process(*argvs: list[str], env: dict[str, str] | None = None) ->
             for r in json.loads(proc.stdout)]
 
 
-STATUSES = ("completed", "in_progress", "pending")
-
-
 def todo_turns(turns: int, disorder: str = "none", deltas: int = 0) -> list[dict[str, Any]]:
     """A synthetic log (header first) of ``turns`` turns, each one ``todo_write`` call
     (call, ``todo/write``, result) and an answer streamed in ``deltas`` text deltas
-    before its message. ``disorder``: ``none``; ``one`` (one ``todo/write`` in the
-    middle carries a seq from before the log's start); ``reversed`` (every seq runs
-    backwards)."""
-    header = {"type": "session", "version": 0, "id": "synthetic", "createdAt": 0, "cwd": "/w", "delegationDepth": 0}
-    recs: list[dict[str, Any]] = []
+    (``bench/timeline.py`` builds its logs the same way). ``disorder``: ``none``; ``one``
+    (one ``todo/write`` in the middle carries a seq from before the log's start);
+    ``reversed`` (every seq runs backwards)."""
+    from bench.timeline import records as timeline_records
 
-    def add(type_: str, data: dict[str, Any], **extra: Any) -> None:
-        recs.append({"type": type_, "seq": len(recs), "time": 0, "data": data, **extra})
-
-    for i in range(turns):
-        todos = [{"content": f"task {i}.{k}", "status": STATUSES[(i + k) % 3]} for k in range(3)]
-        call_id = f"call_{i}"
-        add("turn/start", {"turn": i + 1})
-        add("tool/call", {"turn": i + 1, "step": 1, "callId": call_id, "name": "todo_write",
-                          "arguments": json.dumps({"todos": todos})})
-        add("todo/write", {"todos": todos})
-        add("tool/result", {"turn": i + 1, "step": 1, "message": {
-            "role": "user", "source": {"kind": "tool", "callId": call_id},
-            "content": [{"type": "tool-result", "toolCallId": call_id, "toolName": "todo_write",
-                         "content": [{"type": "text", "text": f"Updated todo list {i}."}], "isError": False}]}},
-            surfaceOp="append")
-        for k in range(deltas):
-            add("assistant/chunk", {"turn": i + 1, "step": 2,
-                                    "chunk": {"type": "text-delta", "index": 0, "text": f"Done {i}, part {k}. "}})
-        add("assistant/message", {"turn": i + 1, "step": 2, "message": {
-            "role": "assistant", "source": {"kind": "model"}, "content": [{"type": "text", "text": f"Done {i}."}]}},
-            surfaceOp="append")
-        add("turn/end", {"turn": i + 1, "reason": {"kind": "completed"}})
-    if disorder == "one":
-        middle = next(r for r in recs[len(recs) // 2:] if r["type"] == "todo/write")
-        middle["seq"] = -7
-    elif disorder == "reversed":
-        for rec in recs:
-            rec["seq"] = len(recs) - rec["seq"]
-    return [header, *recs]
+    order = {"none": "in order", "one": "one out of order", "reversed": "reversed"}[disorder]
+    return timeline_records(turns, order, deltas)

@@ -319,6 +319,16 @@ def test_every_command_survives_a_hostile_log(recipe: Any) -> None:
                 _check_file(Path(out.strip()), "the page", args)
         _check_file(work / "page.html", "the page", ["render", "web", "--html"])
         _check_file(work / "junit.xml", "JUnit XML", ["audit", "--junit"])
+        # The log as a harness scenario folder (with its input.json and golden), imported
+        # as a scenario and rendered by conformance.
+        harness = work / "harness" / "case"
+        shutil.copytree(corpus_file(recipe[0]).parent, harness)
+        (harness / "session.jsonl").write_bytes(data if not name.endswith(".zstd") else _build(
+            (recipe[0], recipe[1], recipe[2], "session.jsonl"))[1])
+        _run(["new", "imported", "--from-log", str(path), "--force", "--scenarios", str(work / "scenarios")],
+             report="text")
+        _run(["conformance", str(work / "harness")], report="text")
+        _run(["conformance", "--format", "json", str(work / "harness")])
 
 
 # -- hostile trees -----------------------------------------------------------------------

@@ -37,26 +37,9 @@ def normalized_lines(
     terminal_output: bool = False,
     presenters: PresenterRegistry | None = None,
     exclude: Iterable[str] = (),
-) -> list[str]:
-    """The session's ACP stream, one normalized JSON line per frame, minus the
-    ``session/update`` kinds in ``exclude``."""
-    return list(iter_normalized_lines(events, session_id=session_id, header_cwd=header_cwd, mode=mode,
-                                      profile=profile, terminal_output=terminal_output, presenters=presenters,
-                                      exclude=exclude))
-
-
-def iter_normalized_lines(
-    events: Iterable[Event],
-    *,
-    session_id: str,
-    header_cwd: str | None,
-    mode: Mode = "live",
-    profile: Profile = DEFAULT_PROFILE,
-    terminal_output: bool = False,
-    presenters: PresenterRegistry | None = None,
-    exclude: Iterable[str] = (),
 ) -> Iterator[str]:
-    """``normalized_lines``, one line at a time (nothing is held)."""
+    """The session's ACP stream, one normalized JSON line per frame, minus the
+    ``session/update`` kinds in ``exclude``; one line at a time (nothing is held)."""
     cwd = render_cwd(header_cwd)
     normalizer = Normalizer([c for c in (header_cwd, cwd, STAND_IN_CWD) if c], session_id)
     skip = frozenset(exclude)

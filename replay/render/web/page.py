@@ -49,7 +49,7 @@ from replay.render.web.page_assets import CSP, CSS, SCRIPT
 from replay.render.web.page_strings import PageStrings, page_strings
 from replay.render.web.panel import PanelFields, panel_fields
 from replay.render.web.row import RowFields, row_fields
-from replay.render.web.timeline import TimelineStep, script_json, steps_of, timeline_data
+from replay.render.web.timeline import TimelineStep, steps_of, timeline_json
 from replay.style import sanitize
 from replay.todo.plan import PlanChange, plan_change
 
@@ -239,15 +239,15 @@ def timeline_section(steps: Sequence[TimelineStep], ps: PageStrings) -> str:
     """The plan timeline: a range input with previous/next buttons, one jump button per
     step, a live status line, the plan view (filled by the script) and the JSON data.
     Nothing at all when the plan never changes."""
+    return "".join(timeline_chunks(steps, ps))
+
+
+def timeline_chunks(steps: Sequence[TimelineStep], ps: PageStrings) -> Iterator[str]:
+    """``timeline_section`` in pieces, a step at a time."""
     if not steps:
-        return ""
+        return
     last = len(steps) - 1
-    jumps = "".join(
-        f"<li><button type=\"button\" data-index=\"{i}\" data-seq=\"{step.seq}\" "
-        f"data-cause=\"{esc(step.cause)}\">{esc(step.label)}</button></li>"
-        for i, step in enumerate(steps)
-    )
-    return (
+    yield (
         "<section class=\"timeline\" id=\"plan-timeline\" aria-labelledby=\"plan-timeline-title\">"
         f"<h2 id=\"plan-timeline-title\">{esc(ps.timeline_title)}</h2>"
         "<div class=\"controls\">"
@@ -260,11 +260,14 @@ def timeline_section(steps: Sequence[TimelineStep], ps: PageStrings) -> str:
         "</div>"
         "<p class=\"status\" id=\"plan-timeline-status\" aria-live=\"polite\" aria-atomic=\"true\"></p>"
         "<div class=\"view\" id=\"plan-timeline-view\"></div>"
-        f"<ol class=\"steps\" id=\"plan-timeline-steps\" aria-label=\"{esc(ps.timeline_steps)}\">{jumps}</ol>"
-        "<script type=\"application/json\" id=\"plan-timeline-data\">"
-        f"{script_json(timeline_data(steps, ps))}</script>"
-        "</section>\n"
+        f"<ol class=\"steps\" id=\"plan-timeline-steps\" aria-label=\"{esc(ps.timeline_steps)}\">"
     )
+    for i, step in enumerate(steps):
+        yield (f"<li><button type=\"button\" data-index=\"{i}\" data-seq=\"{step.seq}\" "
+               f"data-cause=\"{esc(step.cause)}\">{esc(step.label)}</button></li>")
+    yield "</ol><script type=\"application/json\" id=\"plan-timeline-data\">"
+    yield from timeline_json(steps, ps)
+    yield "</script></section>\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +318,7 @@ def html_chunks(passes: Callable[[], Iterable[Event]], *, locale: str = "en",
     lang = "zh" if locale == "zh" else "en"
     yield (f"<!doctype html>\n<html lang=\"{lang}\">\n{head_section(page_title)}<body>\n"
            f"<header class=\"page\"><h1>{esc(page_title)}</h1></header>\n")
-    yield timeline_section(facts.steps, ps)
+    yield from timeline_chunks(facts.steps, ps)
     yield "<main class=\"transcript\">\n"
     for entry in transcript_entries(passes(), facts.results):
         yield entry_html(entry, locale)

@@ -14,7 +14,7 @@ script renders them with ``textContent`` only.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,19 +106,32 @@ def timeline_data(steps: Sequence[TimelineStep], s: PageStrings) -> dict[str, An
     """What the page's script reads: the text shown when no plan stands, the joiner of
     the status line, and per step its seq, cause, label, position, progress (``None``:
     no plan) and items, each ``[status, the status's spoken name, content]``."""
+    return {**timeline_head(s), "steps": [step_data(step, s) for step in steps]}
+
+
+def timeline_head(s: PageStrings) -> dict[str, Any]:
+    """The data's fields before its steps."""
+    return {"empty": s.timeline_empty, "joiner": STATUS_JOINER}
+
+
+def step_data(step: TimelineStep, s: PageStrings) -> dict[str, Any]:
+    """One step of the data (see ``timeline_data``)."""
     return {
-        "empty": s.timeline_empty,
-        "joiner": STATUS_JOINER,
-        "steps": [
-            {
-                "seq": step.seq,
-                "cause": step.cause,
-                "label": step.label,
-                "position": step.position,
-                "progress": step.panel.progress if step.panel is not None else None,
-                "items": [[item.status, s.status_name(item.status), item.content]
-                          for item in step.panel.items] if step.panel else [],
-            }
-            for step in steps
-        ],
+        "seq": step.seq,
+        "cause": step.cause,
+        "label": step.label,
+        "position": step.position,
+        "progress": step.panel.progress if step.panel is not None else None,
+        "items": [[item.status, s.status_name(item.status), item.content]
+                  for item in step.panel.items] if step.panel else [],
     }
+
+
+def timeline_json(steps: Sequence[TimelineStep], s: PageStrings) -> Iterator[str]:
+    """``script_json(timeline_data(steps, s))`` in pieces, one step at a time (the same
+    text, never the whole data at once: a long timeline is most of a page)."""
+    head = script_json(timeline_head(s))
+    yield head[:-1] + ',"steps":['
+    for i, step in enumerate(steps):
+        yield ("," if i else "") + script_json(step_data(step, s))
+    yield "]}"
