@@ -18,7 +18,7 @@ Then runs, each in a fresh process (peak RSS from ``os.wait4`` of that child alo
 stdout sent to a file. Prints a table (seconds, peak RSS in MB of 10**6 bytes, output
 size) and, with ``--json``, the figures as JSON.
 
-    python3 bench/bounds.py [--sizes 12 50] [--record-mib 100] [--repeat 1]
+    python3 bench/bounds.py [--sizes 12 50] [--record-mib 100] [--code DIR]
 """
 
 from __future__ import annotations
@@ -114,6 +114,8 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[12, 50], help="long-log sizes in MB")
     parser.add_argument("--record-mib", type=int, default=100)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--code", type=Path, default=at.REPO_ROOT,
+                        help="the checkout whose replay runs (default: this one), for before/after figures")
     parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     out: Path = args.out.resolve()
@@ -135,7 +137,7 @@ def main() -> int:
     logs.append((f"{args.record_mib} MiB record", record))
     page = out / "page.html"
     results: dict[str, dict[str, Any]] = {}
-    print(f"Python {sys.version.split()[0]}, CPU {at.cpu_model()}, replay {at.git_describe()}")
+    print(f"Python {sys.version.split()[0]}, CPU {at.cpu_model()}, replay from {args.code.resolve()}")
     print(f"{'':20}" + "".join(f"{name:>26}" for name, _ in logs))
     print(f"{'':20}" + "".join(f"{'s':>8}{'RSS MB':>9}{'out MB':>9}" for _ in logs))
     for label, command in COMMANDS:
@@ -145,7 +147,7 @@ def main() -> int:
             argv = [a.replace("{page}", str(page)) for a in command] + [str(path)]
             if command[0] == "render" and "-o" in command:
                 page.unlink(missing_ok=True)
-            r = measure(argv, out)
+            r = measure(argv, out, args.code.resolve())
             if page.exists():
                 r["output"] = page.stat().st_size
                 page.unlink()

@@ -28,8 +28,8 @@ A8 = Rule("A8", "format", "storage", "damage is tolerated only after the last co
 """A8 is judged at the end of the log (``replay.check.engine``): an A6/A7 finding here
 is ``tail`` damage whose severity depends on where the last ``turn/end`` is."""
 LIMIT = Rule("LIMIT", "format", "storage",
-             "a record, the whole log, and its damaged records fit the reader's caps (--max-record-bytes, "
-             "--max-log-bytes; 10,000 damaged records)")
+             "a record, the whole log, and its lines that are no event fit the reader's caps "
+             "(--max-record-bytes, --max-log-bytes; 10,000 such lines)")
 """Replay's own caps: an error whatever the harness would do (the reading stopped, or a
 record was never assembled)."""
 
@@ -72,7 +72,7 @@ def scan_records(
     (replay's own limit, not damage the harness would tolerate as a torn tail). After an
     unparsable or unread record the number of events it held is unknown, so the next
     record's seq is taken as it comes (one damaged line is one finding, not two). Past
-    ``MAX_DAMAGED`` damaged records the reading stops (a ``LIMIT`` error): a record of
+    ``MAX_DAMAGED`` records that are no event the reading stops (a ``LIMIT`` error): a record of
     garbage costs far more than an event. ``migrations`` (the model stage's legacy
     migrations, by event type) are applied as events are made.
     """
@@ -90,12 +90,14 @@ def scan_records(
     out: list[Item] = []
 
     def hurt(found: Finding) -> None:
-        """Keep a damaged record's finding; past ``MAX_DAMAGED`` of them, stop."""
+        """Keep the finding of a record that is no event (garbage, null, a bare value,
+        an oversized or malformed record); past ``MAX_DAMAGED`` of them, stop. (A seq gap
+        between real events is not counted: each such record is read as an event.)"""
         nonlocal damaged
         damaged += 1
         if damaged > MAX_DAMAGED:
-            out.append(LIMIT.error(f"more than {MAX_DAMAGED} damaged records: the rest of the log, from line "
-                                   f"{found.line}, was not read", found.line))
+            out.append(LIMIT.error(f"more than {MAX_DAMAGED} records that are no event: the rest of the log, "
+                                   f"from line {found.line}, was not read", found.line))
             raise _TooDamaged
         out.append(found)
 
@@ -141,7 +143,7 @@ def scan_records(
                         expected = None
                         continue
                     if expected is not None and run.seq0 != expected:
-                        hurt(_damage(number, strict, A7, f"the packed {tag} row starts at seq {run.seq0} where "
+                        add(_damage(number, strict, A7, f"the packed {tag} row starts at seq {run.seq0} where "
                                      f"seq {expected} was expected: {_SEQ_RULE}", run.seq0, tag))
                     expected = run.seq0 + run.count
                     add(run)
@@ -157,7 +159,7 @@ def scan_records(
                     if expected is None and seq >= 0:
                         expected = seq
                     if seq != expected:
-                        hurt(_damage(number, strict, A7, f"the event has seq {seq} where seq {expected} was "
+                        add(_damage(number, strict, A7, f"the event has seq {seq} where seq {expected} was "
                                      f"expected: {_SEQ_RULE}", seq, t or None))
                 expected = seq + 1
                 ev = Event(t, seq, record.get("time"), record.get("data"), number, record)
@@ -186,8 +188,9 @@ def scan_records(
 
 
 MAX_DAMAGED = 10_000
-"""Damaged records read from one log before the reading stops: a record of garbage
-costs far more than an event, and ten thousand of them say enough."""
+"""Records that are no event read from one log before the reading stops: a line of
+garbage costs far more to judge than an event (a failed parse, then the slow parser's
+reason), and ten thousand of them say enough."""
 
 
 class _TooDamaged(Exception):

@@ -363,14 +363,18 @@ class _Session:
     persist_throw: bool = False
 
 
+def _resolves_inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, links followed, is ``root`` or below it."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
+
+
 def _inside(folder: Path, name: str) -> Path:
     """``folder/name``, refused when a symlink takes it out of the scenario folder."""
     path = folder / name
-    try:
-        inside = path.resolve().is_relative_to(folder.resolve())
-    except OSError:
-        inside = False
-    if not inside:
+    if not _resolves_inside(path, folder):
         raise ScenarioError(f"{path}: leaves the scenario folder (a symlink?); recorded files must be inside it")
     return path
 
@@ -380,11 +384,7 @@ def _confined(folder: Path, root: Path) -> None:
     if folder.is_symlink():
         raise ScenarioError(f"{folder}: a symbolic link; refused (replay never follows a link out of the scenario "
                             "tree: replace it with the folder)")
-    try:
-        inside = folder.resolve().is_relative_to(root.resolve())
-    except OSError:
-        inside = False
-    if not inside:
+    if not _resolves_inside(folder, root):
         raise ScenarioError(f"{folder}: outside the scenario folder {root}; refused")
 
 

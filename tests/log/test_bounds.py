@@ -23,7 +23,7 @@ import zstandard
 from click.testing import CliRunner
 
 from replay.cli import main
-from tests.helpers import REPO, TODO_WRITE, corpus_file, dump, next_seq, records
+from tests.helpers import REPO, TODO_WRITE, corpus_file, dump, next_seq, records, todo_turns
 
 MIB = 1 << 20
 _ZC = zstandard.ZstdCompressor(write_checksum=True)
@@ -172,8 +172,8 @@ def test_a_flood_of_damage_stops_the_reading() -> None:
     assert code == 1
     findings = report["files"][0]["findings"]
     assert findings[-1] == {"rule": "LIMIT", "severity": "error", "line": 10_002, "seq": None, "type": None,
-                            "message": "more than 10000 damaged records: the rest of the log, from line 10002, "
-                                       "was not read"}
+                            "message": "more than 10000 records that are no event: the rest of the log, from line "
+                                       "10002, was not read"}
     assert stream.taken <= 2 * MIB
 
 
@@ -236,3 +236,14 @@ def test_render_input_from_a_device_is_capped_too(args: list[str]) -> None:
     result = CliRunner().invoke(main, [*args, "--max-record-bytes", str(MIB), "/dev/zero"])
     assert result.exit_code == 1
     assert "not a readable session log" in result.stderr
+
+
+def test_seq_gaps_between_real_events_never_stop_the_reading(tmp_path: Path) -> None:
+    # Every seq out of order: each record is an A7 finding, and still an event that is read.
+    recs = todo_turns(2100, "reversed")
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(dump(recs))
+    result = CliRunner().invoke(main, ["audit", "--format", "json", str(path)])
+    report = json.loads(result.stdout_bytes)["files"][0]
+    assert report["events"] == len(recs) - 1 > 10_000
+    assert "LIMIT" not in {f["rule"] for f in report["findings"]}
