@@ -200,9 +200,10 @@ def test_a_held_lock_makes_the_plugin_wait_then_fail_clearly(tree: Path) -> None
     fd = os.open(lock, os.O_CREAT | os.O_RDONLY, 0o644)
     fcntl.flock(fd, fcntl.LOCK_EX)  # a `replay refresh` at work
     try:
+        # CI cleared: under CI the plugin writes pending goldens, not the goldens (and takes no lock).
         proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests",
                                "--snapshot-update", "--replay-lock-wait", "1"], cwd=repo, capture_output=True,
-                              text=True, timeout=120)
+                              text=True, timeout=120, env={**os.environ, "CI": ""})
     finally:
         os.close(fd)
     assert proc.returncode != 0
