@@ -8,13 +8,12 @@ exit status, and that nothing outside the tree changed."""
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,17 +23,43 @@ from tests.helpers import REPO
 SCENARIO = "recorded-parallel-plan"
 
 
-def _replay(*args: str, cwd: Path = REPO, user: int | None = None) -> subprocess.CompletedProcess[str]:
-    def drop() -> None:
-        if user is not None:
-            os.setgid(user)
-            os.setuid(user)
-
+def _replay(*args: str, cwd: Path = REPO, unprivileged: bool = False) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run([sys.executable, "-m", "replay", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=120, env={**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"},
-                          preexec_fn=drop)
+                          preexec_fn=_drop_root_file_powers if unprivileged and os.geteuid() == 0 else None)
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
     return proc
+
+
+# capability numbers from linux/capability.h: CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER
+_FILE_POWERS = (0, 1, 2, 3)
+_PR_CAPBSET_DROP = 24
+
+
+def _drop_root_file_powers() -> None:
+    """In the child, before exec: root keeps its uid (so it can still run the
+    interpreter wherever the checkout lives) but loses the capabilities that let it
+    write through permission bits; exec then grants only the bounding set."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in _FILE_POWERS:
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) refused")
+
+
+def _can_drop_root_file_powers(folder: Path) -> bool:
+    """Whether a child of this process is refused writing into a read-only ``folder``."""
+    probe = folder / "probe"
+    probe.mkdir(mode=0o555)
+    try:
+        subprocess.run([sys.executable, "-c", f"open({str(probe / 'x')!r}, 'w')"], capture_output=True,
+                       preexec_fn=_drop_root_file_powers if os.geteuid() == 0 else None, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        written = (probe / "x").exists()
+        probe.chmod(0o755)
+        shutil.rmtree(probe)
+    return not written
 
 
 def _snapshot(root: Path) -> dict[str, bytes | str]:
@@ -162,25 +187,16 @@ def test_a_lock_path_that_is_a_link_creates_nothing_outside(tree: Path) -> None:
     assert not (tree / "outside" / "created-by-the-lock").exists()
 
 
-@pytest.fixture
-def shared_tree() -> Iterator[Path]:
-    """A tree another user can read (pytest's own temp folders are private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="replay-tree-"))
-    try:
-        folder.chmod(0o755)
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def test_an_unwritable_golden_tree_is_a_clear_error(shared_tree: Path) -> None:
-    repo = shared_tree / "repo"
+def test_an_unwritable_golden_tree_is_a_clear_error(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
     shutil.copytree(REPO / "scenarios" / SCENARIO, repo / "scenarios" / SCENARIO)
     shutil.copytree(REPO / "goldens" / SCENARIO, repo / "goldens" / SCENARIO)
     for path in [repo, *repo.rglob("*")]:
         path.chmod(0o555 if path.is_dir() else 0o444)
-    user = 65534 if os.geteuid() == 0 else None  # root writes anywhere: run as nobody
-    proc = _replay("refresh", *_tree_args(shared_tree), user=user)
+    if not _can_drop_root_file_powers(tmp_path):
+        pytest.skip("running as root in a container that refuses prctl(PR_CAPBSET_DROP): root writes through "
+                    "any permission bits here, so an unwritable tree cannot be made")
+    proc = _replay("refresh", *_tree_args(tmp_path), unprivileged=True)
     assert proc.returncode == 1
     lock = repo / "goldens" / ".refresh.lock"
     assert proc.stderr.strip() == (f"replay refresh: {lock}: cannot create the lock file (Permission denied); "
