@@ -14,10 +14,9 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TextIO, TypeVar, cast
 
 import click
-import orjson
 
 from replay.check.engine import AuditResult, LogReport, Policy, failing_severities
 from replay.check.registry import RULES
@@ -26,8 +25,10 @@ from replay.check.selection import Selection, SelectionError, audit_selection, f
 from replay.extras import MissingExtra
 from replay.findings import Severity
 from replay.log.discover import discover, path_exists
+from replay.log.event import Event
 from replay.log.reader import Limits, LogRead, iter_events, read_log
 from replay.log.source import Unit, file_source, stdin_source
+from replay.output import OutputError, TextOut, json_bytes, write_file
 from replay.parallel import fewer_gc_passes, usable_cpus
 from replay.report.audit import AuditJunit, AuditView, log_text
 from replay.report.registry import (
@@ -91,11 +92,42 @@ def _stopping(command: str) -> Iterator[None]:
         raise click.UsageError(str(exc)) from None
 
 
-def _write_output(path: Path, data: bytes, option: str) -> None:
-    try:
-        path.write_bytes(data)
-    except OSError as exc:
-        raise click.BadParameter(f"{path}: cannot write ({exc.strerror or exc})", param_hint=option) from None
+
+def stdout() -> TextOut:
+    """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
+    and turns a write that fails into ``OutputError``."""
+    sys.stdout.flush()
+    return TextOut(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
+
+
+def echo(text: str) -> None:
+    """Write a report to standard output (see ``stdout``)."""
+    out = stdout()
+    out.write(text)
+    out.flush()
+
+
+class _TextOnly:
+    """A text-only standard output (one replaced by a caller) taking UTF-8 bytes."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> None:
+        self.stream.write(data.decode("utf-8"))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        """An output that cannot be written is exit 1, with the path and the OS error."""
+        try:
+            return super().invoke(ctx)
+        except OutputError as exc:
+            click.echo(f"replay: {sanitize(str(exc))}", err=True)
+            ctx.exit(1)
 
 
 def _check_paths(paths: Iterable[str]) -> None:
@@ -103,21 +135,22 @@ def _check_paths(paths: Iterable[str]) -> None:
         try:
             found = path_exists(raw)
         except MissingExtra as exc:
-            raise click.UsageError(str(exc)) from None
+            raise click.UsageError(sanitize(str(exc))) from None
         if not found:
-            raise click.BadParameter(f"{raw}: no such file or directory", param_hint="PATH")
+            raise click.BadParameter(f"{sanitize(raw)}: no such file or directory", param_hint="PATH")
 
 
-def _limits(max_record_bytes: int, max_decompressed_bytes: int) -> Limits:
-    return Limits(max_record_bytes=max_record_bytes, max_decompressed_bytes=max_decompressed_bytes)
+def _limits(max_record_bytes: int, max_log_bytes: int) -> Limits:
+    return Limits(max_record_bytes=max_record_bytes, max_log_bytes=max_log_bytes)
 
 
 _limit_options = [
     click.option("--max-record-bytes", type=click.IntRange(min=1), default=_DEFAULT_LIMITS.max_record_bytes,
                  show_default=True, help="Largest single record read; a longer one is a finding."),
-    click.option("--max-decompressed-bytes", type=click.IntRange(min=1),
-                 default=_DEFAULT_LIMITS.max_decompressed_bytes, show_default=True,
-                 help="Cap on a zstd log's plaintext (decompression-bomb guard)."),
+    click.option("--max-log-bytes", "--max-decompressed-bytes", "max_log_bytes", type=click.IntRange(min=1),
+                 default=_DEFAULT_LIMITS.max_log_bytes, show_default=True,
+                 help="Most bytes read from one log (file, standard input, FIFO; a zstd log's plaintext: the "
+                      "decompression-bomb guard); more is a finding."),
 ]
 
 
@@ -127,7 +160,7 @@ def limit_options(f: click.decorators.FC) -> click.decorators.FC:
     return f
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="replay")
 def main() -> None:
     """Load, audit and replay deepseek-harness session logs."""
@@ -174,7 +207,7 @@ def main() -> None:
 def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
           min_severity: str | None, policy: str, fail_on: tuple[str, ...], baseline_file: Path | None,
           write_baseline: Path | None, no_fold: bool, statistics: bool, no_color: bool, junit: Path | None,
-          jobs: int | None, scheduler: str | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
+          jobs: int | None, scheduler: str | None, max_record_bytes: int, max_log_bytes: int) -> None:
     """Re-validate session logs against the harness's load rules and durable invariants.
 
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
@@ -194,26 +227,32 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     try:
         baseline = read_baseline(baseline_file) if baseline_file is not None else Baseline()
     except BaselineError as exc:
-        raise click.BadParameter(str(exc), param_hint="--baseline") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="--baseline") from None
     reporting = AUDIT_FORMATS[fmt]
-    units: Iterable[Unit] = discover(paths)
+    limits = _limits(max_record_bytes, max_log_bytes)
+    passed_over: list[tuple[str, str]] = []
+
+    def pass_over(path: str, why: str) -> None:
+        passed_over.append((path, why))
+        click.echo(f"replay audit: passed over {sanitize(path)}: {why}", err=True)
+
+    units: Iterable[Unit] = discover(paths, pass_over, limits.max_log_bytes)
     count = 0
     if reporting.shows_progress and sys.stderr.isatty():
         units = list(units)  # a bar needs the count; without one, logs stream as they are found
         count = len(units)
     shown = _wants_progress(reporting.shows_progress, count)
-    out = sys.stdout
+    out = stdout()
     held = io.StringIO() if shown else None  # the report waits until the bar is done
     view = AuditView(fold=not no_fold, statistics=statistics, baseline=baseline_file is not None)
-    reporter = reporting(held or out, style_for(out, no_color), view)
+    reporter = reporting(held or cast(TextIO, out), style_for(sys.stdout, no_color), view)
     reports: list[LogReport] = []
     selected: list[LogReport] = []  # before the baseline: what --write-baseline writes
     reporter.start()
     fingerprints = baseline_file is not None or write_baseline is not None or reporting.needs_fingerprints
-    results = audit_units(units, Policy(policy), _limits(max_record_bytes, max_decompressed_bytes), fingerprints,
-                          jobs=jobs or usable_cpus(), scheduler=scheduler)
-    with _stopping("audit"), fewer_gc_passes(), \
-            _progress(results, count, "auditing", shown, lambda r: r.path[-40:] if r else "") as bar:
+    results = audit_units(units, Policy(policy), limits, fingerprints, jobs=jobs or usable_cpus(), scheduler=scheduler)
+    describe: Callable[[LogReport | None], str] = lambda r: sanitize(r.path[-40:]) if r else ""  # noqa: E731
+    with _stopping("audit"), fewer_gc_passes(), _progress(results, count, "auditing", shown, describe) as bar:
         for judged in bar:
             report = selection.apply(judged)
             if write_baseline is not None:
@@ -223,17 +262,18 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
             reporter.unit(report)
     if not reports:
         raise click.UsageError("no session logs found in the given paths")
-    result = AuditResult(reports, failing_severities(Severity(s) for s in fail_on), baseline.matched)
+    result = AuditResult(reports, failing_severities(Severity(s) for s in fail_on), baseline.matched,
+                         tuple(passed_over))
     reporter.finish(result)
     if held is not None:
         out.write(held.getvalue())
     out.flush()
     if junit is not None:
-        _write_output(junit, AuditJunit.render(result).encode("utf-8"), "--junit")
+        write_file(junit, [AuditJunit.render(result)])
     if write_baseline is not None:
-        _write_output(write_baseline, baseline_bytes(selected), "--write-baseline")
+        write_file(write_baseline, [baseline_bytes(selected)])
         total = sum(len(r.findings) for r in selected)
-        click.echo(f"replay audit: wrote a baseline of {total} finding(s) to {write_baseline}", err=True)
+        click.echo(f"replay audit: wrote a baseline of {total} finding(s) to {sanitize(str(write_baseline))}", err=True)
         sys.exit(0)
     sys.exit(1 if result.failed else 0)
 
@@ -245,7 +285,7 @@ def _audit_selection(select: tuple[str, ...], ignore: tuple[str, ...], min_sever
         config = read_config(found) if found is not None else None
         return audit_selection(select or None, ignore or None, min_severity, config)
     except SelectionError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(sanitize(str(exc))) from None
 
 
 _tree_options = [
@@ -270,7 +310,7 @@ def _selection(names: tuple[str, ...]) -> GoldenSelection:
     try:
         return GoldenSelection.parse(names)
     except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
 
 
 def _scenario_names(scenarios_dir: Path, selection: GoldenSelection) -> list[str]:
@@ -280,9 +320,10 @@ def _scenario_names(scenarios_dir: Path, selection: GoldenSelection) -> list[str
     try:
         selected = selected_scenarios(scenarios_dir, selection)
     except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
     if not selected:
-        raise click.UsageError(f"no scenarios in {scenarios_dir} (a scenario is a folder with scenario.json)")
+        raise click.UsageError(f"no scenarios in {sanitize(str(scenarios_dir))} (a scenario is a folder with "
+                               "scenario.json)")
     return selected
 
 
@@ -314,7 +355,7 @@ def _tree_args(scenarios_dir: Path, goldens_dir: Path) -> tuple[str, ...]:
 
 
 def _fail(command: str, message: object) -> NoReturn:
-    click.echo(f"replay {command}: {message}", err=True)
+    click.echo(f"replay {command}: {sanitize(str(message))}", err=True)
     sys.exit(1)
 
 
@@ -328,7 +369,8 @@ def _append_step_summary(text: str) -> None:
         with open(target, "a", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
-        click.echo(f"replay check: cannot append the step summary to {target} ({exc.strerror or exc})", err=True)
+        click.echo(f"replay check: cannot append the step summary to {sanitize(str(target))} "
+                   f"({exc.strerror or exc})", err=True)
 
 
 
@@ -413,11 +455,11 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     context = CheckContext(str(scenarios_dir), _tree_args(scenarios_dir, goldens_dir), started,
                            socket.gethostname(), ci_flag or in_ci(os.environ), written)
     report = CheckReport(str(goldens_dir), results, context)
-    sys.stdout.write(reporting.render(report, style_for(sys.stdout, no_color)))
+    echo(reporting.render(report, style_for(sys.stdout, no_color)))
     if fmt == "github":
         _append_step_summary(CheckStepSummary.render(report))
     if junit is not None:
-        _write_output(junit, CheckJunit.render(report).encode("utf-8"), "--junit")
+        write_file(junit, [CheckJunit.render(report)])
     sys.exit(1 if report.failed else 0)
 
 
@@ -441,7 +483,7 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
     """
     from replay.report.snapshot import RefreshText
     from replay.snapshot.compare import refresh_scenarios
-    from replay.snapshot.store import StoreLocked
+    from replay.snapshot.store import StoreError, StoreLocked
 
     selection = _selection(names)
     _scenario_names(scenarios_dir, selection)
@@ -449,9 +491,9 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
         with _stopping("refresh"):
             result = refresh_scenarios(scenarios_dir, goldens_dir, selection, prune=prune, dry_run=dry_run, full=full,
                                        jobs=jobs or usable_cpus())
-    except StoreLocked as exc:
+    except (StoreLocked, StoreError) as exc:
         _fail("refresh", exc)
-    click.echo(RefreshText.render(result, style_for(sys.stdout, no_color)), nl=False)
+    echo(RefreshText.render(result, style_for(sys.stdout, no_color)))
     sys.exit(1 if result.failed else 0)
 
 
@@ -501,7 +543,7 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
     style = style_for(sys.stdout, no_color)
 
     def ask(view: EntryView, position: str) -> str:
-        click.echo(entry_text(view, position, style), nl=False)
+        echo(entry_text(view, position, style))
         while True:
             click.echo(f"{REVIEW_KEYS} > ", nl=False)
             try:
@@ -524,10 +566,10 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
     try:
         result = run_review(workflow, ask, _selection(names), full=full, told=told)
     except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
     except PendingError as exc:
         _fail("review", exc)
-    click.echo(PendingText.render(result, style), nl=False)
+    echo(PendingText.render(result, style))
     sys.exit(1 if result.failed else 0)
 
 
@@ -566,10 +608,10 @@ def _decide(command: str, names: tuple[str, ...], pending_dir: Path, scenarios_d
     try:
         result = (accept if command == "accept" else reject)(workflow, _selection(names))
     except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="SELECTOR") from None
+        raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
     except PendingError as exc:
         _fail(command, exc)
-    click.echo(PendingText.render(result, style_for(sys.stdout, no_color)), nl=False)
+    echo(PendingText.render(result, style_for(sys.stdout, no_color)))
     sys.exit(1 if result.failed else 0)
 
 
@@ -605,7 +647,8 @@ def _read_or_exit(path: str, limits: Limits) -> tuple[LogRead, bool]:
     _check_paths([path])
     log, terminal = _render_input(path, limits)
     if log.header is None:
-        click.echo(f"{path}: not a readable session log (run `replay audit {path}` for why)", err=True)
+        shown = sanitize(path)
+        click.echo(f"{shown}: not a readable session log (run `replay audit {shown}` for why)", err=True)
         sys.exit(1)
     return log, terminal
 
@@ -616,15 +659,16 @@ def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
     from replay.snapshot.harness import is_scenario_folder, load_harness_scenario
 
     if path == "-":
-        return read_log(stdin_source(), limits), False
+        return read_log(stdin_source(cap=limits.max_log_bytes), limits), False
     folder = Path(path)
     if folder.is_dir():
         if not is_scenario_folder(folder):
-            raise click.BadParameter(f"{path}: a folder must hold a session.jsonl (a harness scenario folder)",
-                                     param_hint="PATH")
+            raise click.BadParameter(f"{sanitize(path)}: a folder must hold a session.jsonl (a harness scenario "
+                                     "folder)", param_hint="PATH")
         scenario = load_harness_scenario(folder)
-        return read_log(file_source(scenario.primary_log), limits), scenario.terminal_output
-    return read_log(file_source(folder), limits), False
+        return read_log(file_source(scenario.primary_log, cap=limits.max_log_bytes), limits), \
+            scenario.terminal_output
+    return read_log(file_source(folder, cap=limits.max_log_bytes), limits), False
 
 
 @main.command()
@@ -646,52 +690,83 @@ def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
 @limit_options
 def render(surface: str, path: str, live: bool, normalize: bool, terminal_output: bool | None, profile: str,
            locale: str, html: bool, output: Path | None, no_color: bool, max_record_bytes: int,
-           max_decompressed_bytes: int) -> None:
+           max_log_bytes: int) -> None:
     """Replay a session log through a renderer: acp, stdio or web.
 
     PATH is a session log, - for standard input, or a harness scenario folder
     (input.json + session.jsonl); child logs contribute nothing to the parent's stream.
     """
-    from replay.render.acp import dump_notification, render_acp
-    from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, peek_profile
+    from replay.render.acp import render_acp
+    from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, detect_profile
     from replay.render.acp.stream import normalized_lines
-    from replay.render.stdio import stdio_text
-    from replay.render.web import html_page, web_golden
+    from replay.render.stdio import render_stdio
+    from replay.render.web import html_chunks, web_golden
 
-    log, folder_terminal = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
+    log, folder_terminal = _read_or_exit(path, _limits(max_record_bytes, max_log_bytes))
     assert log.header is not None
-    events = iter_events(log.items())
-    out = sys.stdout
-    to_terminal = output is None and out.isatty()
+    passes = _passes(log)
+    to_terminal = output is None and sys.stdout.isatty()
+    chunks: Iterable[str]
     if surface == "acp":
         session_id = log.header.id or ""
         terminal = folder_terminal if terminal_output is None else terminal_output
         mode: Mode = "live" if live else "load"
         chosen: Profile
         if profile == "auto":
-            detected, events = peek_profile(events)
-            chosen = detected or DEFAULT_PROFILE
+            chosen = detect_profile(passes()) or DEFAULT_PROFILE  # stops at the first telling event
         else:
             chosen = "2026-08" if profile == "2026-08" else "2026-07"
         if mode == "load" and not PROFILES[chosen].has_load:
             raise click.UsageError(f"the {chosen} ACP agent has no session/load; render it --live")
         if normalize:
-            lines = normalized_lines(events, session_id=session_id, header_cwd=log.header.cwd, mode=mode,
+            lines = normalized_lines(passes(), session_id=session_id, header_cwd=log.header.cwd, mode=mode,
                                      profile=chosen, terminal_output=terminal)
+            chunks = (part for line in lines for part in (line, "\n"))
         else:
-            lines = [dump_notification(n) for n in render_acp(events, session_id=session_id, mode=mode,
-                                                              profile=chosen, terminal_output=terminal,
-                                                              cwd=log.header.cwd)]
-        text = "".join(line + "\n" for line in lines)
+            frames = render_acp(passes(), session_id=session_id, mode=mode, profile=chosen,
+                                terminal_output=terminal, cwd=log.header.cwd)
+            chunks = _json_lines(frames)
     elif surface == "stdio":
-        text = stdio_text(events, color=use_color(out, no_color) if output is None else False,
-                          terminal=to_terminal)
+        chunks = render_stdio(passes(), color=use_color(sys.stdout, no_color) if output is None else False,
+                              terminal=to_terminal)
+    elif html:
+        chunks = html_chunks(passes, locale=locale)
     else:
-        text = html_page(list(events), locale=locale) if html else web_golden(events, locale) + "\n"
+        chunks = [web_golden(passes(), locale) + "\n"]
     if output is None:
-        out.write(text)
+        if to_terminal and surface != "stdio":  # stdio sanitizes its content itself, keeping its own codes
+            chunks = (sanitize(chunk, keep_newlines=True) for chunk in chunks)
+        out = stdout()
+        for chunk in chunks:
+            out.write(chunk)
+        out.flush()
     else:
-        _write_output(output, text.encode("utf-8"), "--output")
+        write_file(output, chunks)
+
+
+def _json_lines(frames: Iterable[object]) -> Iterator[str]:
+    """Each frame as a ``JSON.stringify`` line; a long one in pieces, never joined."""
+    from replay.jsjson import dump_parts
+
+    for frame in frames:
+        parts = dump_parts(frame)
+        if sum(map(len, parts)) < 1 << 20:
+            yield "".join(parts) + "\n"
+        else:
+            yield from parts
+            yield "\n"
+
+
+def _passes(log: LogRead) -> Callable[[], Iterator[Event]]:
+    """Fresh iterations of a log's events: the log already open first, then the
+    source read again (a stream was kept in a spool) for each later pass."""
+    opened = [log]
+
+    def events() -> Iterator[Event]:
+        current = opened.pop() if opened else read_log(log.source, log.limits)
+        return iter_events(current.items())
+
+    return events
 
 
 @main.command()
@@ -699,19 +774,26 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
 @click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True)
 @click.option("--open", "open_browser", is_flag=True, help="Also open the page in a web browser.")
 @limit_options
-def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_decompressed_bytes: int) -> None:
+def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_log_bytes: int) -> None:
     """Write a self-contained HTML page of a session (transcript, tool rows, plan panel,
     plan timeline) to a temporary file and print its path."""
     import tempfile
     import webbrowser
 
-    from replay.render.web import html_page
+    from replay.render.web import html_chunks
 
-    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
-    page = html_page(list(iter_events(log.items())), locale=locale)
-    fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(page)
+    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_log_bytes))
+    page = html_chunks(_passes(log), locale=locale)
+    try:
+        fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
+    except OSError as exc:
+        raise OutputError(f"{tempfile.gettempdir()}: cannot write the page ({exc.strerror or exc})") from None
+    os.close(fd)
+    try:
+        write_file(Path(name), page)
+    except BaseException:
+        os.unlink(name)
+        raise
     click.echo(name)
     if open_browser:
         webbrowser.open(Path(name).as_uri())
@@ -735,7 +817,9 @@ def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
     report = run_conformance(roots, profile=chosen)
     if not report.scenarios:
         raise click.UsageError("no harness scenario folders with a stdout golden under the given roots")
-    click.echo(CONFORMANCE_FORMATS[fmt].render(report), nl=False)
+    out = stdout()
+    out.write(CONFORMANCE_FORMATS[fmt].render(report))
+    out.flush()
     sys.exit(1 if report.failed else 0)
 
 
@@ -788,22 +872,24 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
     from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log, scaffold
 
     root = scenarios_dir if scenarios_dir is not None else Path("scenarios")
+    out = stdout()
+    style = style_for(sys.stdout, no_color)
     try:
         if from_log is not None:
             result = import_log(root, name, from_log, force=force, locale=locale, use_override=use_override)
         else:
             result = scaffold(root, name)
     except NewScenarioError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(sanitize(str(exc))) from None
     except ImportRefused as exc:
-        style = style_for(sys.stdout, no_color)
-        click.echo("".join(log_text(r, style) for r in exc.reports), nl=False)
-        click.echo(f"replay new: {exc}", err=True)
+        out.write("".join(log_text(r, style) for r in exc.reports))
+        out.flush()
+        click.echo(f"replay new: {sanitize(str(exc))}", err=True)
         sys.exit(1)
     if result.forced:
-        style = style_for(sys.stdout, no_color)
-        click.echo("".join(log_text(r, style) for r in result.forced), nl=False)
-    click.echo(new_text(result, scenarios_dir), nl=False)
+        out.write("".join(log_text(r, style) for r in result.forced))
+    out.write(new_text(result, scenarios_dir))
+    out.flush()
 
 
 @main.command()
@@ -821,7 +907,7 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
         raise click.BadParameter(f"{unknown[0]!r} is not a rule id (`replay rules` lists them)", param_hint="RULE")
     helps = [rule_help(w) for w in (wanted or list(RULES))]
     reporting = RULE_HELP_FORMATS[fmt] if names else RULE_FORMATS[fmt]
-    click.echo(reporting.render(helps, style_for(sys.stdout)), nl=False)
+    echo(reporting.render(helps, style_for(sys.stdout)))
 
 
 @main.command()
@@ -829,12 +915,14 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
 @click.option("--at", "at", type=int, default=None, metavar="SEQ",
               help="The plan in force right after the event with this seq.")
 @limit_options
-def plan(path: str, at: int | None, max_record_bytes: int, max_decompressed_bytes: int) -> None:
+def plan(path: str, at: int | None, max_record_bytes: int, max_log_bytes: int) -> None:
     """Print the standing plan (the todos projection) of one log as JSON; null when none."""
-    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_decompressed_bytes))
+    log, _ = _read_or_exit(path, _limits(max_record_bytes, max_log_bytes))
     events = iter_events(log.items())
     try:
         todos = standing_plan(events) if at is None else plan_at(events, at)
     except SeqOutOfRange as exc:
-        raise click.BadParameter(str(exc), param_hint="--at") from None
-    click.echo(orjson.dumps(todos).decode())
+        raise click.BadParameter(sanitize(str(exc)), param_hint="--at") from None
+    out = stdout()
+    out.write_bytes(json_bytes(todos) + b"\n")
+    out.flush()

@@ -22,44 +22,44 @@ harness builds from log values.
 from __future__ import annotations
 
 import json
+import json.encoder
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-_ESCAPES = {
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-    '"': '\\"',
-    "\\": "\\\\",
-}
-_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\ud800-\udfff]')
+_LONE = re.compile("[\ud800-\udfff]")
 _INDEX_KEY = re.compile(r"0|[1-9][0-9]*")
 _MAX_INDEX = 2**32 - 2
 _MAX_SAFE = 2**53
-
-
-def _escape(match: re.Match[str]) -> str:
-    ch = match.group()
-    return _ESCAPES.get(ch) or f"\\u{ord(ch):04x}"
+_escape_basestring: Callable[[str], str] = json.encoder.c_encode_basestring or json.encoder.py_encode_basestring  # type: ignore[attr-defined]
 
 
 def quote(text: str) -> str:
-    """A JSON string literal as ``JSON.stringify`` writes it."""
-    if _NEEDS_ESCAPE.search(text) is None:
-        return f'"{text}"'
-    return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
+    """A JSON string literal as ``JSON.stringify`` writes it. The standard library's
+    encoder (in C: one pass, no pieces) escapes exactly what ``JSON.stringify`` does
+    but lone surrogates, which it leaves raw: those are escaped after."""
+    out = _escape_basestring(text)
+    if _LONE.search(out) is None:
+        return out
+    return _LONE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+
+
+def _double(value: int) -> float:
+    """The double JavaScript reads for an integer literal: beyond the largest double, an infinity."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def js_number(value: float | int) -> str:
-    """ECMAScript ``Number::toString`` of a finite number (radix 10)."""
+    """ECMAScript ``Number::toString`` of a number (radix 10)."""
     if isinstance(value, int):
         if -_MAX_SAFE <= value <= _MAX_SAFE:
             return str(value)
-        value = float(value)
+        value = _double(value)
     if math.isnan(value) or math.isinf(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if value == 0:
@@ -97,9 +97,14 @@ def _ordered_keys(obj: dict[str, Any]) -> list[str]:
 
 def dumps(value: Any) -> str:
     """``JSON.stringify(value)`` for a JSON-shaped Python value."""
+    return "".join(dump_parts(value))
+
+
+def dump_parts(value: Any) -> list[str]:
+    """``dumps(value)`` in pieces that concatenate to it (a writer need not join them)."""
     parts: list[str] = []
     _write(value, parts)
-    return "".join(parts)
+    return parts
 
 
 def _write(value: Any, out: list[str]) -> None:
@@ -112,10 +117,8 @@ def _write(value: Any, out: list[str]) -> None:
     elif value is False:
         out.append("false")
     elif isinstance(value, int | float):
-        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-            out.append("null")
-        else:
-            out.append(js_number(value))
+        number = value if isinstance(value, float) or -_MAX_SAFE <= value <= _MAX_SAFE else _double(value)
+        out.append(js_number(number) if math.isfinite(number) else "null")
     elif isinstance(value, dict):
         out.append("{")
         first = True
@@ -161,10 +164,23 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_LONGEST_INT = 4000
+"""Digits of the longest integer kept exactly (Python refuses to convert more than 4,300)."""
+
+
+def parse_int(digits: str) -> int | float:
+    """An integer literal: exact, unless it is too long to be anything but an infinity
+    to JavaScript (and to Python's ``int``)."""
+    if len(digits) <= _LONGEST_INT:
+        return int(digits)
+    return -math.inf if digits.startswith("-") else math.inf
+
+
 def loads(raw: str) -> Any:
     """``JSON.parse(raw)``: ``ValueError`` for what it refuses (garbage, ``NaN``,
-    ``Infinity``), ``RecursionError`` for nesting too deep to parse."""
-    return json.loads(raw, parse_constant=_reject_constant)
+    ``Infinity``), ``RecursionError`` for nesting too deep to parse; integers of any
+    length (see ``parse_int``)."""
+    return json.loads(raw, parse_constant=_reject_constant, parse_int=parse_int)
 
 
 def parse(raw: str) -> tuple[bool, Any]:
@@ -176,4 +192,4 @@ def parse(raw: str) -> tuple[bool, Any]:
         return False, None
 
 
-__all__ = ["dumps", "js_number", "js_string", "loads", "parse", "quote"]
+__all__ = ["dump_parts", "dumps", "js_number", "js_string", "loads", "parse", "parse_int", "quote"]

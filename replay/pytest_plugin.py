@@ -30,7 +30,8 @@ are ``replay check``'s job (and ``replay refresh --prune``'s).
 
 Options: ``--replay-scenarios DIR`` and ``--replay-goldens DIR`` (default
 ``scenarios/`` and ``goldens/`` under the rootdir), ``--replay-pending DIR``,
-``--replay-force-update``.
+``--replay-force-update``, ``--replay-lock-wait SECONDS`` (default 60: how long a
+golden write waits while a ``replay refresh`` holds the tree).
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          f"(default: <rootdir>/{DEFAULT_FOLDER})")
     group.addoption("--replay-force-update", action="store_true", default=False,
                     help="under CI, let --snapshot-update write the goldens themselves")
+    group.addoption("--replay-lock-wait", type=float, default=60.0,
+                    help="seconds a golden write waits for a running `replay refresh` (default: 60)")
 
 
 def _folder(config: pytest.Config, option: str, default: str | Path) -> Path:
@@ -88,10 +91,14 @@ class _Writes:
     goldens: GoldenStore
     pending: PendingStore | None
     written: int = 0
+    lock_wait: float = 60.0
+    """Seconds a golden write waits for a ``replay refresh`` that holds the tree."""
 
     def write(self, scenario: str, artefact: str, data: bytes) -> None:
         if self.pending is None:
-            self.goldens.write(scenario, artefact, data)
+            # Shared: test workers write side by side; a refresh (exclusive) excludes them.
+            with self.goldens.lock(self.lock_wait, shared=True):
+                self.goldens.write(scenario, artefact, data)
             return
         with self.pending.lock():
             writer = PendingWriter(self.pending)
@@ -109,7 +116,8 @@ def _writes(config: pytest.Config) -> _Writes:
     if writes is None:
         ci_pending = in_ci(os.environ) and not config.getoption("--replay-force-update")
         pending = PendingStore(_folder(config, "--replay-pending", DEFAULT_FOLDER)) if ci_pending else None
-        writes = _Writes(GoldenStore(_folder(config, "--replay-goldens", "goldens")), pending)
+        writes = _Writes(GoldenStore(_folder(config, "--replay-goldens", "goldens")), pending,
+                         lock_wait=config.getoption("--replay-lock-wait"))
         config.stash[_WRITES] = writes
     return writes
 
@@ -119,7 +127,7 @@ def replay_scenario(request: pytest.FixtureRequest) -> Callable[[str], dict[str,
     root = _folder(request.config, "--replay-scenarios", "scenarios")
 
     def run(name: str) -> dict[str, bytes]:
-        return render_artefacts(run_scenario(root / name))
+        return render_artefacts(run_scenario(root / name, root))
 
     return run
 

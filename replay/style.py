@@ -7,19 +7,26 @@ writes ``style.paint("red", text)`` whatever the terminal. Colour is used only o
 terminal, and never when ``NO_COLOR`` is set (to anything, https://no-color.org).
 
 ``sanitize`` is the policy for untrusted text (log content, file and scenario names,
-error messages quoting them) in every output a person reads: text reports, GitHub
-annotations and the stdio transcript on a terminal. What could drive a terminal or
-reorder what is shown is written as a visible escape instead:
+error messages quoting them) in every output a person reads. What could drive a
+terminal or reorder what is shown is written as a visible escape instead:
 
 * the C0 controls except tab (and newline, where the output is multi-line), DEL and
   the C1 controls U+0080–U+009F as ``\\xNN`` (lowercase hex: ESC shows as ``\\x1b``);
 * the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)
-  as ``\\uNNNN`` (U+202E shows as ``\\u202e``);
+  as ``\\uNNNN`` (U+202E shows as ``\\u202e``), and the noncharacters U+FFFE and
+  U+FFFF (which XML cannot carry) the same way;
 * a lone surrogate, which no UTF-8 output can carry, as U+FFFD.
 
 Backslashes are not doubled: the escapes are for reading, not for round-tripping.
-JSON and JUnit reports are for machines and carry the text as it is (escaped by
-their own syntax).
+
+Where it is used: text reports, GitHub annotations, JUnit XML (read by people in CI
+pages; XML 1.0 cannot carry C0 controls even as character references), every message
+on stderr, the HTML page (its text and its timeline data), and whatever ``render``
+writes to a terminal (the stdio transcript sanitizes its content itself, keeping its
+own colour codes). JSON reports are for machines and carry the text as it is (escaped
+by their own syntax, a lone surrogate as ``\\uXXXX``); so do files that are faithful
+replays (goldens, ``render -o``), where only a lone surrogate, which UTF-8 cannot
+carry, is written as U+FFFD.
 """
 
 from __future__ import annotations
@@ -75,7 +82,10 @@ def style_for(stream: TextIO, disabled: bool = False) -> Style:
     return COLORED if use_color(stream, disabled) else PLAIN
 
 
-_ESCAPED = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone surrogate (Python strings hold no pairs): shown, and written, as U+FFFD, here
+and at the output edge (``replay.output.utf8``), where text becomes bytes."""
+_ESCAPED = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff\ud800-\udfff"
 _UNSAFE_IN_BLOCK = re.compile(f"[{_ESCAPED}]")
 _UNSAFE_IN_LINE = re.compile(f"[\n{_ESCAPED}]")
 
@@ -97,4 +107,4 @@ def sanitize(text: str, *, keep_newlines: bool = False) -> str:
     return unsafe.sub(_escape, text)
 
 
-__all__ = ["COLORED", "COLORS", "COLORS_OFF", "PLAIN", "Style", "sanitize", "style_for", "use_color"]
+__all__ = ["COLORED", "COLORS", "COLORS_OFF", "LONE_SURROGATE", "PLAIN", "Style", "sanitize", "style_for", "use_color"]

@@ -134,3 +134,15 @@ def replay_in_a_process(*argvs: list[str], env: dict[str, str] | None = None) ->
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     return [Run(r["code"], base64.b64decode(r["stdout"]), base64.b64decode(r["stderr"]), r["traceback"])
             for r in json.loads(proc.stdout)]
+
+
+def todo_turns(turns: int, disorder: str = "none", deltas: int = 0) -> list[dict[str, Any]]:
+    """A synthetic log (header first) of ``turns`` turns, each one ``todo_write`` call
+    (call, ``todo/write``, result) and an answer streamed in ``deltas`` text deltas
+    (``bench/timeline.py`` builds its logs the same way). ``disorder``: ``none``; ``one``
+    (one ``todo/write`` in the middle carries a seq from before the log's start);
+    ``reversed`` (every seq runs backwards)."""
+    from bench.timeline import records as timeline_records
+
+    order = {"none": "in order", "one": "one out of order", "reversed": "reversed"}[disorder]
+    return timeline_records(turns, order, deltas)

@@ -364,7 +364,7 @@ def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Li
         return location in names
 
     try:
-        for source in archive_sources(archive):
+        for source in archive_sources(archive, (limits or Limits()).max_log_bytes):
             names.setdefault(source.path, len(names))
             report = audit_source(source, policy, limits, fingerprints, seen)
             if report is not None:
@@ -377,7 +377,7 @@ def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Li
              if names.get(twin_location(location), -1) > names[location]}
     if again:
         with contextlib.suppress(ArchiveError):  # the first pass has already said what is wrong
-            for source in archive_sources(archive):
+            for source in archive_sources(archive, (limits or Limits()).max_log_bytes):
                 if source.path in again:
                     report = audit_source(source, policy, limits, fingerprints, names.__contains__)
                     if report is not None:
@@ -491,6 +491,9 @@ class AuditResult:
     failing: frozenset[Severity] = frozenset({Severity.ERROR})
     baselined: int = 0
     """Findings a baseline held back (not in ``reports``)."""
+    passed_over: Sequence[tuple[str, str]] = ()
+    """What a folder search left out, and why: ``(path, reason)`` (a FIFO, a device, a
+    link out of the folder)."""
 
     @cached_property
     def summary(self) -> Summary:

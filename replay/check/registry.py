@@ -19,7 +19,7 @@ from replay.log import header, legacy, reader, scan, zstd
 from replay.todo import rules as todo_rules
 
 _DECLARING: tuple[ModuleType, ...] = (engine, reader, header, scan, zstd, storage, legacy, core, todo_rules)
-_SERIES = ("INTERNAL", "IO", "A", "B", "C", "D", "T", "P")
+_SERIES = ("INTERNAL", "IO", "LIMIT", "A", "B", "C", "D", "T", "P")
 """The order rules are listed in: replay's own, then the spec's layers, then the
 todo domain's invariants and its policy what-if; by number within a series."""
 

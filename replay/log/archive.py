@@ -6,7 +6,7 @@ is not a session header is passed over, as in a folder), reported as
 ``<archive>/<member name>``. A ``.tar`` read from a seekable file is read in place:
 each member is a window on the archive, read again from there when the audit needs a
 second pass. A ``.tar.zst`` is one Zstandard stream: each member is taken from it
-once and kept (``stream_source``) for as long as it is audited. The readers' caps
+once, under the log cap, and kept (``stream_source``) for as long as it is audited. The readers' caps
 apply to each member as to any log.
 
 An archive is one unit of work: its members are audited one after another by the
@@ -24,7 +24,7 @@ from typing import IO, BinaryIO
 import zstandard
 
 from replay.log.reader import Source
-from replay.log.source import LOG_SUFFIXES, Archive, stream_source
+from replay.log.source import DEFAULT_CAP, LOG_SUFFIXES, Archive, stream_source
 
 _MAX_WINDOW = 1 << 27
 """zstd's own default limit on a frame's window (the memory a decoder may need)."""
@@ -105,7 +105,7 @@ def _opened(archive: Archive) -> Iterator[tuple[tarfile.TarFile, bool]]:
         stream.close()
 
 
-def archive_sources(archive: Archive) -> Iterator[Source]:
+def archive_sources(archive: Archive, cap: int = DEFAULT_CAP) -> Iterator[Source]:
     """The logs of an archive, in archive order. Audit each before asking for the
     next: a compressed archive moves on past it. ``ArchiveError`` when the archive
     cannot be read further (the logs before it stand)."""
@@ -116,6 +116,6 @@ def archive_sources(archive: Archive) -> Iterator[Source]:
             name = f"{archive.path}/{info.name.removeprefix('./')}"
             opener = _member_opener(tar, info)
             if streamed:
-                yield stream_source(name, opener, is_file=True, discovered=True)
+                yield stream_source(name, opener, cap, is_file=True, discovered=True)
             else:
                 yield Source(name, opener, is_file=True, discovered=True)

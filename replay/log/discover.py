@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
-from replay.log.source import Unit, local_units, stdin_source
+from replay.log.source import DEFAULT_CAP, PassedOver, Unit, ignore, local_units, stdin_source
 
 
 def is_url(path: str) -> bool:
@@ -35,7 +35,7 @@ def path_exists(path: str) -> bool:
     return os.path.exists(path)
 
 
-def discover(paths: Iterable[str]) -> Iterator[Unit]:
+def discover(paths: Iterable[str], passed_over: PassedOver = ignore, cap: int = DEFAULT_CAP) -> Iterator[Unit]:
     """Expand the command line's paths into logs and archives to audit, in order.
 
     A file is taken as given (even if it is not a log: that is a finding); a folder
@@ -43,11 +43,13 @@ def discover(paths: Iterable[str]) -> Iterator[Unit]:
     marked ``discovered`` (those whose first record is not a session header, such as
     transcripts and goldens, are passed over when read, so each file is opened
     once), and every ``.tar`` / ``.tar.zst`` archive, whose logs are found the same
-    way when it is read.
+    way when it is read. What a local folder search leaves out is told to
+    ``passed_over``; what cannot be kept on disk (standard input, a FIFO) is read
+    under ``cap``.
     """
     for raw in paths:
         if raw == "-":
-            yield stdin_source()
+            yield stdin_source(cap=cap)
             continue
         path = local_path(raw)
         if is_url(path):
@@ -55,4 +57,4 @@ def discover(paths: Iterable[str]) -> Iterator[Unit]:
 
             yield from discover_url(path)
         else:
-            yield from local_units(path)
+            yield from local_units(path, passed_over, cap)

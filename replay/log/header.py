@@ -54,7 +54,7 @@ def _is_absolute_cwd(cwd: str) -> bool:
     return cwd.startswith("/") or (is_placeholder(cwd) and cwd.startswith(CWD_PLACEHOLDER))
 
 
-def parse_header(payload: bytes | None, terminated: bool) -> tuple[Header | None, list[Finding]]:
+def parse_header(payload: bytes | bytearray | None, terminated: bool) -> tuple[Header | None, list[Finding]]:
     """Decode and judge the first record. A ``Header`` is returned whenever the record
     is a JSON object, even a non-conforming one, so the events can still be audited."""
     if payload is None or not terminated or not payload.strip():

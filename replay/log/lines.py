@@ -15,12 +15,13 @@ from typing import Any, NamedTuple
 import orjson
 
 from replay import jsjson
+from replay.log.bounded import Records
 
 
 class Line(NamedTuple):
     number: int
     """1-based line number in the logical stream (the header is line 1)."""
-    payload: bytes | None
+    payload: bytes | bytearray | None
     """The record's bytes without ``\\n``; ``None`` when it exceeded the size cap."""
     end: int
     """Byte offset just after this record (plaintext offset for zstd)."""
@@ -34,24 +35,25 @@ class Line(NamedTuple):
 def split_header(
     segments: Iterable[tuple[bytes, bool]], max_record: int
 ) -> tuple[Line | None, Iterator[tuple[bytes, bool]]]:
-    """Take the first record off a stream; return it and the rest of the stream."""
+    """Take the first record off a stream; return it and the rest of the stream. A
+    first record longer than ``max_record`` stops the reading: it comes back with no
+    payload, its ``size`` the bytes seen (more than ``max_record``)."""
     it = iter(segments)
-    pieces: list[bytes] = []
-    size = 0
+    records = Records(max_record)
     strict = False
     for data, strict in it:
         nl = data.find(b"\n")
         if nl < 0:
-            size += len(data)
-            if size > max_record:
-                return Line(1, None, size, False, strict, size), iter(())
-            pieces.append(data)
+            records.split(data)
+            if records.pending > max_record:
+                return Line(1, None, records.pending, False, strict, records.pending), iter(())
             continue
-        payload = b"".join(pieces) + data[:nl] if pieces else data[:nl]
+        size = records.pending + nl
+        (payload,) = records.split(data[: nl + 1])
         rest = chain([(data[nl + 1 :], strict)], it)
-        return Line(1, payload, len(payload) + 1, True, strict, len(payload)), rest
-    if size:
-        return Line(1, b"".join(pieces), size, False, strict, size), iter(())
+        return Line(1, payload, size + 1, True, strict, size), rest
+    if records.pending:
+        return Line(1, records.tail(), records.pending, False, strict, records.pending), iter(())
     return None, iter(())
 
 
@@ -59,34 +61,22 @@ def split_records(segments: Iterable[tuple[bytes, bool]], max_record: int,
                   first_line: int = 2) -> Iterator[tuple[int, bytes | None]]:
     """Every record of a stream as ``(line number, bytes without the newline)``,
     undecoded, a final fragment without a newline included; ``None`` for a record
-    over ``max_record`` bytes (never held whole)."""
+    over ``max_record`` bytes (never held whole: ``Records`` enforces the cap)."""
     number = first_line - 1
-    pending: list[bytes] = []
-    size = 0
+    records = Records(max_record)
     for data, _strict in segments:
-        start = 0
-        while True:
-            nl = data.find(b"\n", start)
-            piece = data[start:] if nl < 0 else data[start:nl]
-            size += len(piece)
-            if size <= max_record:
-                pending.append(piece)
-            if nl < 0:
-                break
+        for payload in records.split(data):
             number += 1
-            yield number, (b"".join(pending) if size <= max_record else None)
-            pending = []
-            size = 0
-            start = nl + 1
-    if size:
-        yield number + 1, (b"".join(pending) if size <= max_record else None)
+            yield number, bytes(payload) if isinstance(payload, bytearray) else payload
+    if records.pending:
+        yield number + 1, records.tail()
 
 
 class Unparsable(Exception):
     """A record that is not JSON the harness would accept."""
 
 
-def decode_json(payload: bytes) -> Any:
+def decode_json(payload: bytes | bytearray) -> Any:
     """Parse one record; raise ``Unparsable`` with a reason the user can act on."""
     try:
         return orjson.loads(payload)

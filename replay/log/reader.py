@@ -17,16 +17,15 @@ from itertools import chain
 from typing import BinaryIO
 
 from replay.findings import Finding, Rule
+from replay.log.bounded import Spool, TooLarge, capped_blocks
 from replay.log.event import ChunkRun, Event
 from replay.log.header import A1, Header, parse_header
 from replay.log.legacy import Migrator
 from replay.log.lines import split_header, split_records
-from replay.log.scan import A8, Item, scan_records
+from replay.log.scan import A8, Item, limit_finding, scan_records
 from replay.log.zstd import A9, MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
 
 IO = Rule("IO", "format", "storage", "the file can be opened and read")
-
-_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +33,10 @@ class Limits:
     """Hard caps that turn hostile input into findings instead of memory exhaustion."""
 
     max_record_bytes: int = 128 << 20
-    max_decompressed_bytes: int = 1 << 30
+    """The longest record read; a longer one is a ``LIMIT`` finding, never assembled."""
+    max_log_bytes: int = 1 << 30
+    """The most bytes read from one log: from its file or stream, and, for a zstd log,
+    of its plaintext (the decompression-bomb guard)."""
 
 
 class Opener:
@@ -65,7 +67,10 @@ class Opener:
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Something a log can be read from: ``path`` names it in reports."""
+    """Something a log can be read from: ``path`` names it in reports.
+
+    ``open`` may be called more than once (a second pass of a renderer, the audit's
+    look at what repair would do); a one-shot stream is kept in a ``Spool``."""
 
     path: str
     open: Callable[[], BinaryIO]
@@ -87,8 +92,8 @@ class LogRead:
         self._findings: list[Finding] = []
         self._rest: Iterator[tuple[bytes, bool]] = iter(())
         self._header_size = 0
-        self._header_payload: bytes | None = None
         self._stream: BinaryIO | None = None
+        self._header_payload: bytes | bytearray | None = None
         self.unreadable = False
         self._open()
 
@@ -101,9 +106,16 @@ class LogRead:
         """The first record is a JSON object tagged ``"type":"session"``."""
         return self.header is not None and self.header.record.get("type") == "session"
 
-    def _fail(self, rule: Rule, message: str) -> None:
-        self.unreadable = True
-        self._findings.append(rule.error(message))
+    def _fail(self, found: Finding) -> None:
+        """A finding that ends the reading; without a header, the log is unreadable."""
+        self._findings.append(found)
+        self.unreadable = self.unreadable or self.header is None
+
+    def _io_error(self, exc: OSError) -> Finding:
+        return IO.error(f"the file cannot be read: {exc.strerror or exc}")
+
+    def _too_long(self) -> Finding:
+        return limit_finding("the log", self.limits.max_log_bytes, "--max-log-bytes")
 
     def _open(self) -> None:
         try:
@@ -111,16 +123,23 @@ class LogRead:
             self._stream = stream
             first = stream.read(4)
         except OSError as exc:
-            self._fail(IO, f"the file cannot be read: {exc.strerror or exc}")
+            self._fail(self._io_error(exc))
+            return
+        except TooLarge:
+            self._fail(self._too_long())
             return
         if first == MAGIC:
             self.compressed = True
-            segments = self._zstd_segments(first)
+            segments = self._zstd_segments()
         else:
             segments = self._plain_segments(first)
         try:
             head, self._rest = split_header(segments, self.limits.max_record_bytes)
         except _ReadFailed:
+            return
+        if head is not None and head.payload is None and head.size > self.limits.max_record_bytes:
+            self._fail(limit_finding("the first record (the session header)", self.limits.max_record_bytes,
+                                     "--max-record-bytes", line=1))
             return
         if head is None:
             self._findings.append(A1.error("the file is empty: a session log starts with a session header line",
@@ -138,61 +157,63 @@ class LogRead:
             self.unreadable = True
 
     def _plain_segments(self, first: bytes) -> Iterator[tuple[bytes, bool]]:
+        assert self._stream is not None
         yield first, False
-        assert self._stream is not None
-        while True:
-            try:
-                block = self._stream.read(_BLOCK)
-            except OSError as exc:
-                self._fail(IO, f"reading the file failed: {exc.strerror or exc}")
-                raise _ReadFailed from None
-            if not block:
-                return
-            yield block, False
-
-    def _zstd_segments(self, first: bytes) -> Iterator[tuple[bytes, bool]]:
-        assert self._stream is not None
-        cap = self.limits.max_decompressed_bytes
         try:
-            rest = self._stream.read(cap + 1)
+            for block in capped_blocks(self._stream.read, self.limits.max_log_bytes - len(first)):
+                yield block, False
         except OSError as exc:
-            self._fail(IO, f"reading the file failed: {exc.strerror or exc}")
+            self._fail(self._io_error(exc))
             raise _ReadFailed from None
-        buf = first + rest
-        if len(buf) > cap:
-            self._fail(A9, f"the compressed file exceeds the reader's limit of {cap} bytes and is not read (raise "
-                       "--max-decompressed-bytes if this is a real log)")
-            raise _ReadFailed
-        header_plain = b""
+        except TooLarge:
+            self._fail(self._too_long())
+            raise _ReadFailed from None
+
+    def _zstd_segments(self) -> Iterator[tuple[bytes, bool]]:
+        """The plaintext, frame by frame; frame 1 must hold exactly the header line
+        (more after its newline is fatal: the reading stops there)."""
+        stream = self._stream
+        assert stream is not None
+        cap = self.limits.max_log_bytes
         frame = -1  # start offset of the frame being read
         last = b"\n"  # last plaintext byte of the previous frame
         last_complete = True
+        header_line = False  # frame 1 held a newline
         torn_at: int | None = None
         recovered = 0
         try:
-            for piece, complete, start in frame_plaintexts(buf, cap):
+            if not stream.seekable():
+                stream = self._stream = Spool(stream, cap).open()
+            for piece, complete, start in frame_plaintexts(stream, cap):
                 if not complete:
                     if torn_at is None:
                         torn_at = start
                     recovered += piece.count(b"\n")
                 if start == 0:
-                    # Frame 1 holds exactly the header line (spec §1.7).
-                    header_plain += piece
                     frame = 0
+                    if not piece:
+                        continue
+                    nl = piece.find(b"\n")
+                    if header_line or 0 <= nl < len(piece) - 1:
+                        if not header_line:
+                            yield piece[: nl + 1], complete
+                        self._bad_header_frame()
+                        return
+                    header_line = nl >= 0
+                    yield piece, complete
                     continue
                 if start != frame:
-                    if frame == 0:
-                        self._check_header_frame(header_plain)
-                        yield header_plain, True
-                    elif last != b"\n":
+                    if frame == 0 and not header_line:
+                        self._bad_header_frame()
+                    elif frame > 0 and last != b"\n":
                         self._torn_complete_frame(frame)
                     frame = start
-                last = piece[-1:]
+                if piece:
+                    last = piece[-1:]
                 last_complete = complete
                 yield piece, complete
-            if frame == 0:
-                self._check_header_frame(header_plain)
-                yield header_plain, True
+            if frame == 0 and not header_line:
+                self._bad_header_frame()
             elif frame > 0 and last != b"\n" and last_complete:
                 self._torn_complete_frame(frame)
             if torn_at is not None:
@@ -201,23 +222,22 @@ class LogRead:
                     f"keeps the {recovered} complete record(s) it recovers from it and truncates the file at byte "
                     f"{torn_at}"))
         except ZstdCorruption as exc:
-            self._findings.append(A9.error(f"the Zstandard file is damaged ({exc}): today's harness refuses it"))
-            self.unreadable = self.header is None
+            self._fail(A9.error(f"the Zstandard file is damaged ({exc}): today's harness refuses it"))
             raise _ReadFailed from None
-        except DecompressedTooLarge as exc:
-            self._findings.append(A9.error(f"{exc}; treated as a decompression bomb (raise "
-                                           "--max-decompressed-bytes if this is a real log)"))
-            self.unreadable = self.header is None
+        except (DecompressedTooLarge, TooLarge):
+            self._fail(limit_finding("the decompressed log (or a decompression bomb)", cap, "--max-log-bytes"))
+            raise _ReadFailed from None
+        except OSError as exc:
+            self._fail(self._io_error(exc))
             raise _ReadFailed from None
 
     def _torn_complete_frame(self, start: int) -> None:
         self._findings.append(A9.error(f"the complete Zstandard frame at byte {start} ends inside a record (a "
                                        "frame must hold whole records): today's harness refuses the log"))
 
-    def _check_header_frame(self, plain: bytes) -> None:
-        if not plain or plain.count(b"\n") != 1 or not plain.endswith(b"\n"):
-            self._findings.append(A9.error("the first Zstandard frame must hold the session header line and "
-                                           "nothing else: today's harness refuses the log", line=1))
+    def _bad_header_frame(self) -> None:
+        self._findings.append(A9.error("the first Zstandard frame must hold the session header line and "
+                                       "nothing else: today's harness refuses the log", line=1))
 
     def batches(self) -> Iterator[list[Item]]:
         """Header findings first, then the events in order with findings inline, in
@@ -251,7 +271,7 @@ class LogRead:
         ``batches()``."""
         try:
             if self._header_payload is not None:
-                yield 1, self._header_payload
+                yield 1, bytes(self._header_payload)
             yield from split_records(self._rest, self.limits.max_record_bytes)
         except _ReadFailed:
             pass

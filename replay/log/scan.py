@@ -10,11 +10,11 @@ is decided by the checker at the end of the file (rule A8).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
 
 import orjson
 
 from replay.findings import Finding, Rule
+from replay.log.bounded import Records
 from replay.log.event import PACKED_TAGS, ChunkRun, Event
 from replay.log.legacy import Migration
 from replay.log.lines import Unparsable, decode_json
@@ -27,6 +27,11 @@ A7 = Rule("A7", "format", "storage", "seqs count 0, 1, 2, … with no gap or rep
 A8 = Rule("A8", "format", "storage", "damage is tolerated only after the last complete turn (a torn tail)")
 """A8 is judged at the end of the log (``replay.check.engine``): an A6/A7 finding here
 is ``tail`` damage whose severity depends on where the last ``turn/end`` is."""
+LIMIT = Rule("LIMIT", "format", "storage",
+             "a record, the whole log, and its lines that are no event fit the reader's caps "
+             "(--max-record-bytes, --max-log-bytes; 10,000 such lines)")
+"""Replay's own caps: an error whatever the harness would do (the reading stopped, or a
+record was never assembled)."""
 
 Item = Event | ChunkRun | Finding
 
@@ -40,7 +45,6 @@ def _damage(number: int, strict: bool, rule: Rule, message: str, seq: int | None
     return rule.error(message, number, seq, type, tail=True)
 
 
-_OVERSIZE = object()
 _SEQ_RULE = "seqs count 0, 1, 2, … from the first event, with no gap or repeat"
 _JSON_TYPES: dict[type, str] = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
@@ -64,10 +68,13 @@ def scan_records(
     come in batches, one list per segment (bounded by the reader's block size), so
     the cost of handing items on is paid per block, not per event.
 
-    After an unparsable record the number of events it held is unknown, so the next
-    record's seq is taken as it comes (one damaged line is one finding, not two).
-    ``migrations`` (the model stage's legacy migrations, by event type) are applied
-    as events are made.
+    A record longer than ``max_record`` is never assembled: it is a ``LIMIT`` error
+    (replay's own limit, not damage the harness would tolerate as a torn tail). After an
+    unparsable or unread record the number of events it held is unknown, so the next
+    record's seq is taken as it comes (one damaged line is one finding, not two). Past
+    ``MAX_DAMAGED`` records that are no event the reading stops (a ``LIMIT`` error): a record of
+    garbage costs far more than an event. ``migrations`` (the model stage's legacy
+    migrations, by event type) are applied as events are made.
     """
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
@@ -77,97 +84,120 @@ def scan_records(
     number = first_line - 1
     total = offset
     expected: int | None = 0
-    pending: list[bytes] = []
-    pending_len = 0
+    records = Records(max_record)
     strict = False
-    for data, strict in segments:
-        if not data:
-            continue
-        total += len(data)
-        out: list[Item] = []
-        add = out.append
-        parts: list[Any] = data.split(b"\n")
-        tail = parts.pop()
-        if pending_len and parts:
-            size = pending_len + len(parts[0])
-            parts[0] = _OVERSIZE if size > max_record else b"".join(pending) + parts[0]
-            pending = []
-            pending_len = 0
-        check_size = len(data) > max_record or parts[:1] == [_OVERSIZE] or (parts and len(parts[0]) > max_record)
-        for payload in parts:
-            number += 1
-            if check_size and (payload is _OVERSIZE or len(payload) > max_record):
-                add(_damage(number, strict, A6, f"the record exceeds the reader's limit of {max_record} bytes "
-                            "and is not read (raise --max-record-bytes if it is a real record)"))
-                expected = None
+    damaged = 0
+    out: list[Item] = []
+
+    def hurt(found: Finding) -> None:
+        """Keep the finding of a record that is no event (garbage, null, a bare value,
+        an oversized or malformed record); past ``MAX_DAMAGED`` of them, stop. (A seq gap
+        between real events is not counted: each such record is read as an event.)"""
+        nonlocal damaged
+        damaged += 1
+        if damaged > MAX_DAMAGED:
+            out.append(LIMIT.error(f"more than {MAX_DAMAGED} records that are no event: the rest of the log, "
+                                   f"from line {found.line}, was not read", found.line))
+            raise _TooDamaged
+        out.append(found)
+
+    try:
+        for data, strict in segments:
+            if not data:
                 continue
-            try:
-                record = loads(payload)
-            except decode_error:
-                try:
-                    record = decode_json(payload)
-                except Unparsable as exc:
-                    add(_damage(number, strict, A6, f"the record cannot be read: {exc}"))
+            total += len(data)
+            out = []
+            add = out.append
+            for payload in records.split(data):
+                number += 1
+                if payload is None:
+                    hurt(limit_finding("the record", max_record, "--max-record-bytes", number))
                     expected = None
                     continue
-            if type(record) is not dict:
-                if record is None:
-                    add(_damage(number, strict, A6, "the record is JSON null, not an event"))
-                    expected = None
+                try:
+                    record = loads(payload)
+                except decode_error:
+                    try:
+                        record = decode_json(payload)
+                    except Unparsable as exc:
+                        hurt(_damage(number, strict, A6, f"the record cannot be read: {exc}"))
+                        expected = None
+                        continue
+                if type(record) is not dict:
+                    if record is None:
+                        hurt(_damage(number, strict, A6, "the record is JSON null, not an event"))
+                        expected = None
+                    else:
+                        hurt(_damage(number, strict, A7, f"the record is a JSON "
+                                     f"{_JSON_TYPES.get(type(record), 'value')}, not an event, so the events' seqs "
+                                     f"break off here{_expected(expected)}"))
+                    continue
+                tag = record.get("type")
+                seq = record.get("seq")
+                if type(tag) is str and tag in packed:
+                    try:
+                        run = decode_row(tag, record, number)
+                    except RowError as exc:
+                        hurt(_damage(number, strict, A6, f"the packed {tag} row (several chunks stored on one "
+                                     f"line) is malformed: {exc}", type=tag))
+                        expected = None
+                        continue
+                    if expected is not None and run.seq0 != expected:
+                        add(_damage(number, strict, A7, f"the packed {tag} row starts at seq {run.seq0} where "
+                                     f"seq {expected} was expected: {_SEQ_RULE}", run.seq0, tag))
+                    expected = run.seq0 + run.count
+                    add(run)
+                    continue
+                t = tag if type(tag) is str else ""
+                if type(seq) is not int or seq != expected:  # the rare case: damage or resync
+                    if type(seq) is float and seq.is_integer():
+                        seq = int(seq)  # JSON 5.0 is the number 5 to JavaScript
+                    if type(seq) is not int:
+                        hurt(_damage(number, strict, A7, f"the event's seq is {show(seq)}, not a whole "
+                                     f"number{_expected(expected)}", None, t or None))
+                        continue
+                    if expected is None and seq >= 0:
+                        expected = seq
+                    if seq != expected:
+                        add(_damage(number, strict, A7, f"the event has seq {seq} where seq {expected} was "
+                                     f"expected: {_SEQ_RULE}", seq, t or None))
+                expected = seq + 1
+                ev = Event(t, seq, record.get("time"), record.get("data"), number, record)
+                migration = migrate(t)
+                if migration is None:
+                    add(ev)
                 else:
-                    add(_damage(number, strict, A7, f"the record is a JSON {_JSON_TYPES.get(type(record), 'value')}, "
-                                f"not an event, so the events' seqs break off here{_expected(expected)}"))
-                continue
-            tag = record.get("type")
-            seq = record.get("seq")
-            if type(tag) is str and tag in packed:
-                try:
-                    run = decode_row(tag, record, number)
-                except RowError as exc:
-                    add(_damage(number, strict, A6, f"the packed {tag} row (several chunks stored on one line) "
-                                f"is malformed: {exc}", type=tag))
-                    expected = None
-                    continue
-                if expected is not None and run.seq0 != expected:
-                    add(_damage(number, strict, A7, f"the packed {tag} row starts at seq {run.seq0} where seq "
-                                f"{expected} was expected: {_SEQ_RULE}", run.seq0, tag))
-                expected = run.seq0 + run.count
-                add(run)
-                continue
-            t = tag if type(tag) is str else ""
-            if type(seq) is not int or seq != expected:  # the rare case: damage or resync
-                if type(seq) is float and seq.is_integer():
-                    seq = int(seq)  # JSON 5.0 is the number 5 to JavaScript
-                if type(seq) is not int:
-                    add(_damage(number, strict, A7, f"the event's seq is {show(seq)}, not a whole "
-                                f"number{_expected(expected)}", None, t or None))
-                    continue
-                if expected is None and seq >= 0:
-                    expected = seq
-                if seq != expected:
-                    add(_damage(number, strict, A7, f"the event has seq {seq} where seq {expected} was expected: "
-                                f"{_SEQ_RULE}", seq, t or None))
-            expected = seq + 1
-            ev = Event(t, seq, record.get("time"), record.get("data"), number, record)
-            migration = migrate(t)
-            if migration is None:
-                add(ev)
-            else:
-                new, notes = migration(ev)
-                if notes:
-                    out.extend(notes)
-                if new is not None:
-                    add(new)
-        if tail:
-            pending_len += len(tail)
-            if pending_len <= max_record:
-                pending.append(tail)
-        if out:
-            yield out
-    if pending_len:
+                    new, notes = migration(ev)
+                    if notes:
+                        out.extend(notes)
+                    if new is not None:
+                        add(new)
+            payload = record = None  # a long record is not kept alive while its batch is read
+            if out:
+                yield out
+    except _TooDamaged:
+        yield out
+        return
+    if records.pending:
         number += 1
         yield [A8.warning(
-            f"the last record ({pending_len} bytes) does not end with a newline, a write cut short: the harness "
-            f"never reads it, and loading truncates the file to {total - pending_len} bytes",
+            f"the last record ({records.pending} bytes) does not end with a newline, a write cut short: the "
+            f"harness never reads it, and loading truncates the file to {total - records.pending} bytes",
             number,
         )]
+
+
+MAX_DAMAGED = 10_000
+"""Records that are no event read from one log before the reading stops: a line of
+garbage costs far more to judge than an event (a failed parse, then the slow parser's
+reason), and ten thousand of them say enough."""
+
+
+class _TooDamaged(Exception):
+    pass
+
+
+def limit_finding(what: str, cap: int, option: str, line: int | None = None) -> Finding:
+    """Replay's own cap stopped the reading: an error, whatever the harness would do."""
+    return LIMIT.error(f"{what} exceeds the reader's limit of {cap} bytes and was not read (raise {option} if this "
+                       "is a real log)", line=line)

@@ -5,22 +5,35 @@ A ``Source`` is one log; an ``Archive`` is a ``.tar``/``.tar.zst`` file whose lo
 found when it is read (``replay.log.archive``). Both are plain data when their opener
 is an ``Opener`` (``LocalFile`` here, ``RemoteFile`` for URLs), so they can travel to a
 worker process or a Dask worker.
+
+A regular file is opened again for each pass over it. Anything else named on the
+command line (standard input, a FIFO, a character device such as ``/dev/stdin``) is
+read once, under the log cap, through a ``Spool`` (kept in a temporary file so it
+can be read again), in the process that found it. A folder contributes its regular
+log files and archives only; what it holds and the search passes over (FIFOs,
+devices, sockets, links that lead out of the folder or nowhere, linked folders,
+folders that cannot be listed) is reported to ``passed_over``.
 """
 
 from __future__ import annotations
 
-import io
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from replay.log.reader import Opener, Source
+from replay.log.bounded import Spool
+from replay.log.reader import Limits, Opener, Source
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
 ARCHIVE_SUFFIXES = (".tar", ".tar.zst", ".tar.zstd")
+DEFAULT_CAP = Limits().max_log_bytes
+
+PassedOver = Callable[[str, str], None]
+"""Told ``(path, why)`` for each entry a folder search leaves out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,27 +69,39 @@ Unit = Source | Archive
 """What discovery yields and a worker audits: one log, or one archive of logs."""
 
 
-def file_source(path: str | Path, discovered: bool = False) -> Source:
+def _regular(path: str | Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # opening it reports why it cannot be read
+
+
+def file_source(path: str | Path, discovered: bool = False, cap: int = DEFAULT_CAP) -> Source:
+    """A log file; one that is not a regular file (a FIFO, a device) is read once,
+    at most ``cap`` bytes, and kept (see ``stream_source``)."""
+    if not _regular(path):
+        return stream_source(str(path), LocalFile(str(path)), cap)
     return Source(str(path), LocalFile(str(path)), is_file=True, discovered=discovered)
 
 
-def stream_source(name: str, connect: Callable[[], BinaryIO], is_file: bool = False,
+def stream_source(name: str, connect: Callable[[], BinaryIO], cap: int = DEFAULT_CAP, is_file: bool = False,
                   discovered: bool = False) -> Source:
     """A stream that can be read only once (``connect`` is called at the first read),
-    kept so that every pass reads the same bytes."""
-    cache: list[bytes] = []
+    kept in a ``Spool`` so that every pass reads the same bytes; more than ``cap``
+    bytes is a ``LIMIT`` finding. Read where it was found (it does not travel)."""
+    spool: list[Spool] = []
 
     def opener() -> BinaryIO:
-        if not cache:
-            cache.append(connect().read())
-        return io.BytesIO(cache[0])
+        if not spool:
+            spool.append(Spool(connect(), cap))
+        return spool[0].open()
 
     return Source(name, opener, is_file=is_file, discovered=discovered)
 
 
-def stdin_source(stream: BinaryIO | None = None) -> Source:
-    """Standard input (or ``stream``), read once and kept."""
-    return stream_source("<stdin>", lambda: stream if stream is not None else sys.stdin.buffer)
+def stdin_source(stream: BinaryIO | None = None, cap: int = DEFAULT_CAP) -> Source:
+    """Standard input (or ``stream``), read once under the cap and kept."""
+    return stream_source("<stdin>", lambda: stream if stream is not None else sys.stdin.buffer, cap)
 
 
 def display_path(path: str, cwd: str | None = None) -> str:
@@ -91,26 +116,79 @@ def display_path(path: str, cwd: str | None = None) -> str:
     return os.path.relpath(full, base)
 
 
-def _walk(folder: str) -> Iterator[str]:
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _walk(folder: str, passed_over: PassedOver) -> Iterator[str]:
+    """The regular log files and archives below ``folder``, sorted; every other
+    candidate is told to ``passed_over`` with the reason."""
+    root = os.path.realpath(folder)
     found: list[str] = []
-    for root, dirs, files in os.walk(folder):
+
+    def unlistable(exc: OSError) -> None:
+        passed_over(exc.filename or folder, f"the folder cannot be listed ({exc.strerror or exc})")
+
+    for top, dirs, files in os.walk(folder, onerror=unlistable):
         dirs.sort()
-        found.extend(os.path.join(root, name) for name in files if name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES))
+        for name in dirs:
+            path = os.path.join(top, name)
+            if os.path.islink(path):
+                passed_over(path, "a symbolic link to a folder (links are not followed)")
+        for name in files:
+            if not name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES):
+                continue
+            path = os.path.join(top, name)
+            why = _not_a_log_file(path, root)
+            if why is None:
+                found.append(path)
+            else:
+                passed_over(path, why)
     found.sort()
     yield from found
 
 
-def _unit(path: str, discovered: bool) -> Unit:
-    if path.endswith(ARCHIVE_SUFFIXES):
+def _not_a_log_file(path: str, root: str) -> str | None:
+    """Why ``path`` is not read as a log of the folder ``root`` (``None``: it is)."""
+    link = os.path.islink(path)
+    try:
+        mode = os.stat(path).st_mode  # what a link leads to
+    except OSError as exc:
+        return "a broken symbolic link" if link else f"it cannot be examined ({exc.strerror or exc})"
+    if link and not _inside(os.path.realpath(path), root):
+        return "a symbolic link that leads out of the folder"
+    if not stat.S_ISREG(mode):
+        return _kind(mode)
+    return None
+
+
+def _unit(path: str, discovered: bool, cap: int) -> Unit:
+    if path.endswith(ARCHIVE_SUFFIXES) and _regular(path):
         return Archive(path, LocalFile(path))
-    return file_source(path, discovered=discovered)
+    return file_source(path, discovered=discovered, cap=cap)
 
 
-def local_units(path: str) -> Iterator[Unit]:
-    """A path on this machine: a folder's logs and archives (the logs ``discovered``),
-    or the file itself."""
+def ignore(path: str, why: str) -> None:
+    """A ``PassedOver`` that tells no one."""
+    return None
+
+
+def local_units(path: str, passed_over: PassedOver = ignore, cap: int = DEFAULT_CAP) -> Iterator[Unit]:
+    """A path on this machine: a folder's regular logs and archives (the logs
+    ``discovered``), or the path itself, taken as given (even if it is not a log:
+    that is a finding; even if it is a FIFO or a device: it is streamed under ``cap``)."""
     if os.path.isdir(path):
-        for found in _walk(path):
-            yield _unit(found, discovered=True)
+        for found in _walk(path, passed_over):
+            yield _unit(found, True, cap)
     else:
-        yield _unit(path, discovered=False)
+        yield _unit(path, False, cap)

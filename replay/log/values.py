@@ -33,10 +33,15 @@ def show(value: Any, limit: int = 60) -> str:
     """A short JSON-ish rendering of a value for a finding's message."""
     import orjson
 
+    from replay.output import json_text
+
     try:
         text = orjson.dumps(value).decode()
-    except TypeError:
-        text = repr(value)
+    except TypeError:  # beyond 64 bits, a lone surrogate, deeper than orjson writes
+        try:
+            text = json_text(value)
+        except RecursionError:
+            text = "(a value nested too deeply to show)"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -1,15 +1,20 @@
-"""Zstandard session logs (spec §1.7): concatenated independent frames.
+"""Zstandard session logs (spec §1.7): concatenated independent frames, read as a stream.
 
-Frame boundaries are found structurally, without decompressing, so that a torn last
-frame can be told apart from corruption. Every complete frame is decompressed (its
-checksum verified by zstd) with a hard cap on the total plaintext, so a
-decompression bomb is a finding, not an out-of-memory kill.
+Frame boundaries are found structurally, without decompressing (reading only the
+frame and block headers and seeking over block contents), one frame ahead of the
+decompression, so that a torn last frame can be told apart from corruption. Each
+frame is then decompressed on its own (its checksum verified by zstd), in pieces of
+at most ``PIECE`` bytes, with a hard cap on the total plaintext: memory stays flat
+whatever a frame expands to, the compressed file is never held, and the work is
+linear in the plaintext read.
 """
 
 from __future__ import annotations
 
+import io
+import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import BinaryIO
 
 import zstandard
 
@@ -18,7 +23,10 @@ from replay.findings import Rule
 A9 = Rule("A9", "format", "storage", "a .zstd log's frames are whole and intact")
 
 MAGIC = b"\x28\xb5\x2f\xfd"
-_READ = 1 << 20
+PIECE = 1 << 20
+"""Largest plaintext piece handed on."""
+_MAX_WINDOW = 1 << 27
+"""zstd's own default limit on a frame's window (the memory a decoder may need)."""
 
 
 class ZstdCorruption(Exception):
@@ -26,99 +34,105 @@ class ZstdCorruption(Exception):
 
 
 class DecompressedTooLarge(Exception):
-    """The plaintext exceeds the configured cap."""
+    """The plaintext (or the compressed file) exceeds the configured cap."""
 
 
-@dataclass(frozen=True, slots=True)
-class Frames:
-    complete: list[tuple[int, int]]
-    torn_start: int | None
-
-
-def scan_frames(buf: bytes | memoryview) -> Frames:
-    """Find complete frames and the start of a torn final frame, if any."""
-    view = memoryview(buf)
-    size = len(view)
-    pos = 0
-    complete: list[tuple[int, int]] = []
-    while pos < size:
-        start = pos
-        if size - pos < 4:
-            if bytes(view[pos:]) != MAGIC[: size - pos]:
-                raise ZstdCorruption(f"bad frame magic at byte {start}")
-            return Frames(complete, start)
-        if bytes(view[pos : pos + 4]) != MAGIC:
-            raise ZstdCorruption(f"bad frame magic at byte {start}")
+def _frame_end(stream: BinaryIO, start: int, size: int) -> int | None:
+    """The end offset of the frame at ``start`` (``None`` when the data ends inside
+    it: a torn frame), from its headers alone. ``ZstdCorruption`` on bad structure."""
+    stream.seek(start)
+    magic = stream.read(4)
+    if magic != MAGIC:
+        if len(magic) < 4 and magic == MAGIC[: len(magic)]:
+            return None
+        raise ZstdCorruption(f"bad frame magic at byte {start}")
+    fhd_byte = stream.read(1)
+    if not fhd_byte:
+        return None
+    fhd = fhd_byte[0]
+    if fhd & 0x18:
+        raise ZstdCorruption(f"reserved frame-header bits set in frame at byte {start}")
+    single = bool(fhd & 0x20)
+    pos = start + 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 0x03] + (1 if single else 0, 2, 4, 8)[fhd >> 6]
+    while True:
+        if pos + 3 > size:
+            return None
+        stream.seek(pos)
+        head = stream.read(3)
+        if len(head) < 3:
+            return None
+        bh = head[0] | (head[1] << 8) | (head[2] << 16)
+        block_type = (bh >> 1) & 3
+        if block_type == 3:
+            raise ZstdCorruption(f"reserved block type in frame at byte {start}")
+        pos += 3 + (1 if block_type == 1 else bh >> 3)
+        if pos > size:
+            return None
+        if bh & 1:
+            break
+    if fhd & 0x04:
         pos += 4
-        if pos >= size:
-            return Frames(complete, start)
-        fhd = view[pos]
-        pos += 1
-        if fhd & 0x18:
-            raise ZstdCorruption(f"reserved frame-header bits set in frame at byte {start}")
-        fcs_flag = fhd >> 6
-        single = bool(fhd & 0x20)
-        checksum = bool(fhd & 0x04)
-        did_size = (0, 1, 2, 4)[fhd & 0x03]
-        fcs_size = (1 if single else 0, 2, 4, 8)[fcs_flag]
-        pos += (0 if single else 1) + did_size + fcs_size
-        while True:
-            if pos + 3 > size:
-                return Frames(complete, start)
-            bh = view[pos] | (view[pos + 1] << 8) | (view[pos + 2] << 16)
-            pos += 3
-            last = bh & 1
-            btype = (bh >> 1) & 3
-            bsize = bh >> 3
-            if btype == 3:
-                raise ZstdCorruption(f"reserved block type in frame at byte {start}")
-            pos += 1 if btype == 1 else bsize
-            if pos > size:
-                return Frames(complete, start)
-            if last:
-                break
-        if checksum:
-            pos += 4
-            if pos > size:
-                return Frames(complete, start)
-        complete.append((start, pos))
-    return Frames(complete, None)
+    return pos if pos <= size else None
 
 
-def frame_plaintexts(
-    buf: bytes, cap: int
-) -> Iterator[tuple[bytes, bool, int]]:
-    """Yield ``(plaintext_piece, from_complete_frame, frame_start)`` in order. A torn
-    final frame is announced by an empty piece before whatever it recovers.
+class _Span(io.RawIOBase):
+    """Bytes ``[start, end)`` of a stream, as a file for the decompressor."""
+
+    def __init__(self, stream: BinaryIO, start: int, end: int) -> None:
+        self._stream = stream
+        self._pos = start
+        self._end = end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        want = min(len(buffer), self._end - self._pos)
+        if want <= 0:
+            return 0
+        self._stream.seek(self._pos)
+        data = self._stream.read(want)
+        n = len(data)
+        memoryview(buffer).cast("B")[:n] = data
+        self._pos += n
+        return n
+
+
+def frame_plaintexts(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool, int]]:
+    """Yield ``(plaintext_piece, from_complete_frame, frame_start)`` in order, reading
+    ``stream`` (seekable, positioned anywhere) from its start. A torn final frame is
+    announced by an empty piece before whatever a flush-mode decode recovers from it.
 
     Raises ``ZstdCorruption`` for a frame that fails validation and
-    ``DecompressedTooLarge`` once more than ``cap`` bytes of plaintext were produced.
+    ``DecompressedTooLarge`` once the compressed file, or the plaintext, exceeds ``cap``
+    bytes.
     """
-    frames = scan_frames(buf)
-    dctx = zstandard.ZstdDecompressor()
+    size = stream.seek(0, os.SEEK_END)
+    if size > cap:
+        raise DecompressedTooLarge(f"compressed size exceeds the limit of {cap} bytes")
+    dctx = zstandard.ZstdDecompressor(max_window_size=_MAX_WINDOW)
     total = 0
-    view = memoryview(buf)
-    spans: list[tuple[int, int, bool]] = [(s, e, True) for s, e in frames.complete]
-    if frames.torn_start is not None:
-        spans.append((frames.torn_start, len(view), False))
-    for start, end, complete in spans:
+    start = 0
+    while start < size:
+        end = _frame_end(stream, start, size)
+        complete = end is not None
         if not complete:
             yield b"", False, start  # announce the torn frame, even if nothing can be recovered
-        reader = dctx.stream_reader(view[start:end], read_across_frames=False)
+        span = io.BufferedReader(_Span(stream, start, end if end is not None else size), PIECE)
+        reader = dctx.stream_reader(span, read_size=PIECE, read_across_frames=False, closefd=False)
         try:
             while True:
-                piece = reader.read(_READ)
+                piece = reader.read(PIECE)
                 if not piece:
                     break
                 total += len(piece)
                 if total > cap:
-                    raise DecompressedTooLarge(
-                        f"decompressed size exceeds the limit of {cap} bytes"
-                    )
+                    raise DecompressedTooLarge(f"decompressed size exceeds the limit of {cap} bytes")
                 yield piece, complete, start
         except zstandard.ZstdError as exc:
             if complete:
-                raise ZstdCorruption(
-                    f"frame at byte {start} failed validation: {exc}"
-                ) from None
+                raise ZstdCorruption(f"frame at byte {start} failed validation: {exc}") from None
             # A torn frame yields what a flush-mode decode recovers, then stops.
+        if end is None:
+            return
+        start = end

@@ -15,7 +15,7 @@ the way JavaScript's ``JSON.parse`` would (``replay.jsjson.parse``);
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -46,6 +46,8 @@ class ToolResult:
     """The structured error (``data.error``: ``{name, code}``) when the log has one."""
     meta: Any = None
     """The tool-private presentation payload (``data.meta``); ``None`` when absent."""
+    clipped_from: int | None = None
+    """Set by ``clip``: the full output's length when ``blocks`` hold only its start."""
 
     @property
     def text(self) -> str:
@@ -68,6 +70,15 @@ class ToolResult:
         if out == "" and self.error is not None:
             out = f"{js_string(self.error.get('name'))}: {js_string(self.error.get('code'))}"
         return out or None
+
+
+def clip(result: ToolResult, limit: int) -> ToolResult:
+    """The result with an output longer than ``limit`` characters cut to its first
+    ``limit`` (one text block), remembering the full length in ``clipped_from``."""
+    output = result.output
+    if output is None or len(output) <= limit:
+        return result
+    return replace(result, blocks=({"type": "text", "text": output[:limit]},), clipped_from=len(output))
 
 
 def _is_text_block(block: Any) -> bool:
@@ -161,21 +172,66 @@ def tool_call(event: Event) -> ToolCall | None:
     )
 
 
+class Pairing:
+    """The pairing fold, one event at a time, for consumers that keep only part of it.
+
+    Calls are numbered in log order (0, 1, …: every ``tool/call`` event that reads as a
+    call). ``call(ev)`` registers a ``tool/call`` and returns ``(number, call)``;
+    ``result(ev)`` returns ``(number, result)`` when an appended ``tool/result`` settles
+    an open call (the most recent one with that id), else ``None``."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self._open: dict[str, int] = {}
+
+    def call(self, event: Event) -> tuple[int, ToolCall] | None:
+        found = tool_call(event)
+        if found is None:
+            return None
+        number = self.calls
+        self.calls += 1
+        self._open[found.call_id] = number
+        return number, found
+
+    def result(self, event: Event) -> tuple[int, ToolResult] | None:
+        if event.type != "tool/result" or not is_append(event):
+            return None
+        found = tool_result(event)
+        if found is None or found.call_id is None:
+            return None
+        number = self._open.pop(found.call_id, None)
+        return None if number is None else (number, found)
+
+
 def tool_calls(events: Iterable[Event]) -> list[ToolCall]:
     """Every tool call in log order, each with the first appended result for its id."""
     calls: list[ToolCall] = []
-    open_calls: dict[str, int] = {}
+    pairing = Pairing()
     for ev in events:
         if ev.type == "tool/call":
-            call = tool_call(ev)
-            if call is not None:
-                open_calls[call.call_id] = len(calls)
-                calls.append(call)
-        elif ev.type == "tool/result" and is_append(ev):
-            result = tool_result(ev)
-            if result is None or result.call_id is None:
-                continue
-            index = open_calls.pop(result.call_id, None)
-            if index is not None:
-                calls[index] = replace(calls[index], result=result)
+            got = pairing.call(ev)
+            if got is not None:
+                calls.append(got[1])
+        elif ev.type == "tool/result":
+            settled = pairing.result(ev)
+            if settled is not None:
+                number, result = settled
+                calls[number] = replace(calls[number], result=result)
     return calls
+
+
+def settled_results(events: Iterable[Event], keep: Callable[[ToolResult], ToolResult] | None = None,
+                    ) -> dict[int, ToolResult]:
+    """The result that settled each call, by call number (see ``Pairing``), without
+    holding the calls; ``keep`` may shrink each result as it is found."""
+    found: dict[int, ToolResult] = {}
+    pairing = Pairing()
+    for ev in events:
+        if ev.type == "tool/call":
+            pairing.call(ev)
+        elif ev.type == "tool/result":
+            settled = pairing.result(ev)
+            if settled is not None:
+                number, result = settled
+                found[number] = keep(result) if keep is not None else result
+    return found

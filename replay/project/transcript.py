@@ -2,18 +2,18 @@
 
 Entries are turn boundaries, messages (user and assistant, appended ones only: a
 surface replacement is a model-only copy) and tool calls (paired with their results
-by ``tool_calls``). An assistant message's tool-call blocks are not repeated as
+as ``tool_calls`` pairs them). An assistant message's tool-call blocks are not repeated as
 blocks: the ``tool/call`` event that follows is the tool entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from replay.log.event import Event
-from replay.project.tools import ToolCall, is_append, tool_calls
+from replay.project.tools import Pairing, ToolCall, ToolResult, is_append, settled_results
 
 BlockKind = Literal["text", "reasoning", "other"]
 
@@ -84,9 +84,15 @@ def _message(ev: Event, message: Any, role: Literal["user", "assistant"]) -> Mes
 def transcript(events: Iterable[Event]) -> list[Entry]:
     """The entries of a log, in order."""
     evs = list(events)
-    calls = {call.seq: call for call in tool_calls(evs)}
-    entries: list[Entry] = []
-    for ev in evs:
+    return list(transcript_entries(evs, settled_results(evs)))
+
+
+def transcript_entries(events: Iterable[Event], results: Mapping[int, ToolResult]) -> Iterator[Entry]:
+    """The entries of a log, one at a time, each tool call with its result from
+    ``results`` (by call number, as ``settled_results`` gives them): with that read off
+    a first pass, a second pass streams the transcript without holding the log."""
+    pairing = Pairing()
+    for ev in events:
         data = ev.data if isinstance(ev.data, dict) else {}
         entry: Entry | None = None
         if ev.type == "turn/start":
@@ -99,8 +105,11 @@ def transcript(events: Iterable[Event]) -> list[Entry]:
             entry = _message(ev, ev.data, "user")
         elif ev.type == "assistant/message" and is_append(ev):
             entry = _message(ev, data.get("message"), "assistant")
-        elif ev.type == "tool/call" and ev.seq in calls:
-            entry = ToolEntry(calls[ev.seq])
+        elif ev.type == "tool/call":
+            got = pairing.call(ev)
+            if got is not None:
+                number, call = got
+                result = results.get(number)
+                entry = ToolEntry(call if result is None else replace(call, result=result))
         if entry is not None:
-            entries.append(entry)
-    return entries
+            yield entry

@@ -26,12 +26,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
-import orjson
-
 from replay.check.engine import AuditResult, LogReport, Summary
 from replay.check.registry import RULES, rule_order
 from replay.findings import Finding, Severity, message_shape
 from replay.log.source import display_path
+from replay.output import json_bytes
 from replay.report.base import Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
@@ -292,6 +291,7 @@ def audit_document(result: AuditResult) -> dict[str, Any]:
              "findings": [finding_dict(f) for f in r.findings]}
             for r in result.reports
         ],
+        "passed_over": [{"path": path, "reason": why} for path, why in result.passed_over],
         "summary": {"files": summary.files, "ok": summary.ok, "failed": summary.failed,
                     "events": summary.events, "errors": summary.errors,
                     "warnings": summary.warnings, "policy": summary.policy},
@@ -304,7 +304,7 @@ class AuditJson(AuditReporter):
     def finish(self, result: AuditResult) -> None:
         # The document is gone before its text is made: a large audit holds the bytes
         # and the text at once, never the dicts as well.
-        self.write(orjson.dumps(audit_document(result), option=orjson.OPT_INDENT_2).decode())
+        self.write(json_bytes(audit_document(result), indent=True).decode())
         self.write("\n")
 
 

@@ -3,10 +3,10 @@ text and JSON for ``--format``."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from replay.output import pretty_json
 from replay.report.base import Reporter
 from replay.style import sanitize
 
@@ -154,4 +154,4 @@ class ConformanceJson(ConformanceReporter):
             ],
             "summary": summary,
         }
-        self.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        self.write(pretty_json(doc) + "\n")

@@ -4,16 +4,20 @@ Jenkins, GitLab and GitHub's JUnit readers take: totals on ``<testsuites>``;
 ``time``, ``timestamp`` and ``hostname`` on a suite; ``classname``, ``name``, ``time``
 and ``file`` on a case (each when known), and a case that could not run as an
 ``<error>``, not a ``<failure>``. The document is UTF-8 and well-formed whatever the
-text holds: a character XML 1.0 cannot carry (a C0 control but tab, newline and
-carriage return; U+FFFE, U+FFFF) is written as a visible ``\\xNN`` / ``\\uNNNN``
-escape, a lone surrogate as U+FFFD."""
+text holds: every text passes the one sanitizer (``replay.style.sanitize``, newlines
+kept), which shows a C0 control, DEL, a C1 or bidi control and U+FFFE/U+FFFF (none of
+which a person should meet raw in a CI page, and the C0 controls and noncharacters XML
+1.0 cannot carry at all) as a visible ``\\xNN`` / ``\\uNNNN`` escape, and a lone
+surrogate as U+FFFD."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 from xml.etree import ElementTree as ET
+
+from replay.output import utf8
+from replay.style import sanitize
 
 
 @dataclass(frozen=True)
@@ -39,19 +43,9 @@ class Suite:
     hostname: str | None = None
 
 
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
-def _legal(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if 0xD800 <= code <= 0xDFFF:
-        return "\ufffd"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def xml_text(text: str) -> str:
-    """``text`` with every character XML 1.0 forbids made visible (see the module docstring)."""
-    return _NOT_XML.sub(_legal, text)
+    """``text`` as the report shows it, well-formed XML (see the module docstring)."""
+    return sanitize(text, keep_newlines=True)
 
 
 def _seconds(value: float) -> str:
@@ -88,5 +82,5 @@ def junit_xml(title: str, suites: list[Suite], time: float | None = None) -> byt
                 outcome.set("message", xml_text(case.failure))
                 outcome.text = xml_text(case.details)
     ET.indent(root)
-    body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=False)
-    return b'<?xml version="1.0" encoding="utf-8"?>\n' + body + b"\n"
+    body = ET.tostring(root, encoding="unicode", xml_declaration=False)
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + utf8(body) + b"\n"

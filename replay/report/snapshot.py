@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from replay.output import json_bytes
 from replay.report.base import Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
@@ -127,7 +126,7 @@ class CheckJson(CheckReporter):
     """One JSON document: every scenario with its files and changes, and a summary."""
 
     def finish(self, result: CheckReport) -> None:
-        self.write(orjson.dumps(check_document(result), option=orjson.OPT_INDENT_2).decode())
+        self.write(json_bytes(check_document(result), indent=True).decode())
         self.write("\n")
 
 

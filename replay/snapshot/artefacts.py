@@ -9,7 +9,6 @@ numbered names (``session.1.expected.jsonl``) belong to child session 1.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from replay.agent.writer import SessionLog, pack_chunks
 from replay.jsjson import dumps
 from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
+from replay.output import pretty_json, utf8
 from replay.render.acp.stream import normalized_lines
 from replay.render.acp.translate import Mode
 from replay.render.stdio import stdio_text
@@ -54,7 +54,7 @@ class RunView:
 
 def _pretty(value: Any) -> bytes:
     """The harness's sidecar layout: 2-space JSON with a trailing newline."""
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
+    return utf8(pretty_json(value) + "\n")
 
 
 def normalize_log(log: SessionLog) -> bytes:
@@ -68,7 +68,7 @@ def normalize_log(log: SessionLog) -> bytes:
         else:
             record = {**record, "time": 0}
         lines.append(dumps(record))
-    return "".join(line + "\n" for line in lines).encode()
+    return utf8("".join(line + "\n" for line in lines))
 
 
 def _suffix(index: int) -> str:
@@ -116,19 +116,19 @@ def plans(view: RunView) -> Artefacts:
 def web(view: RunView) -> Artefacts:
     """The web todo rows and plan panel (the harness's golden text format), in the
     scenario's locale, with a trailing newline so the file is a proper text file."""
-    return {"web.expected.txt": (web_golden(view.primary, view.run.scenario.locale) + "\n").encode()}
+    return {"web.expected.txt": utf8(web_golden(view.primary, view.run.scenario.locale) + "\n")}
 
 
 def stdio(view: RunView) -> Artefacts:
     """The stdio transcript without colour codes."""
-    return {"stdio.expected.txt": stdio_text(view.primary, color=False).encode()}
+    return {"stdio.expected.txt": utf8(stdio_text(view.primary, color=False))}
 
 
 def _acp(view: RunView, mode: Mode) -> bytes:
     log = view.run.logs[0]
     lines = normalized_lines(view.primary, session_id=log.id, header_cwd=log.header.get("cwd"), mode=mode,
                              terminal_output=view.run.scenario.client.terminal_output)
-    return "".join(line + "\n" for line in lines).encode()
+    return utf8("".join(line + "\n" for line in lines))
 
 
 def acp_streams(view: RunView) -> Artefacts:

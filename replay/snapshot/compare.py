@@ -11,6 +11,7 @@ read or touched, so a partial run is safe for every other scenario.
 from __future__ import annotations
 
 import functools
+import os
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -74,7 +75,8 @@ class Pending(Protocol):
 def scenario_names(scenarios_root: Path) -> list[str]:
     if not scenarios_root.is_dir():
         return []
-    return sorted(p.name for p in scenarios_root.iterdir() if (p / SCENARIO_FILE).is_file())
+    # Any entry named scenario.json (a link, a FIFO) makes a scenario: running it says what is wrong.
+    return sorted(p.name for p in scenarios_root.iterdir() if os.path.lexists(p / SCENARIO_FILE))
 
 
 def as_selection(names: Selection | Sequence[str] | None) -> Selection:
@@ -103,7 +105,7 @@ def render_scenario(scenarios_root: Path, producers: list[Producer] | None, name
     """Run one scenario keylessly and render its artefacts (pure: writes nothing)."""
     started = time.perf_counter()
     try:
-        artefacts = render_artefacts(run_scenario(scenarios_root / name), producers)
+        artefacts = render_artefacts(run_scenario(scenarios_root / name, scenarios_root), producers)
     except ScenarioError as exc:
         return Rendered(None, str(exc), time.perf_counter() - started)
     return Rendered(artefacts, None, time.perf_counter() - started)
@@ -169,12 +171,22 @@ def _compare(store: GoldenStore, name: str, produced: dict[str, bytes], result: 
 
 
 def orphan_scenarios(scenarios_root: Path, store: GoldenStore) -> list[ScenarioResult]:
-    """Golden folders of scenarios that do not exist."""
+    """Golden folders of scenarios that do not exist (and links in the golden tree,
+    which are refused, never followed)."""
     known = set(scenario_names(scenarios_root))
-    return [ScenarioResult(folder, [
-        FileResult(folder, f, "orphan", (Change(f"no scenario named {folder}: delete its golden folder, or run "
-                                                "`replay refresh --prune`"),)) for f in store.files(folder)],
-        exists=False) for folder in store.scenarios() if folder not in known]
+    results = []
+    for folder in store.scenarios():
+        if folder in known:
+            continue
+        result = ScenarioResult(folder, exists=False)
+        try:
+            result.files = [FileResult(folder, f, "orphan", (Change(f"no scenario named {folder}: delete its golden "
+                                                                    "folder, or run `replay refresh --prune`"),))
+                            for f in store.files(folder)]
+        except StoreError as exc:
+            result.error = str(exc)
+        results.append(result)
+    return results
 
 
 @dataclass(frozen=True)
@@ -301,8 +313,11 @@ class _Refresh:
                 if folder not in selected:
                     result = ScenarioResult(folder, exists=False)
                     results.append(result)
-                    for file in self.store.files(folder):
-                        result.files.append(self.orphan(folder, file))
+                    try:
+                        for file in self.store.files(folder):
+                            result.files.append(self.orphan(folder, file))
+                    except StoreError as exc:
+                        result.error = str(exc)
         return results
 
     def scenario(self, name: str, run: Rendered) -> ScenarioResult:

@@ -215,8 +215,8 @@ def rendered_update_lines(
 
 def _render(events: list[Event], session_id: str, cwd: str | None, mode: Mode, profile: Profile,
             terminal_output: bool, presenters: PresenterRegistry | None) -> list[str]:
-    return normalized_lines(iter(events), session_id=session_id, header_cwd=cwd, mode=mode, profile=profile,
-                            terminal_output=terminal_output, presenters=presenters, exclude=EXCLUDED_UPDATES)
+    return list(normalized_lines(iter(events), session_id=session_id, header_cwd=cwd, mode=mode, profile=profile,
+                                 terminal_output=terminal_output, presenters=presenters, exclude=EXCLUDED_UPDATES))
 
 
 def compare_mode(mode: Mode, golden: str, expected: Sequence[str], got: Sequence[str]) -> ModeResult:

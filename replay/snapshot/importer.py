@@ -31,7 +31,6 @@ never over an existing one, and ``scenarios/scenario.schema.json`` — what each
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import secrets
@@ -52,6 +51,7 @@ from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.log.values import CWD_PLACEHOLDER
+from replay.output import pretty_json, utf8
 from replay.snapshot.harness import terminal_capability
 from replay.snapshot.scenario import (
     SCENARIO_FILE,
@@ -99,7 +99,7 @@ class NewScenario:
 
 def _scenario_json(doc: dict[str, Any]) -> bytes:
     Scenario.model_validate(doc)  # what this module writes, the loader reads
-    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode()
+    return utf8(pretty_json(doc) + "\n")  # a lone surrogate (the log's prompt) as its JSON escape
 
 
 def scaffold_document() -> dict[str, Any]:

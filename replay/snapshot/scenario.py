@@ -16,7 +16,9 @@ with ``python -m replay.snapshot.scenario``) and is printed by
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -266,8 +268,15 @@ def validation_problems(exc: ValidationError) -> list[str]:
 
 
 def read_bounded(path: Path, limit: int = MAX_JSON_BYTES) -> bytes:
-    """A small file's bytes, refusing anything larger than ``limit`` (``OSError``)."""
-    with open(path, "rb") as fh:
+    """A small regular file's bytes; anything else (a FIFO, which would block, a
+    device) or anything larger than ``limit`` is an ``OSError``."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode) else "a device or socket"
+        raise OSError(f"not a regular file ({kind})")
+    with os.fdopen(fd, "rb") as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:
         raise OSError(f"larger than {limit} bytes")
@@ -275,7 +284,7 @@ def read_bounded(path: Path, limit: int = MAX_JSON_BYTES) -> bytes:
 
 
 def load_scenario(folder: Path) -> Scenario:
-    path = folder / SCENARIO_FILE
+    path = _inside(folder, SCENARIO_FILE)
     try:
         text = read_bounded(path)
     except OSError as exc:
@@ -354,16 +363,29 @@ class _Session:
     persist_throw: bool = False
 
 
+def _resolves_inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, links followed, is ``root`` or below it."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
+
+
 def _inside(folder: Path, name: str) -> Path:
     """``folder/name``, refused when a symlink takes it out of the scenario folder."""
     path = folder / name
-    try:
-        inside = path.resolve().is_relative_to(folder.resolve())
-    except OSError:
-        inside = False
-    if not inside:
+    if not _resolves_inside(path, folder):
         raise ScenarioError(f"{path}: leaves the scenario folder (a symlink?); recorded files must be inside it")
     return path
+
+
+def _confined(folder: Path, root: Path) -> None:
+    """A scenario folder must be a folder of the scenario tree itself, not a link."""
+    if folder.is_symlink():
+        raise ScenarioError(f"{folder}: a symbolic link; refused (replay never follows a link out of the scenario "
+                            "tree: replace it with the folder)")
+    if not _resolves_inside(folder, root):
+        raise ScenarioError(f"{folder}: outside the scenario folder {root}; refused")
 
 
 def _read_recording(path: Path) -> tuple[list[Event], int]:
@@ -502,9 +524,12 @@ class _Runner:
         return Run(self.folder.name, self.scenario, self.logs)
 
 
-def run_scenario(folder: Path) -> Run:
+def run_scenario(folder: Path, root: Path | None = None) -> Run:
     """Run a scenario keylessly. Deterministic: the clock, ids and call ids are seeded
-    by the scenario's name, so a run gives the same logs on any machine."""
+    by the scenario's name, so a run gives the same logs on any machine. ``root`` is
+    the scenario tree (default: the folder's parent): a folder that is a link, or that
+    leads out of it, is refused."""
+    _confined(folder, root if root is not None else folder.parent)
     scenario = load_scenario(folder)
     where = folder / SCENARIO_FILE
     try:

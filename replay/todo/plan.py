@@ -6,7 +6,8 @@ surface that shows a plan reads it through this one fold.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,15 +24,23 @@ class PlanChange:
     todos: list[Any] | None
 
 
+def plan_change(ev: Event) -> PlanChange | None:
+    """How one event changes the standing plan (``None``: it does not)."""
+    if ev.type == "todo/write":
+        data = ev.data
+        todos = data.get("todos") if isinstance(data, dict) else None
+        return PlanChange(ev.seq, ev.type, todos if isinstance(todos, list) else None)
+    if ev.type == "turn/start":
+        return PlanChange(ev.seq, ev.type, None)
+    return None
+
+
 def plan_changes(events: Iterable[Event]) -> Iterator[PlanChange]:
     """Every change of the standing plan, in order."""
     for ev in events:
-        if ev.type == "todo/write":
-            data = ev.data
-            todos = data.get("todos") if isinstance(data, dict) else None
-            yield PlanChange(ev.seq, ev.type, todos if isinstance(todos, list) else None)
-        elif ev.type == "turn/start":
-            yield PlanChange(ev.seq, ev.type, None)
+        change = plan_change(ev)
+        if change is not None:
+            yield change
 
 
 def standing_plan(events: Iterable[Event], at: int | None = None) -> list[Any] | None:
@@ -71,3 +80,20 @@ def plan_at(events: Iterable[Event], at: int) -> list[Any] | None:
     if not seqs or not seqs[0] <= at <= seqs[1]:
         raise SeqOutOfRange(at, *(seqs or (None, None)))
     return state
+
+
+def plans_at(changes: Sequence[PlanChange], seqs: Iterable[int]) -> list[list[Any] | None]:
+    """``standing_plan(events, at=seq)`` for each of ``seqs`` at once, from the log's
+    plan changes (in log order): the plan at a seq is the last change, in log order,
+    among those at or before that seq, whatever order the seqs come in. One sort of
+    the changes, then a binary search per seq (linear when the seqs are in order)."""
+    order = sorted(range(len(changes)), key=lambda i: changes[i].seq)
+    sorted_seqs = [changes[i].seq for i in order]
+    latest: list[int] = []  # the latest change (in log order) among the first k+1 in seq order
+    for i in order:
+        latest.append(max(i, latest[-1]) if latest else i)
+    found: list[list[Any] | None] = []
+    for seq in seqs:
+        k = bisect_right(sorted_seqs, seq)
+        found.append(changes[latest[k - 1]].todos if k else None)
+    return found

@@ -48,10 +48,10 @@ def test_rules_are_declared_where_they_fire() -> None:
 
 def test_listing_order_kinds_and_domains() -> None:
     ids = list(RULES)
-    assert ids[:3] == ["INTERNAL", "IO", "A1"]
+    assert ids[:4] == ["INTERNAL", "IO", "LIMIT", "A1"]
     assert ids[ids.index("A9"):ids.index("B3") + 1] == ["A9", "A10", "B3"]
     assert ids[-7:] == ["D17", "T1", "T2", "T3", "T4", "T5", "P1"]
-    assert len(ids) == 2 + 10 + 5 + 5 + 17 + 6
+    assert len(ids) == 3 + 10 + 5 + 5 + 17 + 6
     assert (RULES["C1"], RULES["B7"], RULES["INTERNAL"], RULES["A6"], RULES["P1"]) == (C1, B7, INTERNAL, A6, P1)
     assert (C1.kind, C1.domain, B7.domain, A1.domain) == ("format", "session", "session", "storage")
     assert [rule_kind(r) for r in ("D4", "T3", "P1", "A1", "ZZ9")] == [

@@ -98,8 +98,8 @@ def test_zstd_decompression_bomb_is_a_finding() -> None:
     header = dump(records(TODO_WRITE)[:1])
     bomb = _frames(header, b'{"type":"x","data":"' + b"x" * (50 << 20) + b'"}\n')
     assert len(bomb) < 100_000
-    report = audit_bytes(bomb, limits=Limits(max_decompressed_bytes=8 << 20))
-    assert [(f.rule, f.severity.value) for f in report.findings] == [("A9", "error")]
+    report = audit_bytes(bomb, limits=Limits(max_log_bytes=8 << 20))
+    assert [(f.rule, f.severity.value) for f in report.findings] == [("LIMIT", "error")]
     assert "decompression bomb" in report.findings[0].message
 
 
@@ -107,8 +107,8 @@ def test_oversized_record_is_a_finding() -> None:
     recs = records(TODO_WRITE)
     recs[index_of(recs, "session/title")]["data"]["title"] = "x" * 5000
     report = audit_bytes(dump(recs), limits=Limits(max_record_bytes=4096))
-    assert summary(report) == [("A6", "error", 8)]
-    assert "exceeds the reader's limit" in report.findings[0].message
+    assert summary(report) == [("LIMIT", "error", 8)]
+    assert "exceeds the reader's limit of 4096 bytes" in report.findings[0].message
 
 
 def test_line_separators_inside_strings_do_not_split_records() -> None:

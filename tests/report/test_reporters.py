@@ -137,7 +137,7 @@ def test_audit_junit_fails_only_the_failing_severities() -> None:
     xml = AuditJunit.render(result)
     assert xml.startswith('<?xml version="1.0" encoding="utf-8"?>\n'
                           '<testsuites name="replay audit" tests="5" failures="2" errors="0">\n')
-    assert '<testcase classname="logs/a\\x1b]52;c;AAAA\\x07\x9b2J\u202e\ufffd.jsonl" name="P1" />' in xml
+    assert '<testcase classname="logs/a\\x1b]52;c;AAAA\\x07\\x9b2J\\u202e\ufffd.jsonl" name="P1" />' in xml
     assert (f'<failure message="1 A4 finding(s)">{SHOWN_PATH}:1: A4 error: first line is not a session header: '
             f"{SHOWN}\\x0anext</failure>") in xml
     assert '<testcase classname="logs/clean.jsonl" name="audit" />' in xml
@@ -323,8 +323,8 @@ def test_check_junit() -> None:
             '    <testcase classname="broken" name="scenario.json" time="0.000" '
             'file="scenarios/broken/scenario.json">\n'
             '      <error type="scenario error" message="scenarios/broken/scenario.json: invalid scenario: '
-            '\\x1b]52;c;AAAA\\x07\x9b2J\u202e\ufffd">') in xml
-    assert ('<failure type="differs" message="goldens/bad\\x1b]52;c;AAAA\\x07\x9b2J\u202e\ufffd/'
+            '\\x1b]52;c;AAAA\\x07\\x9b2J\\u202e\ufffd">') in xml
+    assert ('<failure type="differs" message="goldens/bad\\x1b]52;c;AAAA\\x07\\x9b2J\\u202e\ufffd/'
             'stdout.expected.jsonl:3: differs: event 3 plan.entries[0].content: &quot;a&quot; → ') in xml
     assert "\x1b" not in xml and "\x07" not in xml and "&#55296;" not in xml  # well-formed XML 1.0
 

@@ -40,8 +40,8 @@ def _events(source: Source) -> tuple[list[Event], str, Any]:
 def _streams(source: Source, terminal: bool) -> dict[str, list[str]]:
     """Both streams of a log under the richer 2026-07 profile (tool cards, plans, titles)."""
     events, session_id, cwd = _events(source)
-    return {mode: normalized_lines(iter(events), session_id=session_id, header_cwd=cwd, mode=mode,
-                                   profile="2026-07", terminal_output=terminal)
+    return {mode: list(normalized_lines(iter(events), session_id=session_id, header_cwd=cwd, mode=mode,
+                                        profile="2026-07", terminal_output=terminal))
             for mode in ("live", "load")}
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.todo.model import js_trim
-from replay.todo.plan import SeqOutOfRange, plan_at, plan_changes, standing_plan
+from replay.todo.plan import SeqOutOfRange, plan_at, plan_changes, plans_at, standing_plan
 from tests.helpers import ACP, audit_bytes, bytes_source, corpus_file, dump, records
 
 TABLE = [
@@ -76,3 +78,13 @@ def test_plan_at_a_seq_outside_the_log_says_the_range() -> None:
             plan_at(iter(events), at)
     with pytest.raises(SeqOutOfRange, match="the log has no events"):
         plan_at([], 0)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["todo/write", "turn/start", "turn/end"]), st.integers(-5, 30)),
+                max_size=40),
+       st.lists(st.integers(-6, 31), max_size=10))
+def test_plans_at_is_standing_plan_at_each_seq(shape: list[tuple[str, int]], seqs: list[int]) -> None:
+    events = [Event(t, seq, 0, {"todos": [{"content": f"c{i}", "status": "pending"}]}, i + 2, {})
+              for i, (t, seq) in enumerate(shape)]
+    changes = list(plan_changes(events))
+    assert plans_at(changes, seqs) == [standing_plan(events, at=seq) for seq in seqs]

@@ -7,7 +7,7 @@ with a stand-in absolute cwd and normalized back afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from replay.jsjson import dumps
 from replay.log.event import Event
@@ -37,15 +37,17 @@ def normalized_lines(
     terminal_output: bool = False,
     presenters: PresenterRegistry | None = None,
     exclude: Iterable[str] = (),
-) -> list[str]:
+) -> Iterator[str]:
     """The session's ACP stream, one normalized JSON line per frame, minus the
-    ``session/update`` kinds in ``exclude``."""
+    ``session/update`` kinds in ``exclude``; one line at a time (nothing is held)."""
     cwd = render_cwd(header_cwd)
     normalizer = Normalizer([c for c in (header_cwd, cwd, STAND_IN_CWD) if c], session_id)
     skip = frozenset(exclude)
     frames = render_acp(events, session_id=session_id, mode=mode, profile=profile, terminal_output=terminal_output,
                         cwd=cwd, presenters=presenters)
-    return [dumps(normalizer.notification(f)) for f in frames if update_kind(f) not in skip]
+    for frame in frames:
+        if update_kind(frame) not in skip:
+            yield dumps(normalizer.notification(frame))
 
 
 def update_kind(frame: Notification) -> str | None:

@@ -37,37 +37,47 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Sequence
-from typing import assert_never
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, assert_never
 
 from replay.log.event import Event
-from replay.project.tools import ToolCall
-from replay.project.transcript import Entry, Message, ToolEntry, TurnEnd, TurnStart, transcript
+from replay.project.tools import Pairing, ToolCall, ToolResult, clip
+from replay.project.transcript import Entry, Message, ToolEntry, TurnEnd, TurnStart, transcript_entries
 from replay.render.web.locale import interpolate, strings
 from replay.render.web.page_assets import CSP, CSS, SCRIPT
 from replay.render.web.page_strings import PageStrings, page_strings
 from replay.render.web.panel import PanelFields, panel_fields
 from replay.render.web.row import RowFields, row_fields
-from replay.render.web.timeline import TimelineStep, script_json, timeline_data, timeline_steps
-from replay.todo.plan import standing_plan
+from replay.render.web.timeline import TimelineStep, steps_of, timeline_json
+from replay.style import sanitize
+from replay.todo.plan import PlanChange, plan_change
 
-__all__ = ["CSP", "CSS", "DEFAULT_TITLE", "SCRIPT", "esc", "html_page"]
+__all__ = ["CLIP", "CSP", "CSS", "DEFAULT_TITLE", "SCRIPT", "esc", "html_chunks", "html_page"]
 
 DEFAULT_TITLE = "Session replay"
 PANEL_LIST_ID = "todo-panel-list"
 
 
 def esc(text: str) -> str:
-    """HTML-escape a text (``&``, ``<``, ``>``, ``"`` and ``'``), for content and attributes."""
-    return html.escape(text, quote=True)
+    """A text as the page shows it: through the one sanitizer (controls, bidi controls
+    and lone surrogates shown escaped, newlines kept), then HTML-escaped (``&``, ``<``,
+    ``>``, ``"`` and ``'``), for content and attributes."""
+    return html.escape(sanitize(text, keep_newlines=True), quote=True)
+
+
+def _title(ev: Event) -> str | None:
+    data = ev.data
+    title = data.get("title") if isinstance(data, dict) else None
+    return title if isinstance(title, str) else None
 
 
 def session_title(events: Iterable[Event]) -> str | None:
     """The last ``session/title`` event's title, if any."""
     title: str | None = None
     for ev in events:
-        if ev.type == "session/title" and isinstance(ev.data, dict) and isinstance(ev.data.get("title"), str):
-            title = ev.data["title"]
+        found = _title(ev) if ev.type == "session/title" else None
+        title = found if found is not None else title
     return title
 
 
@@ -139,17 +149,35 @@ def row_line_html(row: RowFields, ps: PageStrings) -> str:
     return f"<summary class=\"row\">{''.join(parts)}</summary>"
 
 
-def row_body_html(call: ToolCall, row: RowFields) -> str:
-    """The expanded IN/OUT card."""
+CLIP = 1 << 16
+"""Characters of a tool row's input or output the page shows; the rest is cut, and a
+note under it gives the full length."""
+
+
+def _clipped_pre(text: str, total: int, ps: PageStrings) -> str:
+    """A ``<pre>`` of ``text`` (at most ``CLIP`` characters of something ``total`` long)."""
+    shown = text[:CLIP]
+    note = "" if total <= len(shown) else (
+        f"<p class=\"clipped\">{esc(interpolate(ps.clipped, shown=len(shown), total=total))}</p>")
+    return f"<pre>{esc(shown)}</pre>{note}"
+
+
+def row_body_html(call: ToolCall, row: RowFields, ps: PageStrings | None = None) -> str:
+    """The expanded IN/OUT card; an input or output longer than ``CLIP`` characters is
+    cut, with its full length shown."""
+    ps = ps or page_strings("en")
     parts = []
     if call.args_raw != "":
         ok, value = call.parsed
         shown = json.dumps(value, indent=2, ensure_ascii=False) if ok else call.args_raw
-        parts.append(f"<div class=\"in\"><div class=\"label\">IN</div><pre>{esc(shown)}</pre></div>")
-    output = call.result.output if call.result is not None else None
-    if output is not None:
+        parts.append(f"<div class=\"in\"><div class=\"label\">IN</div>{_clipped_pre(shown, len(shown), ps)}</div>")
+    result = call.result
+    output = result.output if result is not None else None
+    if result is not None and output is not None:
         error = " error" if row.state == "error" else ""
-        parts.append(f"<div class=\"out{error}\"><div class=\"label\">OUT</div><pre>{esc(output)}</pre></div>")
+        total = result.clipped_from or len(output)
+        parts.append(f"<div class=\"out{error}\"><div class=\"label\">OUT</div>{_clipped_pre(output, total, ps)}"
+                     "</div>")
     return f"<div class=\"body\">{''.join(parts)}</div>" if parts else ""
 
 
@@ -158,7 +186,7 @@ def tool_row_html(call: ToolCall, locale: str) -> str:
     return (
         f"<details class=\"tool\" data-variant=\"others\" data-tool=\"{esc(row.tool)}\" "
         f"data-state=\"{row.state}\" data-call-id=\"{esc(row.call_id)}\">"
-        f"{row_line_html(row, page_strings(locale))}{row_body_html(call, row)}</details>\n"
+        f"{row_line_html(row, page_strings(locale))}{row_body_html(call, row, page_strings(locale))}</details>\n"
     )
 
 
@@ -211,15 +239,15 @@ def timeline_section(steps: Sequence[TimelineStep], ps: PageStrings) -> str:
     """The plan timeline: a range input with previous/next buttons, one jump button per
     step, a live status line, the plan view (filled by the script) and the JSON data.
     Nothing at all when the plan never changes."""
+    return "".join(timeline_chunks(steps, ps))
+
+
+def timeline_chunks(steps: Sequence[TimelineStep], ps: PageStrings) -> Iterator[str]:
+    """``timeline_section`` in pieces, a step at a time."""
     if not steps:
-        return ""
+        return
     last = len(steps) - 1
-    jumps = "".join(
-        f"<li><button type=\"button\" data-index=\"{i}\" data-seq=\"{step.seq}\" "
-        f"data-cause=\"{esc(step.cause)}\">{esc(step.label)}</button></li>"
-        for i, step in enumerate(steps)
-    )
-    return (
+    yield (
         "<section class=\"timeline\" id=\"plan-timeline\" aria-labelledby=\"plan-timeline-title\">"
         f"<h2 id=\"plan-timeline-title\">{esc(ps.timeline_title)}</h2>"
         "<div class=\"controls\">"
@@ -232,11 +260,71 @@ def timeline_section(steps: Sequence[TimelineStep], ps: PageStrings) -> str:
         "</div>"
         "<p class=\"status\" id=\"plan-timeline-status\" aria-live=\"polite\" aria-atomic=\"true\"></p>"
         "<div class=\"view\" id=\"plan-timeline-view\"></div>"
-        f"<ol class=\"steps\" id=\"plan-timeline-steps\" aria-label=\"{esc(ps.timeline_steps)}\">{jumps}</ol>"
-        "<script type=\"application/json\" id=\"plan-timeline-data\">"
-        f"{script_json(timeline_data(steps, ps))}</script>"
-        "</section>\n"
+        f"<ol class=\"steps\" id=\"plan-timeline-steps\" aria-label=\"{esc(ps.timeline_steps)}\">"
     )
+    for i, step in enumerate(steps):
+        yield (f"<li><button type=\"button\" data-index=\"{i}\" data-seq=\"{step.seq}\" "
+               f"data-cause=\"{esc(step.cause)}\">{esc(step.label)}</button></li>")
+    yield "</ol><script type=\"application/json\" id=\"plan-timeline-data\">"
+    yield from timeline_json(steps, ps)
+    yield "</script></section>\n"
+
+
+@dataclass(frozen=True, slots=True)
+class PageFacts:
+    """What the page needs before its transcript, read off one pass over the log."""
+
+    title: str | None
+    """The last ``session/title``'s title."""
+    steps: tuple[TimelineStep, ...]
+    plan: list[Any] | None
+    """The standing plan at the end of the log."""
+    results: dict[int, ToolResult]
+    """Each settled call's result, by call number, its output cut to ``CLIP``."""
+
+
+def page_facts(events: Iterable[Event], locale: str = "en") -> PageFacts:
+    title: str | None = None
+    changes: list[PlanChange] = []
+    pairing = Pairing()
+    results: dict[int, ToolResult] = {}
+    for ev in events:
+        t = ev.type
+        if t == "session/title":
+            found = _title(ev)
+            title = found if found is not None else title
+        elif t == "tool/call":
+            pairing.call(ev)
+        elif t == "tool/result":
+            settled = pairing.result(ev)
+            if settled is not None:
+                results[settled[0]] = clip(settled[1], CLIP)
+        change = plan_change(ev)
+        if change is not None:
+            changes.append(change)
+    return PageFacts(title, steps_of(changes, locale), changes[-1].todos if changes else None, results)
+
+
+def html_chunks(passes: Callable[[], Iterable[Event]], *, locale: str = "en",
+                title: str | None = None) -> Iterator[str]:
+    """The page, in pieces, from two passes over the log (``passes()`` gives a fresh
+    iteration of its events each time): the first reads the title, the plan changes and
+    the tool results (outputs cut to ``CLIP``), the second streams the transcript. What
+    is held is that first pass's facts, never the log."""
+    strings(locale)  # refuse an unknown locale before building anything
+    ps = page_strings(locale)
+    facts = page_facts(passes(), locale)
+    page_title = title if title is not None else facts.title or DEFAULT_TITLE
+    lang = "zh" if locale == "zh" else "en"
+    yield (f"<!doctype html>\n<html lang=\"{lang}\">\n{head_section(page_title)}<body>\n"
+           f"<header class=\"page\"><h1>{esc(page_title)}</h1></header>\n")
+    yield from timeline_chunks(facts.steps, ps)
+    yield "<main class=\"transcript\">\n"
+    for entry in transcript_entries(passes(), facts.results):
+        yield entry_html(entry, locale)
+    yield "</main>\n"
+    yield panel_section(panel_fields(facts.plan, locale), ps)
+    yield f"<script>{SCRIPT}</script>\n</body>\n</html>\n"
 
 
 def html_page(events: Iterable[Event], *, locale: str = "en", title: str | None = None) -> str:
@@ -245,17 +333,5 @@ def html_page(events: Iterable[Event], *, locale: str = "en", title: str | None 
 
     ``title`` defaults to the session's last ``session/title``, else ``Session replay``.
     """
-    strings(locale)  # refuse an unknown locale before building anything
-    ps = page_strings(locale)
     evs = list(events)
-    page_title = title if title is not None else session_title(evs) or DEFAULT_TITLE
-    lang = "zh" if locale == "zh" else "en"
-    return (
-        f"<!doctype html>\n<html lang=\"{lang}\">\n{head_section(page_title)}<body>\n"
-        f"<header class=\"page\"><h1>{esc(page_title)}</h1></header>\n"
-        f"{timeline_section(timeline_steps(evs, locale), ps)}"
-        f"{transcript_section(transcript(evs), locale)}"
-        f"{panel_section(panel_fields(standing_plan(evs), locale), ps)}"
-        f"<script>{SCRIPT}</script>\n"
-        "</body>\n</html>\n"
-    )
+    return "".join(html_chunks(lambda: evs, locale=locale, title=title))

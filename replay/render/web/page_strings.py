@@ -38,6 +38,8 @@ class PageStrings:
     """Shown when no plan stands at a step."""
     timeline_steps: str
     """The accessible name of the list of steps."""
+    clipped: str
+    """Under a tool row's input or output cut short: ``{shown}`` of ``{total}`` characters."""
     status_completed: str
     status_in_progress: str
     status_pending: str
@@ -62,6 +64,7 @@ PAGE_EN = PageStrings(
     timeline_cleared="new turn, plan cleared",
     timeline_empty="No plan",
     timeline_steps="Plan changes",
+    clipped="… clipped: the first {shown} of {total} characters are shown",
     status_completed="Completed",
     status_in_progress="In progress",
     status_pending="Pending",
@@ -80,6 +83,7 @@ PAGE_ZH = PageStrings(
     timeline_cleared="新一轮，计划已清空",
     timeline_empty="无计划",
     timeline_steps="计划变更列表",
+    clipped="……已截断：显示前 {shown} 个字符，共 {total} 个",
     status_completed="已完成",
     status_in_progress="进行中",
     status_pending="待处理",

@@ -2,9 +2,9 @@
 
 A step is each ``todo/write`` and each ``turn/start`` that clears a plan (one that
 finds no plan standing changes nothing and is no step). The plan shown at a step is
-the standing plan at that seq, read from ``replay.todo.plan`` (``plan_changes``, and
-``standing_plan(events, at=seq)`` whenever the log's seqs are not strictly increasing,
-so the page always agrees with ``replay plan --at SEQ``); it is never recomputed here.
+the standing plan at that seq, read from ``replay.todo.plan`` (``plans_at``: the same
+answer as ``standing_plan(events, at=seq)``, so the page always agrees with ``replay
+plan --at SEQ``, computed for every step at once, in O(n log n) whatever the seq order).
 
 The steps travel to the page as JSON in a ``<script type="application/json">`` data
 block, escaped so that no log text can end the element (``script_json``); the page's
@@ -14,16 +14,16 @@ script renders them with ``textContent`` only.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 from replay.log.event import Event
 from replay.render.web.locale import interpolate
 from replay.render.web.page_strings import PageStrings, page_strings
 from replay.render.web.panel import PanelFields, panel_fields
-from replay.todo.plan import plan_changes, standing_plan
+from replay.style import sanitize
+from replay.todo.plan import PlanChange, plan_changes, plans_at
 
 WRITE = "todo/write"
 CLEAR = "turn/start"
@@ -46,32 +46,33 @@ class TimelineStep:
     """The standing plan after the event; ``None`` when none shows (absent or ``[]``)."""
 
 
-def _increasing(events: Sequence[Event]) -> bool:
-    return all(a.seq < b.seq for a, b in pairwise(events))
-
-
-def timeline_steps(events: Sequence[Event], locale: str = "en") -> tuple[TimelineStep, ...]:
+def timeline_steps(events: Iterable[Event], locale: str = "en") -> tuple[TimelineStep, ...]:
     """The steps of a log's plan timeline, in log order."""
+    return steps_of(list(plan_changes(events)), locale)
+
+
+def steps_of(changes: Sequence[PlanChange], locale: str = "en") -> tuple[TimelineStep, ...]:
+    """The timeline of a log's plan changes (in log order). The plan shown at a step is
+    ``standing_plan(events, at=step.seq)``, computed for all steps at once (``plans_at``)."""
     s = page_strings(locale)
-    ordered = _increasing(events)
-    found: list[tuple[int, str, list[Any] | None]] = []
+    chosen: list[PlanChange] = []
     standing: list[Any] | None = None
-    for change in plan_changes(events):
+    for change in changes:
         if change.cause == WRITE or standing is not None:
-            plan = change.todos if ordered else standing_plan(events, at=change.seq)
-            found.append((change.seq, change.cause, plan))
+            chosen.append(change)
         standing = change.todos
-    total = len(found)
+    plans = plans_at(changes, (change.seq for change in chosen))
+    total = len(chosen)
     return tuple(
         TimelineStep(
-            seq=seq,
-            cause=cause,
-            label=interpolate(s.timeline_step, seq=seq,
-                              cause=s.timeline_written if cause == WRITE else s.timeline_cleared),
+            seq=change.seq,
+            cause=change.cause,
+            label=interpolate(s.timeline_step, seq=change.seq,
+                              cause=s.timeline_written if change.cause == WRITE else s.timeline_cleared),
             position=interpolate(s.timeline_position, index=index, total=total),
             panel=panel_fields(plan, locale),
         )
-        for index, (seq, cause, plan) in enumerate(found, start=1)
+        for index, (change, plan) in enumerate(zip(chosen, plans, strict=True), start=1)
     )
 
 
@@ -86,27 +87,51 @@ _SCRIPT_ESCAPES = str.maketrans({
 
 def script_json(value: Any) -> str:
     """JSON safe inside a ``<script>`` element: ``<``, ``>``, ``&``, U+2028 and U+2029
-    are written as ``\\u`` escapes, so ``</script>`` or ``<!--`` can never appear."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
+    are written as ``\\u`` escapes, so ``</script>`` or ``<!--`` can never appear. Every
+    string is text the page shows: it passes the one sanitizer first."""
+    return json.dumps(_shown(value), ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, str):
+        return sanitize(value, keep_newlines=True)
+    if isinstance(value, list | tuple):
+        return [_shown(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shown(v) for k, v in value.items()}
+    return value
 
 
 def timeline_data(steps: Sequence[TimelineStep], s: PageStrings) -> dict[str, Any]:
     """What the page's script reads: the text shown when no plan stands, the joiner of
     the status line, and per step its seq, cause, label, position, progress (``None``:
     no plan) and items, each ``[status, the status's spoken name, content]``."""
+    return {**timeline_head(s), "steps": [step_data(step, s) for step in steps]}
+
+
+def timeline_head(s: PageStrings) -> dict[str, Any]:
+    """The data's fields before its steps."""
+    return {"empty": s.timeline_empty, "joiner": STATUS_JOINER}
+
+
+def step_data(step: TimelineStep, s: PageStrings) -> dict[str, Any]:
+    """One step of the data (see ``timeline_data``)."""
     return {
-        "empty": s.timeline_empty,
-        "joiner": STATUS_JOINER,
-        "steps": [
-            {
-                "seq": step.seq,
-                "cause": step.cause,
-                "label": step.label,
-                "position": step.position,
-                "progress": step.panel.progress if step.panel is not None else None,
-                "items": [[item.status, s.status_name(item.status), item.content]
-                          for item in step.panel.items] if step.panel else [],
-            }
-            for step in steps
-        ],
+        "seq": step.seq,
+        "cause": step.cause,
+        "label": step.label,
+        "position": step.position,
+        "progress": step.panel.progress if step.panel is not None else None,
+        "items": [[item.status, s.status_name(item.status), item.content]
+                  for item in step.panel.items] if step.panel else [],
     }
+
+
+def timeline_json(steps: Sequence[TimelineStep], s: PageStrings) -> Iterator[str]:
+    """``script_json(timeline_data(steps, s))`` in pieces, one step at a time (the same
+    text, never the whole data at once: a long timeline is most of a page)."""
+    head = script_json(timeline_head(s))
+    yield head[:-1] + ',"steps":['
+    for i, step in enumerate(steps):
+        yield ("," if i else "") + script_json(step_data(step, s))
+    yield "]}"

@@ -150,8 +150,8 @@ def test_a_log_cut_inside_a_turn_renders_the_repair() -> None:
     cut = next(i for i, r in enumerate(recs) if r.get("type") == "tool/call") + 1
     header = recs[0]
     for mode in ("live", "load"):
-        lines = normalized_lines(iter(_events(relative, cut)), session_id=header["id"], header_cwd=header["cwd"],
-                                 mode=mode)  # type: ignore[arg-type]
+        lines = list(normalized_lines(iter(_events(relative, cut)), session_id=header["id"],
+                                      header_cwd=header["cwd"], mode=mode))  # type: ignore[arg-type]
         assert json.loads(lines[-1])["params"]["update"] == {
             "sessionUpdate": "tool_call_update", "toolCallId": "call_00_bashA1", "status": "failed",
             "content": [{"type": "content", "content": {"type": "text",

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Benchmark (not a timed test): peak RSS and wall time of every reading command on a
+long log and on a log holding one huge record.
+
+Builds, outside the repo (``--out``, default ``$TMPDIR/replay-bench-bounds``), from the
+real logs of ``$REPLAY_CORPUS`` (default ``../shared/corpus``):
+
+* ``long-<N>mb.jsonl``: a clean log of about N MB for each ``--sizes`` value (default 12
+  and 50), made of copies of one clean corpus log with seqs, turns and ids shifted (the
+  builder of ``audit_throughput.py``); the two sizes show whether memory grows with the
+  log;
+* ``record-<N>mib.jsonl``: a real log whose one tool result holds a text of N MiB
+  (``--record-mib``, default 100), so the record is one line of that size.
+
+Then runs, each in a fresh process (peak RSS from ``os.wait4`` of that child alone):
+``audit --format json``, ``render acp``, ``render stdio``, ``render web``, ``render web
+--html -o FILE``, ``plan`` and ``view`` (its page goes to the output folder), with
+stdout sent to a file. Prints a table (seconds, peak RSS in MB of 10**6 bytes, output
+size) and, with ``--json``, the figures as JSON.
+
+    python3 bench/bounds.py [--sizes 12 50] [--record-mib 100] [--code DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+import audit_throughput as at  # noqa: E402  (a sibling script, not a package)
+
+MB = 1_000_000
+TEMPLATE = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/todo-write/session.jsonl"
+COMMANDS: list[tuple[str, list[str]]] = [
+    ("audit", ["audit", "--format", "json"]),
+    ("render acp", ["render", "acp"]),
+    ("render stdio", ["render", "stdio"]),
+    ("render web", ["render", "web"]),
+    ("render web --html", ["render", "web", "--html", "-o", "{page}"]),
+    ("plan", ["plan"]),
+    ("view", ["view"]),
+]
+
+
+def build_long(corpus: Path, target: Path, size: int) -> None:
+    sources = at.load_sources(corpus)
+    template = next((t for log in sources if log.rel.as_posix() == TEMPLATE if (t := at.as_template(log))), None)
+    if template is None:
+        raise SystemExit(f"error: {corpus / TEMPLATE} is missing or cannot be repeated")
+    built = at.Built()
+    at.build_long(template, target, 0, size, built)
+
+
+def build_record(corpus: Path, target: Path, mib: int) -> None:
+    """The template log with its first tool result's text grown to ``mib`` MiB."""
+    lines = (corpus / TEMPLATE).read_bytes().split(b"\n")
+    for i, line in enumerate(lines):
+        if b'"type":"tool/result"' in line:
+            rec = orjson.loads(line)
+            block = rec["data"]["message"]["content"][0]["content"][0]
+            unit = "a line of a very long tool output\\n"
+            block["text"] = "PLACEHOLDER"
+            head, tail = orjson.dumps(rec).split(b"PLACEHOLDER")
+            body = unit.encode() * ((mib << 20) // len(unit))
+            lines[i] = head + body + tail
+            break
+    else:
+        raise SystemExit("error: the template has no tool/result")
+    target.write_bytes(b"\n".join(lines))
+
+
+def measure(args: list[str], out_dir: Path, code: Path = at.REPO_ROOT) -> dict[str, Any]:
+    """``replay ARGS`` in a fresh process (the ``replay`` of the checkout ``code``): its
+    wall time, peak RSS (MB), output size and exit status. Only the start of its output
+    is read back: this process stays small, so the next child's peak is its own."""
+    env = {**os.environ, "TMPDIR": str(out_dir), "NO_COLOR": "1", "PYTHONPATH": str(code)}
+    with tempfile.TemporaryFile(dir=out_dir) as out:
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "replay", *args], stdout=out, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, env=env, cwd=code)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        size = out.seek(0, os.SEEK_END)
+        out.seek(0)
+        head = out.read(4096)
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise SystemExit(f"error: replay {' '.join(args)} exited {code}: {err.decode(errors='replace')[-2000:]}")
+    if args[0] == "view":  # the page's path is printed: its size is the output
+        page = Path(head.decode().strip())
+        size = page.stat().st_size
+        page.unlink()
+    return {"seconds": round(seconds, 2), "rss_mb": round(usage.ru_maxrss * 1024 / MB, 1), "output": size,
+            "exit": code}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "replay-bench-bounds")
+    parser.add_argument("--corpus", type=Path, default=at.default_corpus())
+    parser.add_argument("--sizes", type=int, nargs="+", default=[12, 50], help="long-log sizes in MB")
+    parser.add_argument("--record-mib", type=int, default=100)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--code", type=Path, default=at.REPO_ROOT,
+                        help="the checkout whose replay runs (default: this one), for before/after figures")
+    parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    out: Path = args.out.resolve()
+    if out == at.REPO_ROOT or at.REPO_ROOT in out.parents:
+        raise SystemExit(f"error: --out {out} is inside the repo")
+    out.mkdir(parents=True, exist_ok=True)
+    longs = [out / f"long-{size}mb.jsonl" for size in args.sizes]
+    record = out / f"record-{args.record_mib}mib.jsonl"
+    if args.build_only:
+        for size, path in zip(args.sizes, longs, strict=True):
+            if not path.exists():
+                build_long(args.corpus, path, size * MB)
+        if not record.exists():
+            build_record(args.corpus, record, args.record_mib)
+        return 0
+    # Built in a child: a child's peak RSS counts what its parent held when it forked.
+    subprocess.run([sys.executable, __file__, "--build-only", *sys.argv[1:]], check=True)
+    logs = [(f"{path.stat().st_size / MB:.0f} MB log", path) for path in longs]
+    logs.append((f"{args.record_mib} MiB record", record))
+    page = out / "page.html"
+    results: dict[str, dict[str, Any]] = {}
+    print(f"Python {sys.version.split()[0]}, CPU {at.cpu_model()}, replay from {args.code.resolve()}")
+    print(f"{'':20}" + "".join(f"{name:>26}" for name, _ in logs))
+    print(f"{'':20}" + "".join(f"{'s':>8}{'RSS MB':>9}{'out MB':>9}" for _ in logs))
+    for label, command in COMMANDS:
+        row = results.setdefault(label, {})
+        cells = []
+        for name, path in logs:
+            argv = [a.replace("{page}", str(page)) for a in command] + [str(path)]
+            if command[0] == "render" and "-o" in command:
+                page.unlink(missing_ok=True)
+            r = measure(argv, out, args.code.resolve())
+            if page.exists():
+                r["output"] = page.stat().st_size
+                page.unlink()
+            row[name] = r
+            cells.append(f"{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['output'] / MB:>9.1f}")
+        print(f"{label:20}" + "".join(cells), flush=True)
+    if args.json:
+        print(orjson.dumps(results).decode())
+    shutil.rmtree(out / "tmp", ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

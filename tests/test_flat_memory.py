@@ -1,0 +1,88 @@
+"""Memory stays flat in the size of the log: every reading command streams its log and
+its output (a page reads the log twice rather than hold it), and the HTML page cuts
+long tool outputs, showing their full size.
+
+Memory is the peak of Python allocations (``tracemalloc``) during one in-process run:
+a log four times longer (the same turns, each answer streamed in many deltas, so the
+page is the same) must not cost more than a little more. The page itself (its plan
+timeline, its tool rows) is held while written, so it may grow with its own size."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+from tests.helpers import TODO_WRITE, dump, index_of, records, todo_turns
+
+COMMANDS = {
+    "audit": ["audit", "--format", "json"],
+    "render acp": ["render", "acp", "-o", "{out}"],
+    "render acp --normalize": ["render", "acp", "--normalize", "-o", "{out}"],
+    "render stdio": ["render", "stdio", "-o", "{out}"],
+    "render web": ["render", "web", "-o", "{out}"],
+    "render web --html": ["render", "web", "--html", "-o", "{out}"],
+    "plan": ["plan"],
+    "view": ["view"],
+}
+
+
+def _peak(args: list[str], log: Path, out: Path) -> int:
+    runner = CliRunner()
+    tracemalloc.start()
+    try:
+        result = runner.invoke(main, [*(a.replace("{out}", str(out)) for a in args), str(log)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
+    assert result.exit_code in (0, 1), (args, result.output)
+    return peak
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("logs")
+    small, large = folder / "small.jsonl", folder / "large.jsonl"
+    small.write_bytes(dump(todo_turns(400)))
+    large.write_bytes(dump(todo_turns(400, deltas=24)))  # the same page, four times the log
+    assert 3.5 < large.stat().st_size / small.stat().st_size < 4.5
+    return small, large
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_memory_is_flat_in_the_size_of_the_log(name: str, logs: tuple[Path, Path], tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    import replay.log.bounded
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    # Reading holds one block's events at a time; small blocks let small logs show it.
+    monkeypatch.setattr(replay.log.bounded, "BLOCK", 1 << 15)
+    small, large = logs
+    a = _peak(COMMANDS[name], small, tmp_path / "a.out")
+    b = _peak(COMMANDS[name], large, tmp_path / "b.out")
+    assert b < 1.2 * a + (1 << 20), f"{name}: {a / 1e6:.1f} MB → {b / 1e6:.1f} MB for a log four times longer"
+
+
+def test_a_long_tool_output_is_cut_on_the_page_with_its_size(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    result = recs[index_of(recs, "tool/result")]
+    block = result["data"]["message"]["content"][0]["content"][0]
+    block["text"] = "0123456789abcdef" * 40_000  # 640,000 characters
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(dump(recs))
+    out = tmp_path / "page.html"
+    run = CliRunner().invoke(main, ["render", "web", "--html", "-o", str(out), str(path)])
+    assert run.exit_code == 0, run.output
+    page = out.read_text(encoding="utf-8")
+    assert "0123456789abcdef" * 4096 + "</pre>" in page  # exactly the first 65,536 characters
+    assert "0123456789abcdef" * 4097 not in page
+    assert '<p class="clipped">… clipped: the first 65536 of 640000 characters are shown</p>' in page
+    zh = tmp_path / "zh.html"
+    run = CliRunner().invoke(main, ["render", "web", "--html", "--locale", "zh", "-o", str(zh), str(path)])
+    assert "……已截断：显示前 65536 个字符，共 640000 个" in zh.read_text(encoding="utf-8")

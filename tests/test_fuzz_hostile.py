@@ -1,0 +1,430 @@
+"""Fuzz: hostile logs and hostile trees through every command, in process.
+
+Logs are real corpus logs mutated at the value level (any Unicode, lone surrogates and
+terminal escapes included; integers far beyond 64 bits; wrong types), at the byte level
+(invalid UTF-8, cuts), and sometimes packed as zstd; trees are a real scenario and its
+goldens with links out of the tree, a lock path that is a folder, a link or a FIFO,
+FIFOs in place of files, stray temp files, and a mutated recording.
+
+For every command and every input: no traceback, an exit status in {0, 1, 2}, standard
+output that is valid UTF-8, no control character (C0 but tab and newline, DEL, C1, bidi
+controls) in a text or GitHub report or in a message, every GitHub line a workflow
+command, and no file changed outside the temporary folder the run owns.
+
+``HYPOTHESIS_PROFILE=ci`` (the default under ``CI``) runs enough examples to find, on
+the code before issue 9, the lone-surrogate crashes, the 64-bit JSON crash and the
+terminal escapes in reports; see the README for what it costs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import zstandard
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replay.cli import main
+from tests.helpers import ACP, REPO, corpus_file
+
+# The command line raises the recursion limit (deeply nested values); raise it before
+# the tests run, so that hypothesis sees no change during an example.
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+
+BASES = [f"{ACP}/todo-write/session.jsonl", f"{ACP}/text-turn/session.jsonl", f"{ACP}/cancel/session.jsonl",
+         f"{ACP}/error-finish/session.jsonl", "acp-2026-06-29/todo-plan/session.jsonl"]
+SCENARIO = "recorded-parallel-plan"
+
+# -- strategies --------------------------------------------------------------------------
+
+ESCAPES = ["\x1b]52;c;cHduZWQ=\x07", "\x1b]8;;https://example.invalid/\x1b\\link\x1b]8;;\x1b\\", "\x1b[2J",
+           "\x1b[31mred", "\x9b2J", "\x9d0;title\x9c", "\u202egnp.exe", "\u2066x\u2069", "\r\n::error::injected",
+           "%0A::warning::x", "</script><script>alert(1)</script>", "\x00", "\x7f", "\t", "\u2028\u2029",
+           "\ufeff", "{{cwd}}", "../../etc/passwd", "\ud800", "\udfff!"]
+SURROGATES = st.characters(categories=["Cs"])  # which characters() leaves out by default
+CONTROLS = st.one_of(st.characters(max_codepoint=0x1F), st.characters(min_codepoint=0x7F, max_codepoint=0x9F),
+                     st.sampled_from("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+CHARACTERS = st.one_of(st.characters(codec="utf-8"), SURROGATES, CONTROLS)
+
+
+def _around(middle: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """A short text with ``middle`` in it."""
+    return st.tuples(st.text(max_size=4), middle, st.text(CHARACTERS, max_size=4)).map("".join)
+
+
+HOSTILE_TEXT = st.one_of(
+    st.text(CHARACTERS, max_size=12),
+    _around(SURROGATES),
+    _around(CONTROLS),
+    st.lists(st.one_of(st.sampled_from(ESCAPES), st.text(CHARACTERS, max_size=4)), min_size=1, max_size=4).map(
+        "".join),
+)
+HUGE = st.one_of(st.integers(-(10**40), 10**40), st.sampled_from([2**53, 2**63, 2**64, -(2**63) - 1, 10**400,
+                                                                  -(10**400)]),
+                 st.floats(allow_nan=False))
+WRONG = st.one_of(st.none(), st.booleans(), st.just([]), st.just({}), st.just([None, 1, "x"]),
+                  st.just({"type": "text"}), HOSTILE_TEXT, HUGE)
+VALUE_OPS = st.one_of(
+    st.tuples(st.just("shown"), st.integers(0, 10**6), HOSTILE_TEXT),
+    st.tuples(st.just("text"), st.integers(0, 10**6), HOSTILE_TEXT),
+    st.tuples(st.just("number"), st.integers(0, 10**6), HUGE),
+    st.tuples(st.just("type"), st.integers(0, 10**6), WRONG),
+    st.tuples(st.just("seq"), st.integers(0, 10**6), HUGE),
+)
+BYTE_OPS = st.tuples(st.sampled_from(["insert", "cut"]), st.integers(0, 10**9),
+                     st.sampled_from([b"\xff", b"\xed\xa0\x80", b"\x1b[2J", b"\n", b"\x00", b"\xc2\x9b", b"\r"]))
+
+
+SHOWN = frozenset({"text", "texts", "content", "title", "name", "arguments", "args", "argumentsDelta", "status",
+                   "reason", "turn", "callId", "toolCallId"})
+"""Keys whose values the renderers and reports show: the ``shown`` mutation aims there."""
+
+
+def _leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, (*path, i))
+    else:
+        yield path, value
+
+
+def _set(root: Any, path: tuple[Any, ...], value: Any) -> None:
+    for key in path[:-1]:
+        root = root[key]
+    root[path[-1]] = value
+
+
+def _mutate(recs: list[Any], ops: list[tuple[str, int, Any]]) -> None:
+    for kind, at, value in ops:
+        rec = recs[at % len(recs)]
+        value = copy.deepcopy(value)  # a value may be drawn twice: never share it
+        if kind == "seq":
+            if isinstance(rec, dict) and rec is not recs[0]:
+                rec["seq"] = value
+            continue
+        wanted = {"text": str, "shown": str, "number": int | float}.get(kind, object)
+        leaves = [(p, v) for p, v in _leaves(rec) if p and isinstance(v, wanted) and not isinstance(v, bool)
+                  and (kind != "shown" or SHOWN.intersection(k for k in p if isinstance(k, str)))]
+        if leaves:
+            _set(rec, leaves[(at // 7) % len(leaves)][0], value)
+
+
+def _encode(recs: list[Any]) -> bytes:
+    # ensure_ascii: the one way to write a lone surrogate (as an escape) into JSON text;
+    # big integers are written exactly.
+    return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in recs)
+
+
+def _damage(data: bytes, ops: list[tuple[str, int, bytes]]) -> bytes:
+    buf = bytearray(data)
+    for kind, at, blob in ops:
+        where = at % (len(buf) + 1)
+        if kind == "insert":
+            buf[where:where] = blob
+        else:
+            del buf[max(where, len(buf) // 2):]  # cut the second half somewhere
+    return bytes(buf)
+
+
+LOGS = st.tuples(
+    st.sampled_from(BASES),
+    st.lists(VALUE_OPS, min_size=1, max_size=4),
+    st.lists(BYTE_OPS, max_size=2),
+    st.sampled_from(["session.jsonl", "session.jsonl", "session.jsonl.zstd", "x\udcff\u202e.jsonl",
+                     "a b\x1b[2J.jsonl"]),
+)
+"""``(base log, value mutations, byte damage, file name)``: drawn as the recipe, so a
+failing example prints as one."""
+
+
+def _build(recipe: tuple[str, list[tuple[str, int, Any]], list[tuple[str, int, bytes]], str]) -> tuple[str, bytes]:
+    """``(file name, bytes)`` of the mutated log (zstd frames for a ``.zstd`` name)."""
+    base, ops, damage, name = recipe
+    recs = [orjson.loads(line) for line in corpus_file(base).read_bytes().split(b"\n") if line]
+    _mutate(recs, ops)
+    data = _damage(_encode(recs), damage)
+    if name.endswith(".zstd"):
+        lines = data.split(b"\n")
+        cctx = zstandard.ZstdCompressor(write_checksum=True)
+        data = cctx.compress(lines[0] + b"\n") + cctx.compress(b"\n".join(lines[1:]))
+    return name, data
+
+
+# -- assertions --------------------------------------------------------------------------
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+if os.environ.get("FUZZ_NO_CONTROL"):  # while developing: look for crashes only
+    CONTROL = re.compile("\uffff")
+GITHUB_LINE = re.compile(r"::(error|warning|notice)( [^:]*)?::")
+
+
+FINDINGS_LOG = os.environ.get("FUZZ_FINDINGS")
+"""Diagnostics: with ``FUZZ_FINDINGS=FILE``, a failing check is appended to FILE (one
+line: the check, the command, what was wrong) instead of failing the example, so one
+run shows every kind of bug the examples reach (how issue 9's rows were shown to be
+found on the old code)."""
+
+
+def _fail(check: str, args: list[str], detail: str) -> None:
+    if FINDINGS_LOG is None:
+        raise AssertionError(f"{check}: replay {' '.join(args)}: {detail}")
+    with open(FINDINGS_LOG, "a", encoding="utf-8", errors="backslashreplace") as fh:
+        fh.write(f"{check}\t{args[0]} {args[1] if len(args) > 2 else ''}\t{detail[:200]!r}\n")
+
+
+def _run(args: list[str], *, report: str | None = None) -> str:
+    """Run one command in process; return its standard output, checked. ``report``
+    (``text`` or ``github``) asks for the control-character checks of a report."""
+    result = CliRunner().invoke(main, args)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        if FINDINGS_LOG is None:
+            raise result.exception  # where it was raised tells one bug from another
+        _fail("exception", args, f"{type(result.exception).__name__}: {result.exception}")
+        return ""
+    if result.exit_code not in (0, 1, 2):
+        _fail("exit status", args, str(result.exit_code))
+    try:
+        out = result.stdout_bytes.decode("utf-8")  # strictly valid UTF-8
+        err = result.stderr_bytes.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _fail("not UTF-8", args, str(exc))
+        return ""
+    if "Traceback" in out + err:
+        _fail("traceback", args, err[-200:])
+    found = CONTROL.search(err)
+    if found is not None:
+        _fail("control character in a message", args, repr(found.group()))
+    if report is not None:
+        found = CONTROL.search(out)
+        if found is not None:
+            _fail(f"control character in the {report} report", args, repr(found.group()) + " in " + repr(
+                out[max(0, found.start() - 40):found.end() + 10]))
+    if report == "github":
+        for line in out.split("\n")[:-1]:  # the runner reads lines at \n
+            if not GITHUB_LINE.match(line):
+                _fail("GitHub line that is not a workflow command", args, line)
+    return out
+
+
+def _check_file(path: Path, what: str, args: list[str]) -> None:
+    """A page or a JUnit report: valid UTF-8, no control character (XML 1.0 cannot
+    carry them; the page shows log text to a person)."""
+    if not path.exists():
+        return
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _fail(f"{what} not UTF-8", args, str(exc))
+        return
+    found = CONTROL.search(text)
+    if found is not None:
+        _fail(f"control character in {what}", args, repr(found.group()))
+
+
+def _snapshot(root: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            st_ = path.lstat()
+            out[str(path)] = (st_.st_mode, st_.st_size, st_.st_mtime_ns,
+                              os.readlink(path) if path.is_symlink() else None)
+    return out
+
+
+class Sandbox:
+    """A temp root for one example: ``work/`` (what the commands may change) and
+    ``outside/`` (precious files links point at). ``seal()`` once the example is set
+    up: from then on nothing outside ``work/`` may change. Temporary files (``view``'s
+    page, spools) go inside the root."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="replay-fuzz-"))
+        self.work, self.outside = self.root / "work", self.root / "outside"
+        self.work.mkdir()
+        self.outside.mkdir()
+        (self.outside / "precious.txt").write_text("precious\n")
+        (self.outside / "web.expected.txt").write_text("SECRET\n")
+        (self.outside / ".tmp-1-0").write_text("a temp-named precious file\n")
+        (self.root / "tmp").mkdir()
+        self.sealed: dict[str, Any] | None = None
+
+    def seal(self) -> None:
+        self.sealed = _snapshot(self.outside)
+
+    def check(self) -> None:
+        assert self.sealed is not None and _snapshot(self.outside) == self.sealed
+
+
+@contextlib.contextmanager
+def _sandbox() -> Iterator[Sandbox]:
+    box = Sandbox()
+    old_tempdir = tempfile.tempdir
+    tempfile.tempdir = str(box.root / "tmp")
+    try:
+        yield box
+        box.check()
+    finally:
+        tempfile.tempdir = old_tempdir
+        shutil.rmtree(box.root, ignore_errors=True)
+
+
+LOG_COMMANDS: list[tuple[list[str], str | None]] = [
+    (["audit", "--no-color"], "text"),
+    (["audit", "--format", "github"], "github"),
+    (["audit", "--format", "json", "--junit", "{junit}"], None),
+    (["audit", "--format", "sarif", "--write-baseline", "{baseline}"], None),
+    (["audit", "--no-color", "--baseline", "{baseline}"], "text"),
+    (["render", "acp"], None),
+    (["render", "acp", "--load", "--normalize"], None),
+    (["render", "stdio"], None),
+    (["render", "web"], None),
+    (["render", "web", "--html", "-o", "{page}"], None),
+    (["plan"], None),
+    (["plan", "--at", "20"], None),
+    (["view"], None),
+]
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(recipe=LOGS)
+def test_every_command_survives_a_hostile_log(recipe: Any) -> None:
+    name, data = _build(recipe)
+    with _sandbox() as box:
+        work = box.work
+        path = work / name
+        path.write_bytes(data)
+        box.seal()
+        for args, report in LOG_COMMANDS:
+            argv = [a.replace("{junit}", str(work / "junit.xml")).replace("{page}", str(work / "page.html"))
+                    .replace("{baseline}", str(work / "baseline.json")) for a in args]
+            out = _run([*argv, str(path)], report=report)
+            if args[0] == "view" and out.strip():
+                _check_file(Path(out.strip()), "the page", args)
+        _check_file(work / "page.html", "the page", ["render", "web", "--html"])
+        _check_file(work / "junit.xml", "JUnit XML", ["audit", "--junit"])
+        # The log as a harness scenario folder (with its input.json and golden), imported
+        # as a scenario and rendered by conformance.
+        harness = work / "harness" / "case"
+        shutil.copytree(corpus_file(recipe[0]).parent, harness)
+        (harness / "session.jsonl").write_bytes(data if not name.endswith(".zstd") else _build(
+            (recipe[0], recipe[1], recipe[2], "session.jsonl"))[1])
+        _run(["new", "imported", "--from-log", str(path), "--force", "--scenarios", str(work / "scenarios")],
+             report="text")
+        _run(["conformance", str(work / "harness")], report="text")
+        _run(["conformance", "--format", "json", str(work / "harness")])
+
+
+# -- hostile trees -----------------------------------------------------------------------
+
+TREE_OPS = st.sampled_from([
+    "golden folder links out", "golden file links out", "lock is a folder", "lock links out", "lock is a FIFO",
+    "golden is a FIFO", "scenario links out", "scenario.json links out", "scenario.json is a FIFO",
+    "stray temp files", "orphan folder", "golden is a folder", "pending folder links out",
+])
+
+
+def _tree_op(op: str, repo: Path, outside: Path) -> None:
+    goldens, scenarios = repo / "goldens", repo / "scenarios"
+    golden = goldens / SCENARIO / "web.expected.txt"
+    spec = scenarios / SCENARIO / "scenario.json"
+    if op == "golden folder links out":
+        (goldens / "elsewhere").symlink_to(outside, target_is_directory=True)
+    elif op == "golden file links out" and golden.is_file() and not golden.is_symlink():
+        golden.unlink()
+        golden.symlink_to(outside / "web.expected.txt")
+    elif op == "lock is a folder" and not os.path.lexists(goldens / ".refresh.lock"):
+        (goldens / ".refresh.lock").mkdir()
+    elif op == "lock links out" and not os.path.lexists(goldens / ".refresh.lock"):
+        (goldens / ".refresh.lock").symlink_to(outside / "lock-target")
+    elif op == "lock is a FIFO" and not os.path.lexists(goldens / ".refresh.lock"):
+        os.mkfifo(goldens / ".refresh.lock")
+    elif op == "golden is a FIFO" and golden.is_file() and not golden.is_symlink():
+        golden.unlink()
+        os.mkfifo(golden)
+    elif op == "golden is a folder" and golden.is_file() and not golden.is_symlink():
+        golden.unlink()
+        golden.mkdir()
+    elif op == "scenario links out" and not (scenarios / SCENARIO).is_symlink():
+        shutil.move(scenarios / SCENARIO, outside / "scenario-copy")
+        (scenarios / SCENARIO).symlink_to(outside / "scenario-copy", target_is_directory=True)
+    elif op == "scenario.json links out" and spec.is_file() and not spec.is_symlink():
+        shutil.copy(spec, outside / "scenario.json")
+        spec.unlink()
+        spec.symlink_to(outside / "scenario.json")
+    elif op == "scenario.json is a FIFO" and spec.is_file() and not spec.is_symlink():
+        spec.unlink()
+        os.mkfifo(spec)
+    elif op == "stray temp files" and (goldens / SCENARIO).is_dir():
+        (goldens / SCENARIO / ".tmp-1-deadbeef").write_text("init's, alive: kept\n")
+        (goldens / SCENARIO / ".tmp-zz").write_text("not ours: kept\n")
+    elif op == "pending folder links out":
+        (repo.parent / "pending").mkdir(exist_ok=True)
+        (repo.parent / "pending" / SCENARIO).symlink_to(outside, target_is_directory=True)
+    elif op == "orphan folder":
+        (goldens / "gone\x1b[2J\u202e").mkdir(exist_ok=True)
+        (goldens / "gone\x1b[2J\u202e" / "stdout.expected.jsonl").write_text("{}\n")
+
+
+TREE_COMMANDS: list[tuple[list[str], str | None]] = [
+    (["check", "--no-color"], "text"),
+    (["check", "--format", "github"], "github"),
+    (["check", "--format", "json", "--junit", "{junit}"], None),
+    (["check", "--no-color", "--pending={pending}"], "text"),
+    (["accept", "--no-color", "--pending", "{pending}"], "text"),
+    (["refresh", "--dry-run", "--no-color"], "text"),
+    (["refresh", "--no-color"], "text"),
+    (["refresh", "--prune", "--no-color"], "text"),
+    (["check", "--no-color", SCENARIO], "text"),
+    (["reject", "--no-color", "--pending", "{pending}"], "text"),
+]
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(ops=st.lists(TREE_OPS, max_size=4, unique=True), recipe=st.one_of(st.none(), LOGS))
+def test_every_tree_command_survives_a_hostile_tree(ops: list[str], recipe: Any) -> None:
+    log = _build(recipe) if recipe is not None else None
+    with _sandbox() as box:
+        work, outside = box.work, box.outside
+        repo = work / "repo"
+        shutil.copytree(REPO / "scenarios" / SCENARIO, repo / "scenarios" / SCENARIO)
+        shutil.copytree(REPO / "goldens" / SCENARIO, repo / "goldens" / SCENARIO)
+        if log is not None and not log[0].endswith(".zstd"):
+            (repo / "scenarios" / SCENARIO / "session.jsonl").write_bytes(log[1])
+        for op in ops:
+            _tree_op(op, repo, outside)
+        box.seal()
+        tree = ["--scenarios", str(repo / "scenarios"), "--goldens", str(repo / "goldens")]
+        for args, report in TREE_COMMANDS:
+            argv = [a.replace("{junit}", str(work / "junit.xml")).replace("{pending}", str(work / "pending"))
+                    for a in args]
+            _run([*argv, *tree], report=report)
+        _check_file(work / "junit.xml", "JUnit XML", ["check", "--junit"])
+
+
+@pytest.mark.parametrize("args", [["audit", "-"], ["render", "stdio", "-"], ["plan", "-"], ["view", "-"]])
+def test_standard_input_is_a_hostile_log_too(args: list[str]) -> None:
+    data = _encode([{"type": "session", "version": 0, "id": "s\ud800", "createdAt": 0, "delegationDepth": 0},
+                    {"type": "session/title", "seq": 10**30, "time": -1, "data": {"title": "\x1b]52;c;eA==\x07"}}])
+    with _sandbox() as box:
+        box.seal()
+        result = CliRunner().invoke(main, args, input=data)
+        assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+        assert result.exit_code in (0, 1)
+        result.stdout_bytes.decode("utf-8")

@@ -1,0 +1,106 @@
+"""Outputs that cannot be written: exit 1 with the path and the OS error, and no
+partial file left behind (real processes, with the file size capped by
+``RLIMIT_FSIZE`` to stand for a full disk)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO, TODO_WRITE, corpus_file
+
+_CAP = 256
+
+
+def _small_disk() -> None:
+    """The child may write files of at most ``_CAP`` bytes; a longer write fails (EFBIG)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (_CAP, _CAP))
+
+
+def _replay(*args: str, cwd: Path = REPO, small_disk: bool = True,
+            stdout: int | None = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "replay", *args], cwd=cwd, stdout=stdout, stderr=subprocess.PIPE,
+                          text=True, timeout=120, env={**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"},
+                          preexec_fn=_small_disk if small_disk else None)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+@pytest.fixture
+def out_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    return folder
+
+
+@pytest.mark.parametrize("args", [
+    ["render", "web", "--html", "-o", "{out}"],
+    ["render", "acp", "-o", "{out}"],
+    ["audit", "--junit", "{out}"],
+])
+def test_a_full_disk_is_exit_1_and_leaves_no_file(out_dir: Path, args: list[str]) -> None:
+    log = str(corpus_file(TODO_WRITE))
+    target = out_dir / "report.out"
+    proc = _replay(*[a.replace("{out}", str(target)) for a in args], log)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == f"replay: {target}: cannot write (File too large)"
+    assert list(out_dir.iterdir()) == []
+
+
+def test_a_full_disk_keeps_the_previous_file(out_dir: Path) -> None:
+    target = out_dir / "page.html"
+    target.write_bytes(b"the previous page")
+    proc = _replay("render", "web", "--html", "-o", str(target), str(corpus_file(TODO_WRITE)))
+    assert proc.returncode == 1
+    assert target.read_bytes() == b"the previous page"
+    assert list(out_dir.iterdir()) == [target]
+
+
+def test_check_junit_on_a_full_disk(tmp_path: Path) -> None:
+    for part in ("scenarios", "goldens"):
+        shutil.copytree(REPO / part / "recorded-parallel-plan", tmp_path / part / "recorded-parallel-plan")
+    target = tmp_path / "junit.xml"
+    proc = _replay("check", "--scenarios", str(tmp_path / "scenarios"), "--goldens", str(tmp_path / "goldens"),
+                   "--junit", str(target))
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == f"replay: {target}: cannot write (File too large)"
+    assert not target.exists()
+
+
+def test_view_on_a_full_disk_leaves_no_page(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "replay", "view", str(corpus_file(TODO_WRITE))], cwd=REPO,
+                          capture_output=True, text=True, timeout=120, preexec_fn=_small_disk,
+                          env={**os.environ, "TMPDIR": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"})
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 1
+    assert "cannot write (File too large)" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_full_standard_output_is_exit_1(tmp_path: Path) -> None:
+    with open("/dev/full", "wb") as full:
+        proc = _replay("audit", "--format", "json", str(corpus_file(TODO_WRITE)), small_disk=False,
+                       stdout=full.fileno())
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == "replay: standard output: cannot write (No space left on device)"
+
+
+def test_an_output_in_a_missing_folder_is_exit_1(tmp_path: Path) -> None:
+    target = tmp_path / "no" / "such" / "page.txt"
+    proc = _replay("render", "web", "-o", str(target), str(corpus_file(TODO_WRITE)), small_disk=False)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == f"replay: {target}: cannot write (No such file or directory)"
+
+
+def test_an_output_to_a_device_is_written_in_place(tmp_path: Path) -> None:
+    proc = _replay("render", "acp", "-o", "/dev/null", str(corpus_file(TODO_WRITE)), small_disk=False)
+    assert proc.returncode == 0, proc.stderr
+    assert Path("/dev/null").is_char_device()
