@@ -330,11 +330,12 @@ def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTrack
 
 def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
                  fingerprints: bool = False, exists: Callable[[str], bool] | None = None) -> LogReport | None:
-    """One log's report; ``None`` for a discovered file that is not a session log.
+    """One log's report; ``None`` for a discovered file that is not a session log (one
+    that could not be read as far as its first record is reported: it may be one).
     Never raises: a bug of ours is an ``INTERNAL`` finding for the file."""
     try:
         log = read_log(source, limits)
-        if source.discovered and not log.is_session_log:
+        if source.discovered and not log.is_session_log and not log.stopped_before_header:
             log.close()
             return None
         return audit_log(log, policy, fingerprints, exists)

@@ -78,7 +78,8 @@ class Source:
     """True for a file on disk (its location can be judged, rule A10)."""
     discovered: bool = False
     """True when found by searching a folder: such a file is a log only if its first
-    record is a session header; otherwise it is passed over, not reported."""
+    record is a session header; otherwise it is passed over, not reported (one whose
+    first record could not be read at all, for a cap or an I/O error, is reported)."""
 
 
 class LogRead:
@@ -95,6 +96,8 @@ class LogRead:
         self._stream: BinaryIO | None = None
         self._header_payload: bytes | bytearray | None = None
         self.unreadable = False
+        self.stopped_before_header = False
+        """The reading ended (a cap, an I/O error) before the first record was known."""
         self._open()
 
     @property
@@ -110,6 +113,7 @@ class LogRead:
         """A finding that ends the reading; without a header, the log is unreadable."""
         self._findings.append(found)
         self.unreadable = self.unreadable or self.header is None
+        self.stopped_before_header = self.stopped_before_header or self.header is None
 
     def _io_error(self, exc: OSError) -> Finding:
         return IO.error(f"the file cannot be read: {exc.strerror or exc}")

@@ -192,3 +192,31 @@ def test_s3_audits_as_the_local_copy(corpus: Path, s3_endpoint: str, tmp_path: P
                                "s3://logs/archive"], cwd=REPO, capture_output=True, env=env, timeout=300)
         assert proc.returncode == code, proc.stderr.decode(errors="replace")
         assert proc.stdout.decode() == want.replace(f"{local}/", "s3://logs/archive/")
+
+
+def test_a_log_over_the_cap_is_reported_wherever_it_was_found(tmp_path: Path) -> None:
+    """Found in a folder or an archive, a log larger than ``--max-log-bytes`` (even
+    one whose header lies past the first block read) is a LIMIT finding, never passed
+    over as "not a session log"; a file that is not a log is still passed over."""
+    data = dump(records(TODO_WRITE))
+    cap = str(len(data) // 2)
+    folder = tmp_path / "logs"
+    (folder / "s").mkdir(parents=True)
+    (folder / "s" / "session.jsonl").write_bytes(data)
+    (folder / "s" / "transcript.jsonl").write_bytes(b'{"type":"line"}\n')
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        tar.add(folder / "s", arcname="s")
+    (tmp_path / "logs.tar").write_bytes(buf.getvalue())
+    (tmp_path / "logs.tar.zst").write_bytes(zstandard.ZstdCompressor().compress(buf.getvalue()))
+    message = (f"the log exceeds the reader's limit of {cap} bytes and was not read (raise --max-log-bytes if "
+               "this is a real log)")
+    for jobs in ("1", "2"):
+        code, got = _audit("--jobs", jobs, "--max-log-bytes", cap, str(folder), str(tmp_path / "logs.tar"),
+                           str(tmp_path / "logs.tar.zst"))
+        assert code == 1
+        assert [(f["path"], f["status"], [(x["rule"], x["message"]) for x in f["findings"]])
+                for f in orjson.loads(got)["files"]] == [
+            (str(where), "unreadable", [("LIMIT", message)])
+            for where in (folder / "s" / "session.jsonl", f"{tmp_path}/logs.tar/s/session.jsonl",
+                          f"{tmp_path}/logs.tar.zst/s/session.jsonl")]
