@@ -8,7 +8,7 @@ them: ``replay.check`` imports the domains, never the other way round.
 from __future__ import annotations
 
 from replay.findings import Finding
-from replay.log.event import ChunkRun, Event
+from replay.log.event import ChunkRun, ChunkSpan, Event
 
 Found = list[Finding] | None
 """What a checker hook returns: ``None`` (the common, cheap case) or findings."""
@@ -19,9 +19,11 @@ class Checker:
 
     Lifecycle: ``event`` for each event whose type is in ``interest`` (every event when
     ``interest`` is ``None``), ``run`` for each packed chunk row (still packed: one call
-    for a row of many ``assistant/chunk`` deltas), then ``finish`` once at the end of
-    the log. Every hook is a no-op by default, so a checker overrides only what it
-    judges; the engine does not even call a hook that is not overridden.
+    for a row of many ``assistant/chunk`` deltas), ``chunks`` for each span of plain
+    chunks when it is the only checker that wants them (by default: ``event`` for each
+    chunk of the span), then ``finish`` once at the end of the log. Every hook is a
+    no-op by default, so a checker overrides only what it judges; the engine does not
+    even call a hook that is not overridden.
     """
 
     interest: frozenset[str] | None = None
@@ -33,6 +35,16 @@ class Checker:
     def run(self, run: ChunkRun) -> Found:
         """Judge one packed chunk row."""
         return None
+
+    def chunks(self, span: ChunkSpan) -> Found:
+        """Judge a span of plain chunks: what ``event`` finds on each of them, in order
+        (override it to judge the span in one look)."""
+        out: list[Finding] = []
+        for ev in span.events():
+            found = self.event(ev)
+            if found:
+                out.extend(found)
+        return out or None
 
     def finish(self) -> Found:
         """Judge what only the whole log shows."""

@@ -16,7 +16,7 @@ import orjson
 
 from replay.checker import Checker, Found
 from replay.findings import Finding, Rule
-from replay.log.event import ENVELOPE_KEYS, SURFACE_TYPES, ChunkRun, Event
+from replay.log.event import ENVELOPE_KEYS, SURFACE_TYPES, ChunkRun, ChunkSpan, Event
 from replay.log.values import MAX_SAFE_INTEGER, hashable, is_nonempty_str, is_nonneg_safe_int, is_safe_int, show
 
 B5 = Rule("B5", "format", "session", "messages have an id, a role, a source and a list of content")
@@ -268,6 +268,14 @@ class CoreChecker(Checker):
         if handler is not None:
             handler(self, ev, out)
         return out or None
+
+    def chunks(self, span: ChunkSpan) -> Found:
+        # The span's chunks are plain (the fast path of ``event`` applies to each) and
+        # share a turn and step: when that is the open step, none has a finding.
+        if self.scanned and self.open_step is not None and span.step == self.open_step \
+                and span.turn == self.open_turn:
+            return None
+        return super().chunks(span)
 
     def run(self, run: ChunkRun) -> Found:
         out: list[Finding] = []

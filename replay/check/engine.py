@@ -23,9 +23,9 @@ from replay.check.storage import storage_identity, twin_location
 from replay.checker import Checker
 from replay.findings import Finding, Rule, Severity
 from replay.log.archive import ArchiveError, archive_sources
-from replay.log.event import ChunkRun, Event
+from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.log.header import Header
-from replay.log.reader import IO, Item, Limits, LogRead, Opener, Source, read_log
+from replay.log.reader import IO, AuditItem, Item, Limits, LogRead, Opener, Source, read_log
 from replay.log.repair import REPAIR_TYPES, RepairTracker
 from replay.log.source import Archive, Unit
 from replay.todo.rules import SingleActivePolicy, TodoChecker
@@ -158,20 +158,25 @@ class _Pass:
     last_line: int = 1
 
 
-def _dispatch(batches: Iterable[Sequence[Item]], judges: Sequence[Checker]) -> _Pass:
+def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker]) -> _Pass:
     """Feed every item to the checkers that want it, in order: the hot loop of every
-    audit. A hook a checker does not override is never called."""
+    audit. A hook a checker does not override is never called. A span of plain chunks
+    goes whole to the one checker that wants chunks (when two do, each chunk goes to
+    each, in the order of single events)."""
     wants_all = [c.event for c in judges if c.interest is None and c.overrides("event")]
     by_type: dict[str, list[Checker]] = {}
     for c in judges:
         for t in c.interest or ():
             by_type.setdefault(t, []).append(c)
     runs = [c.run for c in judges if c.overrides("run")]
+    chunk_judges = [c for c in judges if (c.interest is None and c.overrides("event"))
+                    or "assistant/chunk" in (c.interest or ())]
+    span_judge = chunk_judges[0].chunks if len(chunk_judges) == 1 else None
     done = _Pass()
     findings, after_damage, damage, groups = done.findings, done.after_damage, done.damage, done.groups
     first_damage: int | None = None
     last_turn_end = last_turn_start = events = 0
-    last_batch: Sequence[Item] = ()
+    last_batch: Sequence[AuditItem] = ()
 
     def keep(found: list[Finding], line: int) -> None:
         if first_damage is not None and line > first_damage:
@@ -212,6 +217,18 @@ def _dispatch(batches: Iterable[Sequence[Item]], judges: Sequence[Checker]) -> _
                     last_turn_end = line
                 elif t == "turn/start":
                     last_turn_start = line
+            elif isinstance(item, ChunkSpan):
+                events += len(item.records)
+                if span_judge is not None:
+                    found = span_judge(item)
+                    if found:
+                        keep(found, item.line)
+                elif chunk_judges:
+                    for ev in item.events():
+                        for chunk_judge in chunk_judges:
+                            found = chunk_judge.event(ev)
+                            if found:
+                                keep(found, ev.line)
             elif isinstance(item, ChunkRun):
                 events += item.count
                 for judge_run in runs:
@@ -268,7 +285,7 @@ def _judge(done: _Pass, judges: Sequence[Checker], header: Header | None, reread
 
 
 def audit_items(
-    batches: Iterable[Sequence[Item]],
+    batches: Iterable[Sequence[AuditItem]],
     header: Header | None = None,
     policy: Policy = Policy.PARALLEL,
     scanned: bool = True,
@@ -305,9 +322,11 @@ def _repair_of(batches: Iterable[Sequence[Item]], stop_line: int | None) -> Repa
     return repair
 
 
-def _line_of(item: Item | None) -> int:
+def _line_of(item: AuditItem | None) -> int:
     if item is None:
         return 1
+    if isinstance(item, ChunkSpan):
+        return item.last_line
     return item.line if item.line is not None else 1
 
 
@@ -420,7 +439,7 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool
     def reread() -> Iterable[Sequence[Item]]:
         return read_log(log.source, log.limits).batches()
 
-    events, findings = audit_items(log.batches(), log.header, policy, reread=reread)
+    events, findings = audit_items(log.audit_batches(), log.header, policy, reread=reread)
     if log.source.is_file:
         if exists is None:
             opener = log.source.open

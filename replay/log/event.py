@@ -118,3 +118,41 @@ class ChunkRun:
 
     def __repr__(self) -> str:
         return f"ChunkRun({self.tag!r}, seq0={self.seq0}, n={len(self.members)}, line={self.line})"
+
+
+class ChunkSpan:
+    """Plain ``assistant/chunk`` events of one turn and step, as an audit reads them:
+    records holding exactly ``type``, ``seq``, ``time`` (a safe integer) and ``data``
+    (an object whose ``turn`` and ``step`` are integers), on consecutive lines with
+    consecutive seqs, nothing between them. A checker that has only to see that they
+    belong to the open step judges the span once; ``events()`` gives the events
+    themselves, exactly as the scanner would have made them one by one."""
+
+    __slots__ = ("line", "records", "seq0", "step", "turn")
+
+    def __init__(self, line: int, seq0: int, turn: int, step: int, record: dict[str, Any]) -> None:
+        self.line = line
+        self.seq0 = seq0
+        self.turn = turn
+        self.step = step
+        self.records = [record]
+
+    @property
+    def count(self) -> int:
+        return len(self.records)
+
+    @property
+    def last_line(self) -> int:
+        return self.line + len(self.records) - 1
+
+    @property
+    def last_seq(self) -> int:
+        return self.seq0 + len(self.records) - 1
+
+    def events(self) -> Iterator[Event]:
+        line, seq = self.line, self.seq0
+        for k, record in enumerate(self.records):
+            yield Event("assistant/chunk", seq + k, record["time"], record["data"], line + k, record)
+
+    def __repr__(self) -> str:
+        return f"ChunkSpan(seq0={self.seq0}, n={len(self.records)}, line={self.line})"

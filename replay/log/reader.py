@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from replay.findings import Finding, Rule
 from replay.log.bounded import Spool, TooLarge, capped_blocks
@@ -22,7 +22,7 @@ from replay.log.event import ChunkRun, Event
 from replay.log.header import A1, Header, parse_header
 from replay.log.legacy import Migrator
 from replay.log.lines import split_header, split_records
-from replay.log.scan import A8, Item, limit_finding, scan_records
+from replay.log.scan import A8, AuditItem, Item, limit_finding, scan_records
 from replay.log.zstd import A9, MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
 
 IO = Rule("IO", "format", "storage", "the file can be opened and read")
@@ -246,9 +246,17 @@ class LogRead:
     def batches(self) -> Iterator[list[Item]]:
         """Header findings first, then the events in order with findings inline, in
         lists of bounded size (the fast way to consume a log)."""
+        return cast(Iterator[list[Item]], self._batches(False))
+
+    def audit_batches(self) -> Iterator[list[AuditItem]]:
+        """``batches()`` with plain chunks grouped in ``ChunkSpan`` items (see
+        ``scan_records``): what the audit engine reads."""
+        return self._batches(True)
+
+    def _batches(self, spans: bool) -> Iterator[list[AuditItem]]:
         found = self._findings
         if found:
-            yield list(found)
+            yield list[AuditItem](found)
             found.clear()
         if self.header is None:
             self.close()
@@ -256,15 +264,15 @@ class LogRead:
         migrator = Migrator(self.header.id)
         try:
             for batch in scan_records(self._rest, self.limits.max_record_bytes, 2, self._header_size,
-                                      migrator.by_type()):
+                                      migrator.by_type(), spans=spans):
                 if found:
-                    yield list(found)
+                    yield list[AuditItem](found)
                     found.clear()
                 yield batch
         except _ReadFailed:
             pass
         if found:
-            yield list(found)
+            yield list[AuditItem](found)
             found.clear()
         self.close()
 
@@ -310,4 +318,4 @@ def iter_events(items: Iterator[Item]) -> Iterator[Event]:
             yield from item.events()
 
 
-__all__ = ["Item", "Limits", "LogRead", "Opener", "Source", "iter_events", "read_log"]
+__all__ = ["AuditItem", "Item", "Limits", "LogRead", "Opener", "Source", "iter_events", "read_log"]

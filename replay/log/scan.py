@@ -10,16 +10,17 @@ is decided by the checker at the end of the file (rule A8).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Literal, overload
 
 import orjson
 
 from replay.findings import Finding, Rule
 from replay.log.bounded import Records
-from replay.log.event import PACKED_TAGS, ChunkRun, Event
+from replay.log.event import PACKED_TAGS, ChunkRun, ChunkSpan, Event
 from replay.log.legacy import Migration
 from replay.log.lines import Unparsable, decode_json
 from replay.log.rows import RowError, decode_row
-from replay.log.values import show
+from replay.log.values import MAX_SAFE_INTEGER, show
 from replay.log.zstd import A9
 
 A6 = Rule("A6", "format", "storage", "every record can be read (valid JSON; packed chunk rows well formed)")
@@ -34,6 +35,8 @@ LIMIT = Rule("LIMIT", "format", "storage",
 record was never assembled)."""
 
 Item = Event | ChunkRun | Finding
+AuditItem = Item | ChunkSpan
+"""What ``scan_records(..., spans=True)`` yields: plain chunks come as spans."""
 
 
 def _damage(number: int, strict: bool, rule: Rule, message: str, seq: int | None = None,
@@ -53,13 +56,32 @@ def _expected(expected: int | None) -> str:
     return f" (seq {expected} was expected)" if expected is not None else ""
 
 
+@overload
+def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
+                 migrations: Mapping[str, Migration] | None = None,
+                 spans: Literal[False] = False) -> Iterator[list[Item]]: ...
+
+
+@overload
+def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
+                 migrations: Mapping[str, Migration] | None = None, *,
+                 spans: Literal[True]) -> Iterator[list[AuditItem]]: ...
+
+
+@overload
+def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
+                 migrations: Mapping[str, Migration] | None = None, *,
+                 spans: bool) -> Iterator[list[AuditItem]]: ...
+
+
 def scan_records(
     segments: Iterable[tuple[bytes, bool]],
     max_record: int,
     first_line: int = 2,
     offset: int = 0,
     migrations: Mapping[str, Migration] | None = None,
-) -> Iterator[list[Item]]:
+    spans: bool = False,
+) -> Iterator[list[Item]] | Iterator[list[AuditItem]]:
     """Yield what the records after the header hold, in file order.
 
     ``segments`` is the byte stream after the header line, as ``(bytes, strict)``
@@ -74,8 +96,17 @@ def scan_records(
     record's seq is taken as it comes (one damaged line is one finding, not two). Past
     ``MAX_DAMAGED`` records that are no event the reading stops (a ``LIMIT`` error): a record of
     garbage costs far more than an event. ``migrations`` (the model stage's legacy
-    migrations, by event type) are applied as events are made.
+    migrations, by event type) are applied as events are made. With ``spans``, plain
+    chunks come grouped as ``ChunkSpan`` items (for the audit: most events of a log
+    are chunks, and most need one look per span).
     """
+    if spans:
+        return _scan(segments, max_record, first_line, offset, migrations, True)
+    return _scan(segments, max_record, first_line, offset, migrations, False)
+
+
+def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int, offset: int,
+          migrations: Mapping[str, Migration] | None, spans: bool) -> Iterator[list[AuditItem]]:
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     packed = PACKED_TAGS
@@ -87,7 +118,9 @@ def scan_records(
     records = Records(max_record)
     strict = False
     damaged = 0
-    out: list[Item] = []
+    out: list[AuditItem] = []
+    span: ChunkSpan | None = None
+    top = MAX_SAFE_INTEGER
 
     def hurt(found: Finding) -> None:
         """Keep the finding of a record that is no event (garbage, null, a bare value,
@@ -108,6 +141,7 @@ def scan_records(
             total += len(data)
             out = []
             add = out.append
+            span = None
             for payload in records.split(data):
                 number += 1
                 if payload is None:
@@ -162,6 +196,21 @@ def scan_records(
                         add(_damage(number, strict, A7, f"the event has seq {seq} where seq {expected} was "
                                      f"expected: {_SEQ_RULE}", seq, t or None))
                 expected = seq + 1
+                if spans and t == "assistant/chunk" and len(record) == 4:
+                    time = record.get("time")
+                    body = record.get("data")
+                    if type(time) is int and -top <= time <= top and type(body) is dict:
+                        turn = body.get("turn")
+                        step = body.get("step")
+                        if type(turn) is int and type(step) is int:
+                            if span is not None and out[-1] is span and span.turn == turn \
+                                    and span.step == step and span.line + len(span.records) == number \
+                                    and span.seq0 + len(span.records) == seq:
+                                span.records.append(record)
+                            else:
+                                span = ChunkSpan(number, seq, turn, step, record)
+                                add(span)
+                            continue
                 ev = Event(t, seq, record.get("time"), record.get("data"), number, record)
                 migration = migrate(t)
                 if migration is None:

@@ -1,0 +1,86 @@
+"""Plain chunks judged as spans (``ChunkSpan``) give the findings, in the same order,
+that judging each chunk as an event gives: on real logs, and on real logs whose chunks
+hypothesis damages (a turn or step moved, a key added or dropped, a seq or time bent,
+a record torn, a step/start or step/end dropped in the middle of a span)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replay.check.engine import Policy, audit_items
+from replay.log.event import ChunkSpan
+from replay.log.reader import read_log
+from tests.helpers import MULTI_TURN, PARALLEL_CALLS, TODO_WRITE, bytes_source, dump, records
+
+LOGS = [TODO_WRITE, MULTI_TURN, PARALLEL_CALLS]
+
+
+def _both(data: bytes, policy: Policy = Policy.PARALLEL) -> tuple[object, object]:
+    one = read_log(bytes_source(data))
+    by_event = audit_items(one.batches(), one.header, policy)
+    two = read_log(bytes_source(data))
+    by_span = audit_items(two.audit_batches(), two.header, policy)
+    shown = [(f.rule, f.severity.value, f.line, f.seq, f.type, f.message) for f in by_event[1]]
+    return (by_event[0], shown), (by_span[0], [(f.rule, f.severity.value, f.line, f.seq, f.type, f.message)
+                                               for f in by_span[1]])
+
+
+@pytest.mark.parametrize("log", LOGS)
+def test_real_logs_read_with_spans(log: str) -> None:
+    data = dump(records(log))
+    spans = [item for batch in read_log(bytes_source(data)).audit_batches() for item in batch
+             if isinstance(item, ChunkSpan)]
+    assert spans, "the log has plain chunks: they come as spans"
+    assert sum(s.count for s in spans) > len(spans)  # spans hold several chunks
+    by_event, by_span = _both(data)
+    assert by_event == by_span
+
+
+def _mutate(recs: list[dict[str, Any]], index: int, how: str) -> list[dict[str, Any]]:
+    recs = copy.deepcopy(recs)
+    rec = recs[index]
+    if not isinstance(rec, dict):
+        return recs
+    data = rec.get("data") if isinstance(rec.get("data"), dict) else None
+    if how == "turn" and data is not None:
+        data["turn"] = data.get("turn", 0) + 1 if isinstance(data.get("turn"), int) else 1
+    elif how == "step" and data is not None:
+        data["step"] = 7
+    elif how == "step-float" and data is not None:
+        data["step"] = float(data["step"]) if isinstance(data.get("step"), int) else 1.0
+    elif how == "extra-key":
+        rec["surfaceOp"] = "append"
+    elif how == "no-time":
+        rec.pop("time", None)
+    elif how == "big-time":
+        rec["time"] = 2**60
+    elif how == "seq":
+        rec["seq"] = rec.get("seq", 0) + 3 if isinstance(rec.get("seq"), int) else 0
+    elif how == "drop":
+        del recs[index]
+    elif how == "duplicate":
+        recs.insert(index, copy.deepcopy(rec))
+    elif how == "garbage":
+        recs[index] = "not an event"  # type: ignore[call-overload]
+    return recs
+
+
+MUTATIONS = ["turn", "step", "step-float", "extra-key", "no-time", "big-time", "seq", "drop", "duplicate",
+             "garbage"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(LOGS), st.data(), st.booleans())
+def test_damaged_chunks_judge_as_events_do(log: str, draw: st.DataObject, single: bool) -> None:
+    recs = records(log)
+    chunks = [i for i, r in enumerate(recs) if r.get("type") in ("assistant/chunk", "step/start", "step/end")]
+    for _ in range(draw.draw(st.integers(1, 3))):
+        index = draw.draw(st.sampled_from(chunks))
+        recs = _mutate(recs, min(index, len(recs) - 1), draw.draw(st.sampled_from(MUTATIONS)))
+    by_event, by_span = _both(dump(recs), Policy.SINGLE if single else Policy.PARALLEL)
+    assert by_event == by_span
