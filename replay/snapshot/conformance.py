@@ -105,7 +105,7 @@ class ModeResult:
     def what_differs(self) -> str:
         """What actually differs, in words."""
         if self.exact:
-            return f"{self.expected} lines, byte-exact"
+            return f"{self.expected} line{'s' if self.expected != 1 else ''}, byte-exact"
         parts = []
         if self.changed:
             parts.append(f"{self.changed} changed")

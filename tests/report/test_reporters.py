@@ -449,3 +449,8 @@ def test_the_cli_offers_exactly_the_registered_formats(command: str, formats: di
     assert isinstance(option.type, click.Choice)
     assert list(option.type.choices) == list(formats)
     assert option.default == "text" == next(iter(formats))
+
+
+def test_a_one_line_stream_is_one_line() -> None:
+    assert ModeResult("load", "load.expected.jsonl", 1, 1, 1).what_differs == "1 line, byte-exact"
+    assert ModeResult("load", "load.expected.jsonl", 0, 0, 0).what_differs == "0 lines, byte-exact"
