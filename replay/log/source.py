@@ -41,11 +41,15 @@ class LocalFile(Opener):
     """A file on this machine (or on storage every worker mounts at the same path)."""
 
     path: str
+    known_size: int | None = None
+    """Its size when the folder search saw it (``None``: look when asked)."""
 
     def __call__(self) -> BinaryIO:
         return open(self.path, "rb")
 
     def size(self) -> int | None:
+        if self.known_size is not None:
+            return self.known_size
         try:
             return os.stat(self.path).st_size
         except OSError:
@@ -130,11 +134,11 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _walk(folder: str, passed_over: PassedOver) -> Iterator[str]:
-    """The regular log files and archives below ``folder``, sorted; every other
-    candidate is told to ``passed_over`` with the reason."""
+def _walk(folder: str, passed_over: PassedOver) -> Iterator[tuple[str, int]]:
+    """The regular log files and archives below ``folder``, sorted, with their sizes;
+    every other candidate is told to ``passed_over`` with the reason."""
     root = os.path.realpath(folder)
-    found: list[str] = []
+    found: list[tuple[str, int]] = []
 
     def unlistable(exc: OSError) -> None:
         passed_over(exc.filename or folder, f"the folder cannot be listed ({exc.strerror or exc})")
@@ -149,33 +153,34 @@ def _walk(folder: str, passed_over: PassedOver) -> Iterator[str]:
             if not name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES):
                 continue
             path = os.path.join(top, name)
-            why = _not_a_log_file(path, root)
-            if why is None:
-                found.append(path)
+            seen = _examine(path, root)
+            if isinstance(seen, str):
+                passed_over(path, seen)
             else:
-                passed_over(path, why)
+                found.append((path, seen.st_size))
     found.sort()
     yield from found
 
 
-def _not_a_log_file(path: str, root: str) -> str | None:
-    """Why ``path`` is not read as a log of the folder ``root`` (``None``: it is)."""
+def _examine(path: str, root: str) -> os.stat_result | str:
+    """What ``path`` is when it is a log of the folder ``root``, or why it is not read."""
     link = os.path.islink(path)
     try:
-        mode = os.stat(path).st_mode  # what a link leads to
+        st = os.stat(path)  # what a link leads to
     except OSError as exc:
         return "a broken symbolic link" if link else f"it cannot be examined ({exc.strerror or exc})"
     if link and not _inside(os.path.realpath(path), root):
         return "a symbolic link that leads out of the folder"
-    if not stat.S_ISREG(mode):
-        return _kind(mode)
-    return None
+    if not stat.S_ISREG(st.st_mode):
+        return _kind(st.st_mode)
+    return st
 
 
-def _unit(path: str, discovered: bool, cap: int) -> Unit:
+def _unit(path: str, cap: int) -> Unit:
+    """A path named on the command line."""
     if path.endswith(ARCHIVE_SUFFIXES) and _regular(path):
         return Archive(path, LocalFile(path))
-    return file_source(path, discovered=discovered, cap=cap)
+    return file_source(path, cap=cap)
 
 
 def ignore(path: str, why: str) -> None:
@@ -188,7 +193,9 @@ def local_units(path: str, passed_over: PassedOver = ignore, cap: int = DEFAULT_
     ``discovered``), or the path itself, taken as given (even if it is not a log:
     that is a finding; even if it is a FIFO or a device: it is streamed under ``cap``)."""
     if os.path.isdir(path):
-        for found in _walk(path, passed_over):
-            yield _unit(found, True, cap)
+        for found, size in _walk(path, passed_over):  # regular files: nothing to spool
+            opener = LocalFile(found, size)
+            yield Archive(found, opener) if found.endswith(ARCHIVE_SUFFIXES) else \
+                Source(found, opener, is_file=True, discovered=True)
     else:
-        yield _unit(path, False, cap)
+        yield _unit(path, cap)
