@@ -18,6 +18,7 @@ A batch marked ``here`` (standard input) runs in this process.
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -43,12 +44,23 @@ def _distributed() -> Any:
 
 
 def connect(scheduler: str) -> Any:
-    """A client of the scheduler at ``scheduler`` (``ClusterError`` when unreachable)."""
+    """A client of the scheduler at ``scheduler`` (``ClusterError`` when unreachable,
+    or when Dask rejects the address).
+
+    Dask closes the client it could not connect only on an ``OSError``; one whose
+    address it rejects (a missing port, an unknown scheme, TLS without its
+    configuration) stays half-open, and its finalizer then waits a minute at exit and
+    prints a traceback. So the client is kept hold of from the start and closed here."""
     distributed = _distributed()
+    client = distributed.Client.__new__(distributed.Client)  # made first, so that it can be closed
     try:
-        return distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
+        client.__init__(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except Exception as exc:
+        with contextlib.suppress(Exception):
+            client.close(timeout=CONNECT_TIMEOUT)
+        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({exc}); check the address "
+                           "(tcp://host:8786) and that the scheduler runs") from None
+    return client
 
 
 class _OnCluster(Window[T, R]):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from replay import cluster
 from replay.check import runner
 from replay.cli import main
 from replay.parallel import Batch
-from tests.helpers import corpus_root
+from tests.helpers import REPO, corpus_root
 
 pytestmark = pytest.mark.slow
 
@@ -75,3 +77,23 @@ def test_an_unreachable_scheduler_is_a_usage_error(tmp_path: Path, monkeypatch: 
     result = CliRunner().invoke(main, ["audit", "--scheduler", "tcp://127.0.0.1:9", str(tmp_path / "x.jsonl")])
     assert result.exit_code == 2
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in result.output
+
+
+@pytest.mark.parametrize(("address", "why"), [
+    ("garbage", "missing port number in address 'garbage'"),
+    ("tcp://[::1", "invalid address '[::1'; maybe: ipv6 needs brackets like [::1]"),
+    ("tls://127.0.0.1:9", "TLS expects a `ssl_context` argument of type ssl.SSLContext (perhaps check your TLS "
+                          "configuration?) Instead got None"),
+])
+def test_a_malformed_scheduler_address_is_a_usage_error_at_once(tmp_path: Path, address: str, why: str) -> None:
+    """Dask leaves the client of an address it rejects half-open: its finalizer then
+    waits a minute at exit and prints a traceback. The client is closed here."""
+    (tmp_path / "x.jsonl").write_bytes(b"")
+    done = subprocess.run([sys.executable, "-m", "replay", "audit", "--scheduler", address, "x.jsonl"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=25,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"Error: cannot reach the Dask scheduler at {address} ({why}); check the address "
+        "(tcp://host:8786) and that the scheduler runs")
+    assert done.stdout == ""
