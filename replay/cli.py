@@ -122,12 +122,17 @@ class _TextOnly:
 
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
-        """An output that cannot be written is exit 1, with the path and the OS error."""
+        """An output that cannot be written is exit 1, with the path and the OS error.
+        Ctrl-C before a command's work starts (a slow URL, a long listing) is exit 130,
+        as during it (``_stopping``), not click's exit 1."""
         try:
             return super().invoke(ctx)
         except OutputError as exc:
             click.echo(f"replay: {sanitize(str(exc))}", err=True)
             ctx.exit(1)
+        except KeyboardInterrupt:
+            click.echo(f"replay {ctx.invoked_subcommand}: interrupted", err=True)
+            ctx.exit(130)
 
 
 def _check_paths(paths: Iterable[str]) -> None:

@@ -402,3 +402,15 @@ def test_audit_junit_report(tmp_path: Path) -> None:
     assert '<testcase classname="' + bad + '" name="T5">' in text and 'message="1 T5 finding(s)"' in text
     assert '<testcase classname="' + bad + '" name="P1" />' in text  # policy findings do not fail by default
     assert f'<testsuite name="{good}" tests="1" failures="0" errors="0">' in text
+
+
+def test_ctrl_c_before_the_work_starts_exits_130(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Ctrl-C while the paths are still being looked up (a slow URL, a long listing for
+    the progress bar) is exit 130 like Ctrl-C during the work, not click's "Aborted!"
+    and exit 1 (which reads as "findings")."""
+    def interrupted(path: str) -> bool:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("replay.cli.path_exists", interrupted)
+    result = CliRunner().invoke(main, ["audit", _log(tmp_path, records(TODO_WRITE))])
+    assert (result.exit_code, result.output) == (130, "replay audit: interrupted\n")
