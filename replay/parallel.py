@@ -142,6 +142,27 @@ def _init_worker(ledger: Any, counter: Synchronized[int]) -> None:
     ledger[_base] = os.getpid()
     signal.signal(signal.SIGTERM, _on_sigterm)
     signal.signal(signal.SIGINT, _on_sigint)
+    if hasattr(signal, "pthread_sigmask"):  # a Ctrl-C held since the worker started arrives now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+
+
+_HELD = {signal.SIGINT, signal.SIGTERM}
+"""Held (blocked) while a pool starts its workers, which inherit the mask, until each
+has its handlers: a Ctrl-C then is neither a traceback from a worker's start-up nor a
+worker left behind half-made (nor, here, an interruption in the middle of the pool's
+bookkeeping)."""
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _end_with(sentinel: int) -> None:
@@ -331,7 +352,8 @@ class _Pool(Window[T, R]):
         self.tasks += 1
         part.task = self.tasks
         try:
-            part.future = executor.submit(_run_task, self.work, part.task, part.items)
+            with _signals_held():  # a submit may start workers (all of them, or one more)
+                part.future = executor.submit(_run_task, self.work, part.task, part.items)
         except BrokenProcessPool as exc:  # broken before it could take the task: settled as broken
             part.future = Future()
             part.future.set_exception(exc)

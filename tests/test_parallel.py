@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from replay.parallel import Batch, WorkersFailed, in_order
+from tests.helpers import REPO
 
 pytestmark = pytest.mark.slow
 
@@ -98,3 +101,32 @@ def test_workers_that_die_before_any_work_end_the_run(monkeypatch: pytest.Monkey
     monkeypatch.setattr(parallel, "_init_worker", never_starts)
     with pytest.raises(WorkersFailed, match="keep dying"):
         list(in_order(square, [Batch([1]), Batch([2])], 2, lost))
+
+
+_CTRL_C_AT_START = """
+import os, signal, sys
+import replay.parallel as parallel
+from replay.parallel import Batch, in_order
+
+started = parallel._init_worker
+
+def ctrl_c_first(*args):  # the terminal's Ctrl-C reaches the worker as it starts
+    os.kill(os.getpid(), signal.SIGINT)
+    started(*args)
+
+parallel._init_worker = ctrl_c_first
+try:
+    list(in_order(abs, [Batch([1]), Batch([2]), Batch([3])], 2, lambda item, why: why))
+except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)
+"""
+
+
+def test_ctrl_c_while_a_worker_starts_is_an_interruption_not_a_traceback() -> None:
+    """Until a worker has its handlers, Ctrl-C is held for it (blocked, then delivered):
+    it stops the run like any Ctrl-C, not with a traceback from the worker's start-up
+    and a parent left waiting at exit for a worker that waits for work."""
+    done = subprocess.run([sys.executable, "-c", _CTRL_C_AT_START], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert (done.returncode, done.stderr) == (130, "interrupted\n")
