@@ -149,7 +149,7 @@ def _walk(folder: str, passed_over: PassedOver) -> Iterator[tuple[str, int]]:
             path = os.path.join(top, name)
             if os.path.islink(path):
                 passed_over(path, "a symbolic link to a folder (links are not followed)")
-        for name in files:
+        for name in sorted(files):  # what is passed over is told in path order, as the logs are
             if not name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES):
                 continue
             path = os.path.join(top, name)

@@ -247,3 +247,19 @@ def test_seq_gaps_between_real_events_never_stop_the_reading(tmp_path: Path) -> 
     report = json.loads(result.stdout_bytes)["files"][0]
     assert report["events"] == len(recs) - 1 > 10_000
     assert "LIMIT" not in {f["rule"] for f in report["findings"]}
+
+
+def test_what_a_folder_search_passes_over_is_listed_in_path_order(tmp_path: Path) -> None:
+    """The report does not depend on the order the file system lists a folder in."""
+    logs = tmp_path / "logs"
+    (logs / "sub").mkdir(parents=True)
+    (logs / "sub" / "good.jsonl").write_bytes(corpus_file(TODO_WRITE).read_bytes())
+    names = ["h", "c", "f", "a", "g", "d", "b", "e"]
+    for name in names:
+        os.mkfifo(logs / f"{name}.jsonl")
+        os.mkfifo(logs / "sub" / f"{name}.jsonl")
+    result = CliRunner().invoke(main, ["audit", "--format", "json", str(logs)])
+    assert result.exit_code == 0, result.output
+    passed_over = [p["path"] for p in json.loads(result.stdout)["passed_over"]]
+    assert passed_over == [str(logs / f"{name}.jsonl") for name in sorted(names)] + [
+        str(logs / "sub" / f"{name}.jsonl") for name in sorted(names)]
