@@ -19,7 +19,7 @@ import contextlib
 import io
 import tarfile
 from collections.abc import Callable, Iterator
-from typing import IO, BinaryIO
+from typing import IO, BinaryIO, Self
 
 import zstandard
 
@@ -74,6 +74,46 @@ class _Member(io.BufferedIOBase, BinaryIO):
         super().close()
 
 
+class _End:
+    """How the reading of an archive's member headers ended: ``tarfile`` takes a
+    missing, short or damaged header after the first as the end of the archive, so
+    the logs after a cut would vanish without a word; this records which it was."""
+
+    def __init__(self) -> None:
+        self.error: tarfile.HeaderError | None = None
+        self.offset = 0
+
+    def info_class(self) -> type[tarfile.TarInfo]:
+        end = self
+
+        class _Info(tarfile.TarInfo):
+            @classmethod
+            def fromtarfile(cls, tarfile_: tarfile.TarFile) -> Self:
+                try:
+                    return super().fromtarfile(tarfile_)
+                except tarfile.HeaderError as exc:
+                    end.error, end.offset = exc, tarfile_.offset
+                    raise
+
+        return _Info
+
+    def problem(self) -> str | None:
+        """Why the archive is incomplete (``None``: it ended with its end-of-archive
+        marker, a block of zeros)."""
+        exc, at = self.error, self.offset
+        kind = type(exc).__name__  # tarfile's header errors are not in its typed API
+        if kind == "EOFHeaderError":
+            return None
+        if kind in ("EmptyHeaderError", "NoneType"):
+            return (f"the archive ends at byte {at} without its end-of-archive marker: it was cut short after a "
+                    "member, and any logs after the cut are missing (make the archive again)")
+        if kind == "TruncatedHeaderError":
+            return (f"the archive is cut short inside the member header at byte {at}: the logs after the cut "
+                    "are missing (make the archive again)")
+        return (f"the member header at byte {at} is damaged ({exc}): the logs from there on were not read "
+                "(make the archive again)")
+
+
 def _member_opener(tar: tarfile.TarFile, info: tarfile.TarInfo) -> Callable[[], BinaryIO]:
     def opener() -> BinaryIO:
         member = tar.extractfile(info)
@@ -84,7 +124,7 @@ def _member_opener(tar: tarfile.TarFile, info: tarfile.TarInfo) -> Callable[[], 
 
 
 @contextlib.contextmanager
-def _opened(archive: Archive) -> Iterator[tuple[tarfile.TarFile, bool]]:
+def _opened(archive: Archive, end: _End) -> Iterator[tuple[tarfile.TarFile, bool]]:
     """The archive as a tar, and whether it is read as a stream (each member once)."""
     try:
         stream = archive.open()
@@ -96,7 +136,7 @@ def _opened(archive: Archive) -> Iterator[tuple[tarfile.TarFile, bool]]:
         if archive.compressed:
             plain = zstandard.ZstdDecompressor(max_window_size=_MAX_WINDOW).stream_reader(
                 stream, read_across_frames=True, closefd=False)
-        with tarfile.open(fileobj=plain, mode="r|" if streamed else "r:") as tar:
+        with tarfile.open(fileobj=plain, mode="r|" if streamed else "r:", tarinfo=end.info_class()) as tar:
             yield tar, streamed
     except (tarfile.TarError, zstandard.ZstdError, OSError, EOFError) as exc:
         raise ArchiveError(f"not a readable {'zstd-compressed ' if archive.compressed else ''}tar archive "
@@ -109,7 +149,8 @@ def archive_sources(archive: Archive, cap: int = DEFAULT_CAP) -> Iterator[Source
     """The logs of an archive, in archive order. Audit each before asking for the
     next: a compressed archive moves on past it. ``ArchiveError`` when the archive
     cannot be read further (the logs before it stand)."""
-    with _opened(archive) as (tar, streamed):
+    end = _End()
+    with _opened(archive, end) as (tar, streamed):
         for info in tar:
             if not info.isreg() or not info.name.endswith(LOG_SUFFIXES):
                 continue
@@ -119,3 +160,6 @@ def archive_sources(archive: Archive, cap: int = DEFAULT_CAP) -> Iterator[Source
                 yield stream_source(name, opener, cap, is_file=True, discovered=True)
             else:
                 yield Source(name, opener, is_file=True, discovered=True)
+    problem = end.problem()
+    if problem is not None:
+        raise ArchiveError(problem)

@@ -220,3 +220,50 @@ def test_a_log_over_the_cap_is_reported_wherever_it_was_found(tmp_path: Path) ->
             (str(where), "unreadable", [("LIMIT", message)])
             for where in (folder / "s" / "session.jsonl", f"{tmp_path}/logs.tar/s/session.jsonl",
                           f"{tmp_path}/logs.tar.zst/s/session.jsonl")]
+
+
+def _member_offsets(data: bytes) -> list[int]:
+    """The byte offset of each member header of a tar."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+        return [info.offset for info in tar.getmembers()]
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+@pytest.mark.parametrize("cut", ["at a member boundary", "inside a member header", "a damaged member header"])
+def test_an_archive_cut_short_says_so_and_keeps_the_logs_before(corpus: Path, tmp_path: Path, cut: str,
+                                                                 compressed: bool) -> None:
+    """tarfile takes a missing, short or damaged header after the first as the end of
+    the archive: the logs after it would vanish without a word. They are reported."""
+    data = _tar(corpus / "acp-2026-06-29", compressed=False)
+    offsets = _member_offsets(data)
+    at = offsets[len(offsets) // 2]
+    if cut == "at a member boundary":
+        damaged = data[:at]
+        message = (f"the archive ends at byte {at} without its end-of-archive marker: it was cut short after a "
+                   "member, and any logs after the cut are missing (make the archive again)")
+    elif cut == "inside a member header":
+        damaged = data[: at + 100]
+        message = (f"the archive is cut short inside the member header at byte {at}: the logs after the cut are "
+                   "missing (make the archive again)")
+    else:
+        damaged = data[:at] + b"\xff" * 512 + data[at + 512:]
+        message = (f"the member header at byte {at} is damaged (bad checksum): the logs from there on were not read "
+                   "(make the archive again)")
+    archive = tmp_path / ("cut.tar.zst" if compressed else "cut.tar")
+    archive.write_bytes(zstandard.ZstdCompressor().compress(damaged) if compressed else damaged)
+    whole = tmp_path / "whole.tar"
+    whole.write_bytes(data)
+    _, complete = _audit("--jobs", "1", str(whole))
+    with tarfile.open(fileobj=io.BytesIO(data[:at]), mode="r|") as head:
+        kept = {info.name.removeprefix("./") for info in head}
+    before = [{**f, "path": f["path"].replace(str(whole), str(archive))} for f in orjson.loads(complete)["files"]
+              if f["path"].removeprefix(f"{whole}/") in kept]
+    assert len(before) > 3
+    for jobs in ("1", "2"):
+        code, got = _audit("--jobs", jobs, str(archive))
+        reports = orjson.loads(got)["files"]
+        assert code == 1
+        assert reports[:-1] == before
+        assert (reports[-1]["path"], reports[-1]["status"], [(f["rule"], f["message"]) for f in
+                                                             reports[-1]["findings"]]) == (
+            str(archive), "unreadable", [("IO", message)])
