@@ -89,7 +89,7 @@ def _stopping(command: str) -> Iterator[None]:
         click.echo(f"replay {command}: interrupted", err=True)
         sys.exit(130)
     except (MissingExtra, ClusterError, WorkersFailed) as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(sanitize(str(exc))) from None
 
 
 

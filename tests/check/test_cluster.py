@@ -82,6 +82,7 @@ def test_an_unreachable_scheduler_is_a_usage_error(tmp_path: Path, monkeypatch: 
 @pytest.mark.parametrize(("address", "why"), [
     ("garbage", "missing port number in address 'garbage'"),
     ("tcp://[::1", "invalid address '[::1'; maybe: ipv6 needs brackets like [::1]"),
+    ("tcp://\x1b]52;c;aGk=\x07h", "missing port number in address '\\x1b]52;c;aGk=\\x07h'"),
     ("tls://127.0.0.1:9", "TLS expects a `ssl_context` argument of type ssl.SSLContext (perhaps check your TLS "
                           "configuration?) Instead got None"),
 ])
@@ -93,7 +94,8 @@ def test_a_malformed_scheduler_address_is_a_usage_error_at_once(tmp_path: Path, 
                           cwd=tmp_path, capture_output=True, text=True, timeout=25,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.returncode == 2
+    shown = address.replace("\x1b", "\\x1b").replace("\x07", "\\x07")  # through the sanitizer
     assert done.stderr.splitlines()[-1] == (
-        f"Error: cannot reach the Dask scheduler at {address} ({why}); check the address "
+        f"Error: cannot reach the Dask scheduler at {shown} ({why}); check the address "
         "(tcp://host:8786) and that the scheduler runs")
     assert done.stdout == ""
