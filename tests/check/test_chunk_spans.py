@@ -12,8 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay.check.engine import Policy, audit_items
-from replay.log.event import ChunkSpan
+from replay.check.core import CoreChecker
+from replay.check.engine import Policy, _dispatch, audit_items
+from replay.checker import Checker, Found
+from replay.findings import Finding, Rule, Severity
+from replay.log.event import ChunkSpan, Event
 from replay.log.reader import read_log
 from tests.helpers import MULTI_TURN, PARALLEL_CALLS, TODO_WRITE, bytes_source, dump, records
 
@@ -84,3 +87,42 @@ def test_damaged_chunks_judge_as_events_do(log: str, draw: st.DataObject, single
         recs = _mutate(recs, min(index, len(recs) - 1), draw.draw(st.sampled_from(MUTATIONS)))
     by_event, by_span = _both(dump(recs), Policy.SINGLE if single else Policy.PARALLEL)
     assert by_event == by_span
+
+
+class _Witness(Checker):
+    """A second checker that wants every event: it sees each chunk of a span, in
+    order, after the core has judged it, as with single events."""
+
+    def __init__(self, seen: list[tuple[str, int]]) -> None:
+        self.seen = seen
+
+    def event(self, ev: Event) -> Found:
+        self.seen.append(("witness", ev.line))
+        return [Finding(Rule("W1", "invariant", "test", "every event is seen"), Severity.WARNING, "seen",
+                        ev.line)] if ev.type == "assistant/chunk" else None
+
+
+class _Core(CoreChecker):
+    def __init__(self, seen: list[tuple[str, int]]) -> None:
+        super().__init__()
+        self.seen = seen
+
+    def event(self, ev: Event) -> Found:
+        self.seen.append(("core", ev.line))
+        return super().event(ev)
+
+
+def test_two_checkers_that_want_chunks_see_each_chunk_in_event_order() -> None:
+    data = dump(records(MULTI_TURN))
+    runs = []
+    for spans in (False, True):
+        seen: list[tuple[str, int]] = []
+        log = read_log(bytes_source(data))
+        done = _dispatch(log.audit_batches() if spans else log.batches(), [_Core(seen), _Witness(seen)])
+        runs.append((seen, [(f.rule.id, f.line) for f in done.findings.kept], done.events))
+    assert runs[0] == runs[1]
+    events = [item for item in read_log(bytes_source(data)).items() if isinstance(item, Event)]
+    plain = [ev for ev in events if ev.type == "assistant/chunk"]
+    assert len(plain) > 5  # the log has plain chunks (its packed rows go to ``run``)
+    assert [line for who, line in runs[1][0] if who == "witness"] == [ev.line for ev in events]
+    assert ("W1", plain[0].line) in runs[1][1]
