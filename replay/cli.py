@@ -426,11 +426,12 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
 
     selection = _selection(names)
     selected = _scenario_names(scenarios_dir, selection)
+    shown_pending = sanitize(pending or "")
     if pending is not None and not Path(pending).is_dir() and _names_scenarios(pending, scenarios_dir):
-        raise click.UsageError(f"--pending {pending}: {pending} is a scenario; write `replay check {pending} "
-                               "--pending` (or --pending=DIR to name a folder)")
+        raise click.UsageError(f"--pending {shown_pending}: {shown_pending} is a scenario; write `replay check "
+                               f"{shown_pending} --pending` (or --pending=DIR to name a folder)")
     if pending is not None and any(_inside(Path(pending), tree) for tree in (goldens_dir, scenarios_dir)):
-        raise click.UsageError(f"--pending {pending}: inside the golden or scenario tree; pending goldens go "
+        raise click.UsageError(f"--pending {shown_pending}: inside the golden or scenario tree; pending goldens go "
                                f"elsewhere (the default is {PENDING_FOLDER})")
     reporting = CHECK_FORMATS[fmt]
     store = GoldenStore(goldens_dir)

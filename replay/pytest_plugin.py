@@ -45,6 +45,7 @@ from typing import Any
 
 import pytest
 
+from replay.report.snapshot import change_text
 from replay.snapshot.artefacts import render_artefacts
 from replay.snapshot.compare import scenario_names
 from replay.snapshot.diff import guess_changes, new_file_changes
@@ -52,6 +53,7 @@ from replay.snapshot.hints import in_ci
 from replay.snapshot.pending import DEFAULT_FOLDER, PendingStore, PendingWriter
 from replay.snapshot.scenario import run_scenario
 from replay.snapshot.store import GoldenStore
+from replay.style import PLAIN, sanitize
 
 __all__ = ["golden_extension", "replay_scenario", "replay_snapshot", "scenario_names"]
 
@@ -193,15 +195,12 @@ def golden_extension(root: Path, writes: _Writes | None = None, shown: Callable[
             golden = self.golden or "the golden"
             new = bytes(serialized_data)
             if not snapshot_data:
-                yield f"{golden}: no such golden; `pytest --snapshot-update` (or `replay refresh`) writes it:"
+                yield f"{sanitize(golden)}: no such golden; `pytest --snapshot-update` (or `replay refresh`) writes it:"
                 found = new_file_changes(new)
             else:
-                yield f"{golden}: differs from this run:"
+                yield f"{sanitize(golden)}: differs from this run:"
                 found = guess_changes(bytes(snapshot_data), new)
-            for change in found:
-                where = f"{golden}:{change.line}: " if change.line is not None else ""
-                yield f"{where}{change.text}"
-                yield from (f"  {line}" for line in change.body)
+            yield from change_text(golden, found, PLAIN, "").splitlines()
 
     return ReplayGoldens
 

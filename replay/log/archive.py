@@ -114,6 +114,19 @@ class _End:
                 "(make the archive again)")
 
 
+def _leads_out(name: str) -> bool:
+    """An absolute member name, or one with a ``..`` part: it names no place in the archive."""
+    return name.startswith("/") or ".." in name.split("/")
+
+
+def _refused(name: str) -> Callable[[], BinaryIO]:
+    def opener() -> BinaryIO:
+        raise OSError(f"its member {name} leads out of the archive (an absolute name or a '..' part), so it "
+                      "was not read; make the archive with names relative to its root")
+
+    return opener
+
+
 def _member_opener(tar: tarfile.TarFile, info: tarfile.TarInfo) -> Callable[[], BinaryIO]:
     def opener() -> BinaryIO:
         member = tar.extractfile(info)
@@ -153,6 +166,11 @@ def archive_sources(archive: Archive, cap: int = DEFAULT_CAP) -> Iterator[Source
     with _opened(archive, end) as (tar, streamed):
         for info in tar:
             if not info.isreg() or not info.name.endswith(LOG_SUFFIXES):
+                continue
+            if _leads_out(info.name):
+                # Reported under the archive's own name: ``a.tar/../x/session.jsonl``
+                # would be shown (and fingerprinted) as the file ``x/session.jsonl``.
+                yield Source(archive.path, _refused(info.name), discovered=True)
                 continue
             name = f"{archive.path}/{info.name.removeprefix('./')}"
             opener = _member_opener(tar, info)

@@ -9,7 +9,7 @@ from typing import Any
 
 from replay.findings import Finding, Rule
 from replay.log.lines import Unparsable, decode_json
-from replay.log.values import CWD_PLACEHOLDER, is_nonneg_safe_int, is_number, is_placeholder, show
+from replay.log.values import CWD_PLACEHOLDER, is_nonneg_safe_int, is_number, is_placeholder, json_type, show
 
 A1 = Rule("A1", "format", "storage", "the log starts with one complete header line")
 A2 = Rule("A2", "format", "storage", "the header line is valid JSON")
@@ -41,9 +41,6 @@ class Header:
         return v if isinstance(v, str) else None
 
 
-_JSON_TYPES = {"list": "array", "str": "string", "int": "number", "float": "number", "bool": "boolean"}
-
-
 def _err(rule: Rule, message: str) -> Finding:
     return rule.error(message, line=1, type="session")
 
@@ -69,7 +66,7 @@ def parse_header(payload: bytes | bytearray | None, terminated: bool) -> tuple[H
         return None, [_err(A2, f"the first line should be the session header, but it cannot be parsed: {exc}")]
     if not isinstance(record, dict):
         return None, [_err(A4, "the first line should be the session header, a JSON object, but it is a "
-                                 f"JSON {_JSON_TYPES.get(type(record).__name__, type(record).__name__)}")]
+                                 f"JSON {json_type(record)}")]
     version = record.get("version")
     if is_number(version) and version != 0:
         direction = (

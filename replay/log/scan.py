@@ -20,7 +20,7 @@ from replay.log.event import PACKED_TAGS, ChunkRun, ChunkSpan, Event
 from replay.log.legacy import Migration
 from replay.log.lines import Unparsable, decode_json
 from replay.log.rows import RowError, decode_row
-from replay.log.values import MAX_SAFE_INTEGER, show
+from replay.log.values import MAX_SAFE_INTEGER, json_type, show
 from replay.log.zstd import A9
 
 A6 = Rule("A6", "format", "storage", "every record can be read (valid JSON; packed chunk rows well formed)")
@@ -49,7 +49,6 @@ def _damage(number: int, strict: bool, rule: Rule, message: str, seq: int | None
 
 
 _SEQ_RULE = "seqs count 0, 1, 2, … from the first event, with no gap or repeat"
-_JSON_TYPES: dict[type, str] = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
 def _expected(expected: int | None) -> str:
@@ -163,7 +162,7 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: i
                         expected = None
                     else:
                         hurt(_damage(number, strict, A7, f"the record is a JSON "
-                                     f"{_JSON_TYPES.get(type(record), 'value')}, not an event, so the events' seqs "
+                                     f"{json_type(record)}, not an event, so the events' seqs "
                                      f"break off here{_expected(expected)}"))
                     continue
                 tag = record.get("type")

@@ -29,6 +29,15 @@ def is_nonempty_str(value: Any) -> bool:
     return isinstance(value, str) and value != ""
 
 
+_JSON_TYPES: dict[type, str] = {dict: "object", list: "array", str: "string", int: "number", float: "number",
+                                 bool: "boolean", type(None): "null"}
+
+
+def json_type(value: Any) -> str:
+    """What JSON calls the type of a parsed value ("object", "array", "null", …)."""
+    return _JSON_TYPES.get(type(value), "value")
+
+
 def show(value: Any, limit: int = 60) -> str:
     """A short JSON-ish rendering of a value for a finding's message."""
     import orjson

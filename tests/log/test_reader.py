@@ -239,3 +239,11 @@ def test_a_flood_of_damage_is_capped_per_rule() -> None:
     assert len(report.findings) == 101
     assert [f.rule for f in report.findings] == ["A6"] * 101
     assert report.findings[-1].message.startswith("900 more A6 findings between lines 102 and 1001")
+
+
+@pytest.mark.parametrize(("first", "shown"), [(b"null", "null"), (b"[1]", "array"), (b'"s"', "string"),
+                                             (b"1.5", "number"), (b"true", "boolean")])
+def test_a_first_line_that_is_not_an_object_names_its_json_type(first: bytes, shown: str) -> None:
+    report = audit_bytes(first + b"\n")
+    assert [(f.rule, f.message) for f in report.findings] == [
+        ("A4", f"the first line should be the session header, a JSON object, but it is a JSON {shown}")]

@@ -267,3 +267,27 @@ def test_an_archive_cut_short_says_so_and_keeps_the_logs_before(corpus: Path, tm
         assert (reports[-1]["path"], reports[-1]["status"], [(f["rule"], f["message"]) for f in
                                                              reports[-1]["findings"]]) == (
             str(archive), "unreadable", [("IO", message)])
+
+
+def test_a_member_named_out_of_the_archive_is_reported_on_the_archive(tmp_path: Path) -> None:
+    """``a.tar/../../x/session.jsonl`` would be shown, and fingerprinted, as the file
+    ``x/session.jsonl``: such a member is reported under the archive's own name."""
+    data = dump(records(TODO_WRITE))
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name in ("ok/session.jsonl", "../../x/session.jsonl", "/abs/session.jsonl"):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    archive = tmp_path / "logs.tar"
+    archive.write_bytes(buf.getvalue())
+    for jobs in ("1", "2"):
+        code, got = _audit("--jobs", jobs, str(archive))
+        reports = orjson.loads(got)["files"]
+        assert code == 1
+        assert [r["path"] for r in reports] == [f"{archive}/ok/session.jsonl", str(archive), str(archive)]
+        assert [(r["status"], [(f["rule"], f["message"]) for f in r["findings"]]) for r in reports[1:]] == [
+            ("unreadable", [("IO", f"the file cannot be read: its member {name} leads out of the archive (an "
+                                   "absolute name or a '..' part), so it was not read; make the archive with names "
+                                   "relative to its root")])
+            for name in ("../../x/session.jsonl", "/abs/session.jsonl")]
