@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from replay.check.engine import LogReport
 from replay.check.fingerprint import file_identity
 from replay.check.selection import filtered
 from replay.findings import Finding
+from replay.log.bounded import TooLarge, capped_blocks
+from replay.log.reader import Limits
+from replay.output import json_bytes
 
 FORMAT = 1
 Key = tuple[str, str, str]
@@ -76,12 +77,19 @@ class Baseline:
         return filtered(report, kept)
 
 
+MAX_BASELINE_BYTES = Limits().max_log_bytes
+"""The largest baseline file read (a baseline is no larger than the logs it covers)."""
+
+
 def read_baseline(path: Path) -> Baseline:
     try:
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            data = b"".join(capped_blocks(stream.read, MAX_BASELINE_BYTES))
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read the baseline ({exc.strerror or exc}); write one with "
                             "--write-baseline") from None
+    except TooLarge:
+        raise BaselineError(f"{path}: not a baseline (larger than {MAX_BASELINE_BYTES} bytes)") from None
     try:
         doc = json.loads(data)  # not orjson: a file name may hold an escaped lone surrogate
     except (ValueError, RecursionError) as exc:
@@ -117,8 +125,4 @@ def baseline_document(reports: Iterable[LogReport]) -> dict[str, Any]:
 def baseline_bytes(reports: Iterable[LogReport]) -> bytes:
     """The baseline file's bytes (strings that UTF-8 cannot carry, such as a lone
     surrogate in a file name, written as escapes)."""
-    doc = baseline_document(reports)
-    try:
-        return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
-    except orjson.JSONEncodeError:
-        return (json.dumps(doc, indent=2, ensure_ascii=True) + "\n").encode()
+    return json_bytes(baseline_document(reports), indent=True) + b"\n"

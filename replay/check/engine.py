@@ -163,14 +163,14 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
     audit. A hook a checker does not override is never called. A span of plain chunks
     goes whole to the one checker that wants chunks (when two do, each chunk goes to
     each, in the order of single events)."""
-    wants_all = [c.event for c in judges if c.interest is None and c.overrides("event")]
+    every = [c for c in judges if c.interest is None and c.overrides("event")]
+    wants_all = [c.event for c in every]
     by_type: dict[str, list[Checker]] = {}
     for c in judges:
         for t in c.interest or ():
             by_type.setdefault(t, []).append(c)
     runs = [c.run for c in judges if c.overrides("run")]
-    chunk_judges = [c for c in judges if (c.interest is None and c.overrides("event"))
-                    or "assistant/chunk" in (c.interest or ())]
+    chunk_judges = every + by_type.get("assistant/chunk", [])  # the order a single chunk meets them in
     span_judge = chunk_judges[0].chunks if len(chunk_judges) == 1 else None
     done = _Pass()
     findings, after_damage, damage, groups = done.findings, done.after_damage, done.damage, done.groups
@@ -379,14 +379,11 @@ def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Li
     reports: list[LogReport] = []
     names: dict[str, int] = {}  # every log-named member → its place in the archive
     judged: dict[str, int] = {}  # the members A10 judges → their report's index
-
-    def seen(location: str) -> bool:
-        return location in names
-
+    cap = (limits or Limits()).max_log_bytes
     try:
-        for source in archive_sources(archive, (limits or Limits()).max_log_bytes):
+        for source in archive_sources(archive, cap):
             names.setdefault(source.path, len(names))
-            report = audit_source(source, policy, limits, fingerprints, seen)
+            report = audit_source(source, policy, limits, fingerprints, names.__contains__)
             if report is not None:
                 if source.path.endswith(_STORED) and report.status != "unreadable":
                     judged[source.path] = len(reports)
@@ -397,7 +394,7 @@ def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Li
              if names.get(twin_location(location), -1) > names[location]}
     if again:
         with contextlib.suppress(ArchiveError):  # the first pass has already said what is wrong
-            for source in archive_sources(archive, (limits or Limits()).max_log_bytes):
+            for source in archive_sources(archive, cap):
                 if source.path in again:
                     report = audit_source(source, policy, limits, fingerprints, names.__contains__)
                     if report is not None:

@@ -25,9 +25,7 @@ import zstandard
 
 from replay.log.reader import Source
 from replay.log.source import DEFAULT_CAP, LOG_SUFFIXES, Archive, stream_source
-
-_MAX_WINDOW = 1 << 27
-"""zstd's own default limit on a frame's window (the memory a decoder may need)."""
+from replay.log.zstd import MAX_WINDOW
 
 
 class ArchiveError(Exception):
@@ -147,7 +145,7 @@ def _opened(archive: Archive, end: _End) -> Iterator[tuple[tarfile.TarFile, bool
         streamed = archive.compressed or not stream.seekable()
         plain: IO[bytes] = stream
         if archive.compressed:
-            plain = zstandard.ZstdDecompressor(max_window_size=_MAX_WINDOW).stream_reader(
+            plain = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW).stream_reader(
                 stream, read_across_frames=True, closefd=False)
         with tarfile.open(fileobj=plain, mode="r|" if streamed else "r:", tarinfo=end.info_class()) as tar:
             yield tar, streamed

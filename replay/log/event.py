@@ -145,10 +145,6 @@ class ChunkSpan:
     def last_line(self) -> int:
         return self.line + len(self.records) - 1
 
-    @property
-    def last_seq(self) -> int:
-        return self.seq0 + len(self.records) - 1
-
     def events(self) -> Iterator[Event]:
         line, seq = self.line, self.seq0
         for k, record in enumerate(self.records):

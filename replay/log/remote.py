@@ -20,11 +20,9 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from replay.extras import MissingExtra, require
+from replay.log.bounded import BLOCK
 from replay.log.reader import Opener, Source
 from replay.log.source import ARCHIVE_SUFFIXES, LOG_SUFFIXES, Archive, Unit
-
-BLOCK = 1 << 20
-"""Bytes fetched at a time (the reader's own block size)."""
 
 _TWINS = {"session.jsonl": "session.jsonl.zstd", "session.jsonl.zstd": "session.jsonl"}
 

@@ -99,9 +99,7 @@ def scan_records(
     chunks come grouped as ``ChunkSpan`` items (for the audit: most events of a log
     are chunks, and most need one look per span).
     """
-    if spans:
-        return _scan(segments, max_record, first_line, offset, migrations, True)
-    return _scan(segments, max_record, first_line, offset, migrations, False)
+    return _scan(segments, max_record, first_line, offset, migrations, spans)
 
 
 def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int, offset: int,

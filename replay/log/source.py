@@ -115,7 +115,7 @@ def display_path(path: str, cwd: str | None = None) -> str:
         return path
     base = os.path.abspath(cwd if cwd is not None else os.getcwd())
     full = os.path.abspath(path)
-    if full == base or not full.startswith(base.rstrip(os.sep) + os.sep):
+    if full == base or not _inside(full, base):
         return os.path.normpath(path) if not os.path.isabs(path) else path
     return os.path.relpath(full, base)
 

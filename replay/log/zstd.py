@@ -25,7 +25,7 @@ A9 = Rule("A9", "format", "storage", "a .zstd log's frames are whole and intact"
 MAGIC = b"\x28\xb5\x2f\xfd"
 PIECE = 1 << 20
 """Largest plaintext piece handed on."""
-_MAX_WINDOW = 1 << 27
+MAX_WINDOW = 1 << 27
 """zstd's own default limit on a frame's window (the memory a decoder may need)."""
 
 
@@ -110,7 +110,7 @@ def frame_plaintexts(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool, 
     size = stream.seek(0, os.SEEK_END)
     if size > cap:
         raise DecompressedTooLarge(f"compressed size exceeds the limit of {cap} bytes")
-    dctx = zstandard.ZstdDecompressor(max_window_size=_MAX_WINDOW)
+    dctx = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW)
     total = 0
     start = 0
     while start < size:

@@ -59,11 +59,6 @@ class Selection:
     def everything(self) -> bool:
         return not self.selectors
 
-    @property
-    def whole_scenarios(self) -> bool:
-        """No selector names an artefact: every golden of a selected scenario counts."""
-        return all(s.artefact is None for s in self.selectors)
-
     def wants_scenario(self, scenario: str) -> bool:
         return self.everything or any(s.wants_scenario(scenario) for s in self.selectors)
 

@@ -19,9 +19,8 @@ harness of each date wrote (``generation_of``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any, Literal
 
 from replay.log.event import Event
@@ -92,19 +91,6 @@ def detect_profile(events: Iterable[Event]) -> Profile | None:
     return None
 
 
-def peek_profile(events: Iterable[Event]) -> tuple[Profile | None, Iterator[Event]]:
-    """``detect_profile`` without consuming the stream: the profile, and the events
-    (all of them) to render. Only the events up to the first telling one are held."""
-    it = iter(events)
-    held: list[Event] = []
-    for event in it:
-        held.append(event)
-        found = generation_of(event)
-        if found is not None:
-            return found, chain(held, it)
-    return None, iter(held)
-
-
 def _message_content(block: Any) -> dict[str, Any] | None:
     if not isinstance(block, dict):
         return None
@@ -140,4 +126,4 @@ class AutomationSession:
 
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "AutomationSession", "Profile", "ProfileInfo", "detect_profile",
-           "generation_of", "peek_profile"]
+           "generation_of"]

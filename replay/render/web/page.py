@@ -72,15 +72,6 @@ def _title(ev: Event) -> str | None:
     return title if isinstance(title, str) else None
 
 
-def session_title(events: Iterable[Event]) -> str | None:
-    """The last ``session/title`` event's title, if any."""
-    title: str | None = None
-    for ev in events:
-        found = _title(ev) if ev.type == "session/title" else None
-        title = found if found is not None else title
-    return title
-
-
 def head_section(title: str) -> str:
     return (
         "<head>\n<meta charset=\"utf-8\">\n"
@@ -162,10 +153,9 @@ def _clipped_pre(text: str, total: int, ps: PageStrings) -> str:
     return f"<pre>{esc(shown)}</pre>{note}"
 
 
-def row_body_html(call: ToolCall, row: RowFields, ps: PageStrings | None = None) -> str:
+def row_body_html(call: ToolCall, row: RowFields, ps: PageStrings) -> str:
     """The expanded IN/OUT card; an input or output longer than ``CLIP`` characters is
     cut, with its full length shown."""
-    ps = ps or page_strings("en")
     parts = []
     if call.args_raw != "":
         ok, value = call.parsed
@@ -202,11 +192,6 @@ def entry_html(entry: Entry, locale: str) -> str:
     assert_never(entry)
 
 
-def transcript_section(entries: Iterable[Entry], locale: str) -> str:
-    body = "".join(entry_html(entry, locale) for entry in entries)
-    return f"<main class=\"transcript\">\n{body}</main>\n"
-
-
 def plan_list_html(panel: PanelFields, ps: PageStrings, list_id: str, hidden: bool) -> str:
     """``<ul>`` of a plan's items, per ``li[data-status]`` a glyph (named by its status
     for screen readers; it has no text) and the content."""
@@ -235,15 +220,10 @@ def panel_section(panel: PanelFields | None, ps: PageStrings) -> str:
     )
 
 
-def timeline_section(steps: Sequence[TimelineStep], ps: PageStrings) -> str:
-    """The plan timeline: a range input with previous/next buttons, one jump button per
-    step, a live status line, the plan view (filled by the script) and the JSON data.
-    Nothing at all when the plan never changes."""
-    return "".join(timeline_chunks(steps, ps))
-
-
 def timeline_chunks(steps: Sequence[TimelineStep], ps: PageStrings) -> Iterator[str]:
-    """``timeline_section`` in pieces, a step at a time."""
+    """The plan timeline, a step at a time: a range input with previous/next buttons,
+    one jump button per step, a live status line, the plan view (filled by the script)
+    and the JSON data. Nothing at all when the plan never changes."""
     if not steps:
         return
     last = len(steps) - 1

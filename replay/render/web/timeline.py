@@ -102,20 +102,14 @@ def _shown(value: Any) -> Any:
     return value
 
 
-def timeline_data(steps: Sequence[TimelineStep], s: PageStrings) -> dict[str, Any]:
-    """What the page's script reads: the text shown when no plan stands, the joiner of
-    the status line, and per step its seq, cause, label, position, progress (``None``:
-    no plan) and items, each ``[status, the status's spoken name, content]``."""
-    return {**timeline_head(s), "steps": [step_data(step, s) for step in steps]}
-
-
 def timeline_head(s: PageStrings) -> dict[str, Any]:
     """The data's fields before its steps."""
     return {"empty": s.timeline_empty, "joiner": STATUS_JOINER}
 
 
 def step_data(step: TimelineStep, s: PageStrings) -> dict[str, Any]:
-    """One step of the data (see ``timeline_data``)."""
+    """One step of the data: its seq, cause, label, position, progress (``None``: no
+    plan) and items, each ``[status, the status's spoken name, content]``."""
     return {
         "seq": step.seq,
         "cause": step.cause,
@@ -128,8 +122,9 @@ def step_data(step: TimelineStep, s: PageStrings) -> dict[str, Any]:
 
 
 def timeline_json(steps: Sequence[TimelineStep], s: PageStrings) -> Iterator[str]:
-    """``script_json(timeline_data(steps, s))`` in pieces, one step at a time (the same
-    text, never the whole data at once: a long timeline is most of a page)."""
+    """What the page's script reads, as JSON in pieces, one step at a time (never the
+    whole data at once: a long timeline is most of a page): the text shown when no plan
+    stands, the joiner of the status line, and each step's ``step_data``."""
     head = script_json(timeline_head(s))
     yield head[:-1] + ',"steps":['
     for i, step in enumerate(steps):
