@@ -345,10 +345,6 @@ def _names_scenarios(text: str, scenarios_dir: Path) -> bool:
     return any(selector.wants_scenario(name) for name in scenario_names(scenarios_dir))
 
 
-def _inside(path: Path, tree: Path) -> bool:
-    return path.resolve() == tree.resolve() or tree.resolve() in path.resolve().parents
-
-
 def _tree_args(scenarios_dir: Path, goldens_dir: Path) -> tuple[str, ...]:
     """The tree options as given, when not at their default: what a suggested command repeats."""
     args: list[str] = []
@@ -422,6 +418,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     )
     from replay.snapshot.hints import in_ci
     from replay.snapshot.pending import PendingError, PendingStore, PendingWriter, checked_scope
+    from replay.snapshot.scenario import resolves_inside
     from replay.snapshot.store import GoldenStore
 
     selection = _selection(names)
@@ -430,7 +427,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     if pending is not None and not Path(pending).is_dir() and _names_scenarios(pending, scenarios_dir):
         raise click.UsageError(f"--pending {shown_pending}: {shown_pending} is a scenario; write `replay check "
                                f"{shown_pending} --pending` (or --pending=DIR to name a folder)")
-    if pending is not None and any(_inside(Path(pending), tree) for tree in (goldens_dir, scenarios_dir)):
+    if pending is not None and any(resolves_inside(Path(pending), tree) for tree in (goldens_dir, scenarios_dir)):
         raise click.UsageError(f"--pending {shown_pending}: inside the golden or scenario tree; pending goldens go "
                                f"elsewhere (the default is {PENDING_FOLDER})")
     reporting = CHECK_FORMATS[fmt]

@@ -29,7 +29,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-_LONE = re.compile("[\ud800-\udfff]")
+from replay.style import LONE_SURROGATE
+
 _INDEX_KEY = re.compile(r"0|[1-9][0-9]*")
 _MAX_INDEX = 2**32 - 2
 _MAX_SAFE = 2**53
@@ -41,9 +42,13 @@ def quote(text: str) -> str:
     encoder (in C: one pass, no pieces) escapes exactly what ``JSON.stringify`` does
     but lone surrogates, which it leaves raw: those are escaped after."""
     out = _escape_basestring(text)
-    if _LONE.search(out) is None:
-        return out
-    return _LONE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+    return out if LONE_SURROGATE.search(out) is None else escape_lone(out)
+
+
+def escape_lone(text: str) -> str:
+    """Each lone surrogate of a JSON text as its ``\\uXXXX`` escape (in JSON text a raw
+    surrogate can only stand inside a string literal)."""
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _double(value: int) -> float:

@@ -34,9 +34,8 @@ from typing import Any, Protocol
 
 import orjson
 
+from replay.jsjson import escape_lone
 from replay.style import LONE_SURROGATE
-
-_LONE = LONE_SURROGATE
 
 
 def utf8(text: str) -> bytes:
@@ -44,7 +43,7 @@ def utf8(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _LONE.sub("\ufffd", text).encode("utf-8")
+        return LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
 _SLICE = 1 << 20
@@ -59,11 +58,6 @@ def _encoded(data: str | bytes) -> Iterator[bytes]:
     else:
         for start in range(0, len(data), _SLICE):
             yield utf8(data[start:start + _SLICE])
-
-
-def _escape_lone(text: str) -> str:
-    # In JSON text a raw surrogate can only stand inside a string literal.
-    return _LONE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 _MAX_INT_BITS = 14_000
@@ -88,7 +82,7 @@ def json_text(value: Any, *, indent: bool = False) -> str:
     """JSON text of a value orjson may refuse (see the module docstring)."""
     text = json.dumps(_plain(value), ensure_ascii=False, indent=2 if indent else None,
                       separators=(",", ": ") if indent else (",", ":"))
-    return _escape_lone(text)
+    return escape_lone(text)
 
 
 def json_bytes(value: Any, *, indent: bool = False) -> bytes:
@@ -101,7 +95,7 @@ def json_bytes(value: Any, *, indent: bool = False) -> bytes:
 
 def pretty_json(value: Any) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)``, lone surrogates escaped."""
-    return _escape_lone(json.dumps(_plain(value), indent=2, ensure_ascii=False))
+    return escape_lone(json.dumps(_plain(value), indent=2, ensure_ascii=False))
 
 
 class Writable(Protocol):

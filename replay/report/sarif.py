@@ -19,7 +19,6 @@ range (a seq a log made up) is written as a string.
 from __future__ import annotations
 
 import os
-import re
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -35,18 +34,18 @@ from replay.findings import Finding, Severity
 from replay.log.source import display_path
 from replay.report.audit import AuditReporter
 from replay.report.rules import help_text, paragraphs
+from replay.style import LONE_SURROGATE
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 ROOT = "%SRCROOT%"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.POLICY: "note"}
 FINGERPRINT_KEY = "replay/v1"
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _SAFE = 2**53 - 1
 
 
 def text(value: str) -> str:
     """A string SARIF (UTF-8 JSON) can carry: lone surrogates as U+FFFD."""
-    return _SURROGATE.sub("\ufffd", value)
+    return LONE_SURROGATE.sub("\ufffd", value)
 
 
 def number(value: int | None) -> int | str | None:

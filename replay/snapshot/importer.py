@@ -60,8 +60,9 @@ from replay.snapshot.scenario import (
     Scenario,
     is_scenario_name,
     read_bounded,
-    schema_text,
+    shipped_schema,
 )
+from replay.snapshot.store import GoldenStore, StoreError
 from replay.todo.tool import TOOL_NAME, policy_of_description
 
 OVERRIDE_FILE = "replay.override.json"
@@ -165,23 +166,18 @@ def _publish(scenarios_root: Path, target: Path, files: dict[str, bytes | Path])
 
 
 def _ensure_schema(scenarios_root: Path) -> list[str]:
-    """``scenarios_root/scenario.schema.json``, written when missing or outdated."""
+    """``scenarios_root/scenario.schema.json`` (the shipped schema), written when
+    missing or outdated: read under a cap, written atomically, never through a link."""
     path = scenarios_root / SCHEMA_FILE
-    text = schema_text().encode()
+    text = shipped_schema().encode()
     with contextlib.suppress(OSError):
-        if path.read_bytes() == text:
+        if read_bounded(path, len(text)) == text:
             return []
-    existed = path.exists()
-    temp = scenarios_root / f".tmp-{secrets.token_hex(6)}-{SCHEMA_FILE}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    existed = path.exists() or path.is_symlink()
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+        GoldenStore(scenarios_root).write_top(SCHEMA_FILE, text)
+    except StoreError as exc:
+        raise NewScenarioError(str(exc)) from None
     return [f"{'updated' if existed else 'wrote'} {path} (the JSON Schema each scenario.json's $schema points at)"]
 
 

@@ -363,18 +363,18 @@ class _Session:
     persist_throw: bool = False
 
 
-def _resolves_inside(path: Path, root: Path) -> bool:
+def resolves_inside(path: Path, root: Path) -> bool:
     """Whether ``path``, links followed, is ``root`` or below it."""
     try:
         return path.resolve().is_relative_to(root.resolve())
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a loop of links (Python 3.11)
         return False
 
 
 def _inside(folder: Path, name: str) -> Path:
     """``folder/name``, refused when a symlink takes it out of the scenario folder."""
     path = folder / name
-    if not _resolves_inside(path, folder):
+    if not resolves_inside(path, folder):
         raise ScenarioError(f"{path}: leaves the scenario folder (a symlink?); recorded files must be inside it")
     return path
 
@@ -384,7 +384,7 @@ def _confined(folder: Path, root: Path) -> None:
     if folder.is_symlink():
         raise ScenarioError(f"{folder}: a symbolic link; refused (replay never follows a link out of the scenario "
                             "tree: replace it with the folder)")
-    if not _resolves_inside(folder, root):
+    if not resolves_inside(folder, root):
         raise ScenarioError(f"{folder}: outside the scenario folder {root}; refused")
 
 
