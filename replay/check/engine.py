@@ -27,7 +27,7 @@ from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.log.header import Header
 from replay.log.reader import IO, AuditItem, Item, Limits, LogRead, Opener, Source, read_log
 from replay.log.repair import REPAIR_TYPES, RepairTracker
-from replay.log.source import Archive, Unit
+from replay.log.source import STORED_NAMES, Archive, Unit
 from replay.todo.rules import SingleActivePolicy, TodoChecker
 
 INTERNAL = Rule("INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)")
@@ -402,7 +402,7 @@ def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Li
     return reports
 
 
-_STORED = ("/session.jsonl", "/session.jsonl.zstd")
+_STORED = tuple(f"/{name}" for name in STORED_NAMES)
 """The names A10 judges (``judges_identity`` says whether a log's place is judged)."""
 
 

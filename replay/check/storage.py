@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from replay.findings import Finding, Rule
 from replay.log.header import Header
+from replay.log.source import STORED_NAMES
 
 A10 = Rule("A10", "format", "storage", "a log in a session root sits where its header's id and cwd place it")
 
@@ -49,9 +50,6 @@ def _utf16_units(text: str) -> list[str]:
     return [chr(int.from_bytes(raw[i : i + 2], "big")) for i in range(0, len(raw), 2)]
 
 
-_STORED_NAMES = {"session.jsonl": "session.jsonl.zstd", "session.jsonl.zstd": "session.jsonl"}
-
-
 def storage_identity(location: str, header: Header | None,
                      exists: Callable[[str], bool] = os.path.exists) -> list[Finding]:
     """A10, for logs that sit in a production root (``--<project>--/<id>/session.*``).
@@ -82,10 +80,10 @@ def storage_identity(location: str, header: Header | None,
 
 def judges_identity(location: str, header: Header | None) -> bool:
     """Whether A10 judges a log: it has a header and sits in a production root."""
-    if header is None or not location.endswith(("session.jsonl", "session.jsonl.zstd")):
+    if header is None or not location.endswith(tuple(STORED_NAMES)):
         return False
     folder, name = os.path.split(location)
-    if name not in _STORED_NAMES:
+    if name not in STORED_NAMES:
         return False
     project = os.path.basename(os.path.dirname(folder))
     return (project.startswith("--") and project.endswith("--") and len(project) >= 4) or project == "_no-cwd"
@@ -94,10 +92,10 @@ def judges_identity(location: str, header: Header | None) -> bool:
 def twin_location(location: str) -> str:
     """The same session's log in the other encoding (``session.jsonl`` ↔ ``.zstd``)."""
     folder, name = os.path.split(location)
-    return os.path.join(folder, _STORED_NAMES[name])
+    return os.path.join(folder, STORED_NAMES[name])
 
 
 def both_encodings(location: str) -> Finding:
     name = os.path.basename(location)
-    return A10.error(f"both {name} and {_STORED_NAMES[name]} exist for this session, but a session "
+    return A10.error(f"both {name} and {STORED_NAMES[name]} exist for this session, but a session "
                      "is stored in one encoding only: the harness refuses it", line=1, type="session")

@@ -22,9 +22,7 @@ from typing import Any, BinaryIO
 from replay.extras import MissingExtra, require
 from replay.log.bounded import BLOCK
 from replay.log.reader import Opener, Source
-from replay.log.source import ARCHIVE_SUFFIXES, LOG_SUFFIXES, Archive, Unit
-
-_TWINS = {"session.jsonl": "session.jsonl.zstd", "session.jsonl.zstd": "session.jsonl"}
+from replay.log.source import ARCHIVE_SUFFIXES, LOG_SUFFIXES, STORED_NAMES, Archive, Unit
 
 
 def filesystem(url: str) -> tuple[Any, str]:
@@ -70,7 +68,7 @@ class RemoteFile(Opener):
 
 def _twin_of(location: str) -> str | None:
     folder, name = posixpath.split(location)
-    other = _TWINS.get(name)
+    other = STORED_NAMES.get(name)
     return f"{folder}/{other}" if other else None
 
 

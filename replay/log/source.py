@@ -30,6 +30,9 @@ from replay.log.reader import Limits, Opener, Source
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
 ARCHIVE_SUFFIXES = (".tar", ".tar.zst", ".tar.zstd")
+STORED_NAMES = {"session.jsonl": "session.jsonl.zstd", "session.jsonl.zstd": "session.jsonl"}
+"""A production root stores a session's log under one of two names (plain, zstd):
+each name to the other (rule A10 looks for both)."""
 DEFAULT_CAP = Limits().max_log_bytes
 
 PassedOver = Callable[[str, str], None]
