@@ -15,11 +15,30 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import strategies as st
 
 from replay.check.engine import LogReport, Policy, audit_log
 from replay.log.reader import Limits, Source, read_log
 
 REPO = Path(__file__).resolve().parent.parent
+
+SURROGATES = st.characters(categories=["Cs"])
+"""Lone surrogates, which ``st.characters()`` leaves out by default."""
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+CONTROLS = st.one_of(st.characters(max_codepoint=0x1F), st.characters(min_codepoint=0x7F, max_codepoint=0x9F),
+                     st.sampled_from(BIDI_CONTROLS))
+"""C0 controls, DEL, C1 controls and the bidi controls: what the sanitizer escapes."""
+CHARACTERS = st.one_of(st.characters(codec="utf-8"), SURROGATES, CONTROLS)
+"""Hostile characters: any character, with lone surrogates and controls drawn often
+enough to matter (``st.text()`` never draws a surrogate and rarely a control). Build
+text of them with ``hostile_text``, not ``st.text(CHARACTERS)``."""
+
+
+def hostile_text(max_size: int | None = None) -> st.SearchStrategy[str]:
+    """Text of ``CHARACTERS``. Not ``st.text(CHARACTERS)``: ``st.text`` merges a
+    ``one_of`` of character strategies into one range of code points, which loses the
+    weights, so a lone surrogate or a bidi control all but never comes up."""
+    return st.lists(CHARACTERS, max_size=max_size).map("".join)
 
 
 def corpus_root() -> Path:

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.style import COLORED, COLORS, COLORS_OFF, PLAIN, sanitize, style_for, use_color
+from tests.helpers import BIDI_CONTROLS, CHARACTERS
 
 
 @pytest.mark.parametrize(("raw", "shown"), [
@@ -31,7 +32,8 @@ def test_newlines_are_escaped_on_one_line_and_kept_in_a_block() -> None:
     assert sanitize("a\nb\x1b", keep_newlines=True) == "a\nb\\x1b"
 
 
-@given(st.text())
+# Lists joined, not st.text(): see tests.helpers.hostile_text.
+@given(st.lists(st.one_of(CHARACTERS, st.sampled_from("\ufffe\uffff"))).map("".join))
 def test_nothing_unsafe_is_left_and_it_is_idempotent(text: str) -> None:
     for keep in (False, True):
         shown = sanitize(text, keep_newlines=keep)
@@ -39,7 +41,9 @@ def test_nothing_unsafe_is_left_and_it_is_idempotent(text: str) -> None:
         shown.encode("utf-8")  # no lone surrogate left
         assert not any((ord(c) < 0x20 and c not in "\t\n") or 0x7F <= ord(c) <= 0x9F for c in shown)
         assert not set(shown) & set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+        assert not set(shown) & set(BIDI_CONTROLS + "\ufffe\uffff")
         assert keep or "\n" not in shown
+        assert shown.count("\ufffd") == text.count("\ufffd") + sum(0xD800 <= ord(c) <= 0xDFFF for c in text)
 
 
 class _Tty(io.StringIO):
