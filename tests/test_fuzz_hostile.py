@@ -9,7 +9,9 @@ FIFOs in place of files, stray temp files, and a mutated recording.
 For every command and every input: no traceback, an exit status in {0, 1, 2}, standard
 output that is valid UTF-8, no control character (C0 but tab and newline, DEL, C1, bidi
 controls) in a text or GitHub report or in a message, every GitHub line a workflow
-command, and no file changed outside the temporary folder the run owns.
+command, and no file changed outside the temporary folder the run owns: not the files
+links point at, and not the repository the commands run in (its ``goldens/``,
+``scenarios/`` and ``.replay/``, the default trees, and no new entry at its top).
 
 ``HYPOTHESIS_PROFILE=ci`` (the default under ``CI``) runs enough examples to find, on
 the code before issue 9, the lone-surrogate crashes, the 64-bit JSON crash and the
@@ -244,11 +246,29 @@ def _snapshot(root: Path) -> dict[str, Any]:
     return out
 
 
+_CACHES = frozenset({".hypothesis", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".nox"})
+"""Entries at the repository's top that the test tools themselves write."""
+
+
+def _repo_snapshot() -> dict[str, Any]:
+    """The repository (and the working directory, where relative defaults such as
+    ``goldens`` and ``.replay/pending`` land): its default trees, file by file, and
+    the names at its top."""
+    out: dict[str, Any] = {}
+    for root in {REPO, Path.cwd()}:
+        for tree in ("goldens", "scenarios", ".replay"):
+            out.update(_snapshot(root / tree))
+        out[f"{root}/*"] = sorted(name for name in os.listdir(root)
+                                  if name not in _CACHES and not name.startswith(".coverage"))
+    return out
+
+
 class Sandbox:
     """A temp root for one example: ``work/`` (what the commands may change) and
     ``outside/`` (precious files links point at). ``seal()`` once the example is set
-    up: from then on nothing outside ``work/`` may change. Temporary files (``view``'s
-    page, spools) go inside the root."""
+    up: from then on nothing outside ``work/`` may change, neither in ``outside/`` nor
+    in the repository the commands run in (``_repo_snapshot``). Temporary files
+    (``view``'s page, spools) go inside the root."""
 
     def __init__(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="replay-fuzz-"))
@@ -262,10 +282,13 @@ class Sandbox:
         self.sealed: dict[str, Any] | None = None
 
     def seal(self) -> None:
-        self.sealed = _snapshot(self.outside)
+        self.sealed = {**_snapshot(self.outside), **_repo_snapshot()}
 
     def check(self) -> None:
-        assert self.sealed is not None and _snapshot(self.outside) == self.sealed
+        assert self.sealed is not None
+        now = {**_snapshot(self.outside), **_repo_snapshot()}
+        changed = sorted(key for key in self.sealed.keys() | now.keys() if self.sealed.get(key) != now.get(key))
+        assert now == self.sealed, f"changed outside the sandbox's work folder: {changed}"
 
 
 @contextlib.contextmanager
