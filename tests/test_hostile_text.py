@@ -99,7 +99,9 @@ def test_the_page_shows_control_characters_escaped(tmp_path: Path) -> None:
     assert '"watch ' + SHOWN.replace("\\", "\\\\") + '"' in html
 
 
-def _on_tty(args: list[str]) -> bytes:
+def _on_tty(args: list[str]) -> tuple[int, bytes]:
+    """The exit status of ``replay ARGS`` run with a terminal as its standard output,
+    and what it wrote there."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "replay", *args], cwd=REPO, stdout=follower,
                             stderr=subprocess.DEVNULL, env={**os.environ, "NO_COLOR": "1"})
@@ -113,14 +115,39 @@ def _on_tty(args: list[str]) -> bytes:
         if not chunk:
             break
         out += chunk
-    proc.wait(timeout=60)
+    code = proc.wait(timeout=60)
     os.close(leader)
-    return out
+    return code, out
+
+
+ACP_SHOWN = ("\\u001b]52;c;cHduZWQ=\\u0007\\u001b]8;;https://x.invalid/\\u001b\\\\\\u001b[2J\\x9b31m\\x9d0;t\\x9c"
+             "\\u202e\\u0000")
+"""``EVIL`` in ACP's JSON on a terminal: what JSON escapes (C0) as JSON escapes it, then
+what JSON leaves as it is (C1, bidi) escaped by the sanitizer."""
 
 
 @pytest.mark.parametrize("surface", ["acp", "web", "stdio"])
 def test_a_render_to_a_terminal_shows_escapes_escaped(tmp_path: Path, surface: str) -> None:
     path = _evil_log(tmp_path)
-    out = _on_tty(["render", surface, str(path)]).decode("utf-8").replace("\r\n", "\n")
+    code, raw = _on_tty(["render", surface, str(path)])
+    out = raw.decode("utf-8").replace("\r\n", "\n")
     assert out
     _clean(out)
+    assert code == 0
+    assert "\x1b]52" not in out
+    lines = out.splitlines()
+    if surface == "acp":
+        assert "\\u001b]52;c;cHduZWQ=\\u0007" in out  # the OSC 52 sequence, escaped
+        assert len(lines) == 32
+        assert sum(f'"title":"title {ACP_SHOWN}"' in line for line in lines) == 1
+        assert sum(f'"status":"done{ACP_SHOWN}"' in line for line in lines) == 1
+        assert sum(f'"text":"output {ACP_SHOWN}"' in line for line in lines) == 1
+    else:
+        assert "\\x1b]52;c;cHduZWQ=\\x07" in out  # the OSC 52 sequence, escaped
+    if surface == "web":
+        assert lines == ["row=todo_write", "title=Update to-do list", "summary=0/3 completed · read the code",
+                         "suffix=+1", "panel=1 in progress\u2002·\u20022 pending", f"item=done{SHOWN} read the code",
+                         f"item=in_progress watch {SHOWN}", "item=pending write the fix"]
+    if surface == "stdio":
+        assert f"    [~] watch {SHOWN}" in lines
+        assert f"  [tool result] output {SHOWN}" in lines
