@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 import pytest
 import zstandard
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -189,7 +189,11 @@ def _fail(check: str, args: list[str], detail: str) -> None:
 def _run(args: list[str], *, report: str | None = None) -> str:
     """Run one command in process; return its standard output, checked. ``report``
     (``text`` or ``github``) asks for the control-character checks of a report."""
-    result = CliRunner().invoke(main, args)
+    return _checked(CliRunner().invoke(main, args), args, report=report)
+
+
+def _checked(result: Result, args: list[str], *, report: str | None = None) -> str:
+    """``result``'s standard output, after ``_run``'s checks."""
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         if FINDINGS_LOG is None:
             raise result.exception  # where it was raised tells one bug from another
@@ -437,8 +441,10 @@ def test_every_tree_command_survives_a_hostile_tree(ops: list[str], recipe: Any)
         _check_file(work / "junit.xml", "JUnit XML", ["check", "--junit"])
 
 
-@pytest.mark.parametrize("args", [["audit", "-"], ["render", "stdio", "-"], ["plan", "-"], ["view", "-"]])
-def test_standard_input_is_a_hostile_log_too(args: list[str]) -> None:
+@pytest.mark.parametrize(("args", "report"), [
+    (["audit", "-"], "text"), (["audit", "--format", "github", "-"], "github"), (["render", "stdio", "-"], None),
+    (["plan", "-"], None), (["view", "-"], None)])
+def test_standard_input_is_a_hostile_log_too(args: list[str], report: str | None) -> None:
     data = _encode([{"type": "session", "version": 0, "id": "s\ud800", "createdAt": 0, "delegationDepth": 0},
                     {"type": "session/title", "seq": 10**30, "time": -1, "data": {"title": "\x1b]52;c;eA==\x07"}}])
     with _sandbox() as box:
@@ -447,3 +453,10 @@ def test_standard_input_is_a_hostile_log_too(args: list[str]) -> None:
         assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
         assert result.exit_code in (0, 1)
         result.stdout_bytes.decode("utf-8")
+        out = _checked(result, args, report=report)  # what the siblings check of every command
+        if args[0] == "view":
+            page = Path(out.strip())
+            assert page.parent == box.root / "tmp" and page.is_file(), out
+            _check_file(page, "the page", args)
+            html = page.read_text(encoding="utf-8")
+            assert "<title>\\x1b]52;c;eA==\\x07</title>" in html  # the title, escaped
