@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from replay.check.baseline import Baseline, BaselineError, baseline_document, read_baseline
@@ -129,9 +129,11 @@ def test_appending_a_bad_record_reports_exactly_it(archive: Path) -> None:
 def _insert_good_records(recs: list[dict[str, Any]], at: int, good: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``good`` (seqs 0…) inserted before record ``at``, taking its seqs; every later
     seq (and the seqs records name: sourceEventSeqs, surfaceOp ranges) shifted past
-    them."""
+    them. ``at == len(recs)`` appends them, from the seq after the last record's."""
+    from tests.helpers import next_seq
+
     k = len(good)
-    first = recs[at].get("seq", recs[at].get("seq0"))
+    first = recs[at].get("seq", recs[at].get("seq0")) if at < len(recs) else next_seq(recs)
 
     def shift(n: Any) -> Any:
         return n + k if isinstance(n, int) and n >= first else n
@@ -210,10 +212,12 @@ def _fingerprinted(recs: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
 
 
 @settings(max_examples=40)
-@given(st.lists(st.integers(min_value=1, max_value=10_000), min_size=1, max_size=6))
+@given(st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=6))
+@example(positions=[0])  # after the last record, alone
 def test_good_records_inserted_anywhere_leave_every_fingerprint(positions: list[int]) -> None:
     """User messages (unconstrained anywhere) inserted at random places, before, between
-    and after the bad records, with every later seq renumbered: the same fingerprints."""
+    and after the bad records (position 0: after the last record), with every later seq
+    renumbered: the same fingerprints."""
     from tests.helpers import TODO_WRITE, index_of, records
 
     recs = records(TODO_WRITE)
@@ -224,6 +228,10 @@ def test_good_records_inserted_anywhere_leave_every_fingerprint(positions: list[
     recs.append({"type": "todo/write", "seq": recs[-1]["seq"] + 1, "time": 0, "data": {"todos": []}})  # D14
     before = _fingerprinted(recs)
     assert [rule for rule, _ in before] == ["D14", "D14", "T5"]
-    for n, at in enumerate(sorted({1 + p % (len(recs) - 1) for p in positions}, reverse=True)):
+    last_seq, count = recs[-1]["seq"], len(recs)
+    places = sorted({1 + (p - 1) % count for p in positions}, reverse=True)  # 1 … count: count appends
+    for n, at in enumerate(places):
         recs = _insert_good_records(recs, at, [_user_message(n)])
+    assert recs[-1]["type"] == ("user/message" if places[0] == count else "todo/write")
+    assert recs[-1]["seq"] == last_seq + len(places)
     assert _fingerprinted(recs) == before
