@@ -72,6 +72,13 @@ def dump(recs: Iterable[Any]) -> bytes:
     )
 
 
+def ascii_dump(recs: Iterable[Any]) -> bytes:
+    """Records as JSON text with every non-ASCII character escaped (``ensure_ascii``):
+    the one way to write a lone surrogate into a JSON file; big integers are written
+    exactly."""
+    return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in recs)
+
+
 def bytes_source(data: bytes, path: str = "mem/session.jsonl") -> Source:
     return Source(path, lambda: io.BytesIO(data))
 

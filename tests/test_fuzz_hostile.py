@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import os
 import re
 import shutil
@@ -40,7 +39,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replay.cli import main
-from tests.helpers import ACP, CONTROLS, REPO, SURROGATES, corpus_file, hostile_text
+from tests.helpers import ACP, CONTROLS, REPO, SURROGATES, ascii_dump, corpus_file, hostile_text
 
 # The command line raises the recursion limit (deeply nested values); raise it before
 # the tests run, so that hypothesis sees no change during an example.
@@ -123,12 +122,6 @@ def _mutate(recs: list[Any], ops: list[tuple[str, int, Any]]) -> None:
             _set(rec, leaves[(at // 7) % len(leaves)][0], value)
 
 
-def _encode(recs: list[Any]) -> bytes:
-    # ensure_ascii: the one way to write a lone surrogate (as an escape) into JSON text;
-    # big integers are written exactly.
-    return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in recs)
-
-
 def _damage(data: bytes, ops: list[tuple[str, int, bytes]]) -> bytes:
     buf = bytearray(data)
     for kind, at, blob in ops:
@@ -156,7 +149,7 @@ def _build(recipe: tuple[str, list[tuple[str, int, Any]], list[tuple[str, int, b
     base, ops, damage, name = recipe
     recs = [orjson.loads(line) for line in corpus_file(base).read_bytes().split(b"\n") if line]
     _mutate(recs, ops)
-    data = _damage(_encode(recs), damage)
+    data = _damage(ascii_dump(recs), damage)
     if name.endswith(".zstd"):
         lines = data.split(b"\n")
         cctx = zstandard.ZstdCompressor(write_checksum=True)
@@ -445,7 +438,7 @@ def test_every_tree_command_survives_a_hostile_tree(ops: list[str], recipe: Any)
     (["audit", "-"], "text"), (["audit", "--format", "github", "-"], "github"), (["render", "stdio", "-"], None),
     (["plan", "-"], None), (["view", "-"], None)])
 def test_standard_input_is_a_hostile_log_too(args: list[str], report: str | None) -> None:
-    data = _encode([{"type": "session", "version": 0, "id": "s\ud800", "createdAt": 0, "delegationDepth": 0},
+    data = ascii_dump([{"type": "session", "version": 0, "id": "s\ud800", "createdAt": 0, "delegationDepth": 0},
                     {"type": "session/title", "seq": 10**30, "time": -1, "data": {"title": "\x1b]52;c;eA==\x07"}}])
     with _sandbox() as box:
         box.seal()

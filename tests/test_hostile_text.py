@@ -5,19 +5,17 @@ page, and whatever a render writes to a terminal."""
 
 from __future__ import annotations
 
-import json
 import os
 import pty
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from replay.cli import main
-from tests.helpers import REPO, TODO_WRITE, index_of, records
+from tests.helpers import REPO, TODO_WRITE, ascii_dump, index_of, records
 
 EVIL = "\x1b]52;c;cHduZWQ=\x07\x1b]8;;https://x.invalid/\x1b\\\x1b[2J\x9b31m\x9d0;t\x9c\u202e\x00"
 SHOWN = ("\\x1b]52;c;cHduZWQ=\\x07\\x1b]8;;https://x.invalid/\\x1b\\\\x1b[2J\\x9b31m\\x9d0;t\\x9c\\u202e"
@@ -27,10 +25,6 @@ IN_NAME = "\x1b[2J\x9b31m\x07\u202e"
 IN_NAME_SHOWN = "\\x1b[2J\\x9b31m\\x07\\u202e"
 CONTROL = set(map(chr, [*range(0x20), 0x7F, *range(0x80, 0xA0), 0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
                         *range(0x2066, 0x206A)])) - {"\t", "\n"}
-
-
-def _ascii_dump(recs: list[dict[str, Any]]) -> bytes:
-    return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in recs)
 
 
 def _evil_log(folder: Path) -> Path:
@@ -44,7 +38,7 @@ def _evil_log(folder: Path) -> Path:
     result = recs[index_of(recs, "tool/result")]["data"]["message"]["content"][0]["content"][0]
     result["text"] = f"output {EVIL}"
     path = folder / f"log{IN_NAME}.jsonl"
-    path.write_bytes(_ascii_dump(recs))
+    path.write_bytes(ascii_dump(recs))
     return path
 
 

@@ -13,15 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from replay.cli import main
-from tests.helpers import TODO_WRITE, index_of, records
+from tests.helpers import TODO_WRITE, ascii_dump, index_of, records
 
 LONE = "\udfff"
-
-
-def _ascii_dump(recs: list[dict[str, Any]]) -> bytes:
-    """Records as JSON text with every non-ASCII character escaped: the one way to
-    write a lone surrogate into a JSON file."""
-    return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in recs)
 
 
 def _hostile_strings(text: str) -> list[dict[str, Any]]:
@@ -89,9 +83,9 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_lone_surrogate_renders_as_the_replacement_character(in_tmp: Path) -> None:
     hostile = in_tmp / "hostile.jsonl"
-    hostile.write_bytes(_ascii_dump(_hostile_strings(LONE)))
+    hostile.write_bytes(ascii_dump(_hostile_strings(LONE)))
     replaced = in_tmp / "replaced.jsonl"
-    replaced.write_bytes(_ascii_dump(_hostile_strings("\ufffd")))
+    replaced.write_bytes(ascii_dump(_hostile_strings("\ufffd")))
     got = _outputs(hostile, in_tmp)
     want = _outputs(replaced, in_tmp)
     # Text and pages: exactly what a U+FFFD in its place gives (the page says so too).
@@ -112,7 +106,7 @@ def test_a_lone_surrogate_in_a_file_name_is_shown_replaced(tmp_path: Path) -> No
     del recs[0]["delegationDepth"]
     folder = tmp_path / "logs"
     folder.mkdir()
-    (folder / "x\udcff.jsonl").write_bytes(_ascii_dump(recs))  # the byte 0xff, as Python names it
+    (folder / "x\udcff.jsonl").write_bytes(ascii_dump(recs))  # the byte 0xff, as Python names it
     for fmt in ("text", "github", "json"):
         code, stdout, exc = _invoke("audit", "--format", fmt, str(folder))
         assert (code, exc) == (1, None), fmt
@@ -134,7 +128,7 @@ def test_integers_of_any_size_survive_every_output(tmp_path: Path) -> None:
     call = recs[index_of(recs, "tool/call")]["data"]
     call["arguments"] = call["arguments"].replace('"in_progress"}', '"in_progress", "n": ' + "9" * 400 + "}", 1)
     path = tmp_path / "session.jsonl"
-    path.write_bytes(_ascii_dump(recs))
+    path.write_bytes(ascii_dump(recs))
     seq = int(float(BIG))
     code, stdout, exc = _invoke("audit", "--format", "json", str(path))
     assert (code, exc) == (1, None)
