@@ -5,9 +5,12 @@ could not: what fails a run is the result's own ``failed``."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import io
 import json
 import os
+import signal
 import socket
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -21,14 +24,16 @@ import click
 from replay.check.engine import AuditResult, LogReport, Policy, failing_severities
 from replay.check.registry import RULES
 from replay.check.runner import audit_units
-from replay.check.selection import Selection, SelectionError, audit_selection, find_config, read_config
+from replay.check.selection import Selection, SelectionError, audit_selection, find_config
 from replay.extras import MissingExtra
 from replay.findings import Severity
+from replay.fs import Tree, within, write_output
 from replay.log.discover import discover, path_exists
 from replay.log.event import Event
+from replay.log.header import looks_like
 from replay.log.reader import Limits, LogRead, iter_events, read_log
 from replay.log.source import Unit, file_source, stdin_source
-from replay.output import OutputError, TextOut, json_bytes, write_file
+from replay.output import OutputError, TextOut, json_bytes
 from replay.parallel import fewer_gc_passes, usable_cpus
 from replay.report.audit import AuditJunit, AuditView, log_text
 from replay.report.registry import (
@@ -120,19 +125,51 @@ class _TextOnly:
         self.stream.flush()
 
 
+BROKEN_PIPE = 128 + signal.SIGPIPE
+"""The exit status when standard output's reader went away (``… | head``): what a
+shell reports for grep there."""
+
+
+def _flush_stdout() -> None:
+    """Standard output flushed and checked: whatever the size of the report, an output
+    that cannot be written is found here, not in the interpreter's last flush."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        raise OutputError(f"standard output: cannot write ({exc.strerror or exc})", exc.errno == errno.EPIPE) \
+            from None
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
-        """An output that cannot be written is exit 1, with the path and the OS error.
-        Ctrl-C before a command's work starts (a slow URL, a long listing) is exit 130,
-        as during it (``_stopping``), not click's exit 1."""
+        """An output that cannot be written is exit 1, with the path and the OS error;
+        a reader of standard output that went away ends the command quietly. Ctrl-C
+        before a command's work starts (a slow URL, a long listing) is exit 130, as
+        during it (``_stopping``), not click's exit 1."""
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            finally:
+                _flush_stdout()
         except OutputError as exc:
+            if exc.broken_pipe:
+                _silence_stdout()
+                ctx.exit(BROKEN_PIPE)
             click.echo(f"replay: {sanitize(str(exc))}", err=True)
+            _silence_stdout()
             ctx.exit(1)
         except KeyboardInterrupt:
             click.echo(f"replay {ctx.invoked_subcommand}: interrupted", err=True)
             ctx.exit(130)
+
+
+def _silence_stdout() -> None:
+    """Standard output pointed at /dev/null: what is still buffered for a stream that
+    failed is dropped, so the interpreter's last flush cannot fail again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _check_paths(paths: Iterable[str]) -> None:
@@ -274,9 +311,9 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
         out.write(held.getvalue())
     out.flush()
     if junit is not None:
-        write_file(junit, [AuditJunit.render(result)])
+        write_output(junit, [AuditJunit.render(result)])
     if write_baseline is not None:
-        write_file(write_baseline, [baseline_bytes(selected)])
+        write_output(write_baseline, [baseline_bytes(selected)])
         total = sum(len(r.findings) for r in selected)
         click.echo(f"replay audit: wrote a baseline of {total} finding(s) to {sanitize(str(write_baseline))}", err=True)
         sys.exit(0)
@@ -286,18 +323,34 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
 def _audit_selection(select: tuple[str, ...], ignore: tuple[str, ...], min_severity: str | None) -> Selection:
     """The command line's choice over the nearest [tool.replay.audit] table's."""
     try:
-        found = find_config()
-        config = read_config(found) if found is not None else None
-        return audit_selection(select or None, ignore or None, min_severity, config)
+        return audit_selection(select or None, ignore or None, min_severity, find_config())
     except SelectionError as exc:
         raise click.UsageError(sanitize(str(exc))) from None
 
 
+SCENARIOS = "scenarios"
+GOLDENS = "goldens"
+
+
+def _folder_tree(path: Path, own: Path) -> Tree:
+    """A tree option's folder: the repo's own (``own``, its default, typed or not) is
+    opened without following a link at any level; another folder the user named is
+    theirs (the links in its path are followed). Nothing below either is trusted."""
+    return Tree.found(path) if path == own else Tree.named(path)
+
+
+def _tree(ctx: click.Context, param: click.Parameter, value: Path | None) -> Tree | None:
+    if value is None:
+        return None
+    assert isinstance(param, click.Option) and param.default is not None
+    return _folder_tree(Path(value), Path(str(param.default)))
+
+
 _tree_options = [
     click.option("--scenarios", "scenarios_dir", type=click.Path(file_okay=False, path_type=Path),
-                 default=Path("scenarios"), show_default=True, help="Folder of scenario folders."),
+                 default=Path(SCENARIOS), show_default=True, callback=_tree, help="Folder of scenario folders."),
     click.option("--goldens", "goldens_dir", type=click.Path(file_okay=False, path_type=Path),
-                 default=Path("goldens"), show_default=True, help="Folder of golden folders."),
+                 default=Path(GOLDENS), show_default=True, callback=_tree, help="Folder of golden folders."),
 ]
 
 
@@ -318,21 +371,24 @@ def _selection(names: tuple[str, ...]) -> GoldenSelection:
         raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
 
 
-def _scenario_names(scenarios_dir: Path, selection: GoldenSelection) -> list[str]:
+def _scenario_names(scenarios_dir: Tree, selection: GoldenSelection, command: str) -> list[str]:
     from replay.snapshot.compare import selected_scenarios
     from replay.snapshot.select import SelectorError
+    from replay.snapshot.store import StoreError
 
     try:
         selected = selected_scenarios(scenarios_dir, selection)
     except SelectorError as exc:
         raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
+    except StoreError as exc:
+        _fail(command, exc)
     if not selected:
         raise click.UsageError(f"no scenarios in {sanitize(str(scenarios_dir))} (a scenario is a folder with "
                                "scenario.json)")
     return selected
 
 
-def _names_scenarios(text: str, scenarios_dir: Path) -> bool:
+def _names_scenarios(text: str, scenarios_dir: Tree) -> bool:
     """Whether ``text`` read as a selector selects a scenario (``--pending NAME`` took a
     selector for its folder)."""
     from replay.snapshot.compare import scenario_names
@@ -345,12 +401,12 @@ def _names_scenarios(text: str, scenarios_dir: Path) -> bool:
     return any(selector.wants_scenario(name) for name in scenario_names(scenarios_dir))
 
 
-def _tree_args(scenarios_dir: Path, goldens_dir: Path) -> tuple[str, ...]:
+def _tree_args(scenarios_dir: Tree, goldens_dir: Tree) -> tuple[str, ...]:
     """The tree options as given, when not at their default: what a suggested command repeats."""
     args: list[str] = []
-    if scenarios_dir != Path("scenarios"):
+    if scenarios_dir.path != Path(SCENARIOS):
         args += ["--scenarios", str(scenarios_dir)]
-    if goldens_dir != Path("goldens"):
+    if goldens_dir.path != Path(GOLDENS):
         args += ["--goldens", str(goldens_dir)]
     return tuple(args)
 
@@ -398,7 +454,7 @@ _jobs_option = click.option(
                                                     "writes goldens.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
 @_jobs_option
-def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: str, junit: Path | None,
+def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: str, junit: Path | None,
           pending: str | None, full: bool, ci_flag: bool, no_color: bool, jobs: int | None) -> None:
     """Run scenarios keylessly and compare every golden (all scenarios when none is named).
 
@@ -418,16 +474,15 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     )
     from replay.snapshot.hints import in_ci
     from replay.snapshot.pending import PendingError, PendingStore, PendingWriter, checked_scope
-    from replay.snapshot.scenario import resolves_inside
     from replay.snapshot.store import GoldenStore
 
     selection = _selection(names)
-    selected = _scenario_names(scenarios_dir, selection)
+    selected = _scenario_names(scenarios_dir, selection, "check")
     shown_pending = sanitize(pending or "")
     if pending is not None and not Path(pending).is_dir() and _names_scenarios(pending, scenarios_dir):
         raise click.UsageError(f"--pending {shown_pending}: {shown_pending} is a scenario; write `replay check "
                                f"{shown_pending} --pending` (or --pending=DIR to name a folder)")
-    if pending is not None and any(resolves_inside(Path(pending), tree) for tree in (goldens_dir, scenarios_dir)):
+    if pending is not None and any(within(Path(pending), tree.path) for tree in (goldens_dir, scenarios_dir)):
         raise click.UsageError(f"--pending {shown_pending}: inside the golden or scenario tree; pending goldens go "
                                f"elsewhere (the default is {PENDING_FOLDER})")
     reporting = CHECK_FORMATS[fmt]
@@ -439,7 +494,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
         with ExitStack() as stack:
             writer = None
             if pending is not None:
-                pending_store = PendingStore(Path(pending))
+                pending_store = PendingStore(_folder_tree(Path(pending), Path(PENDING_FOLDER)))
                 stack.enter_context(pending_store.lock())
                 pending_store.manifest()  # an untrusted manifest is refused before anything runs
                 writer = PendingWriter(pending_store)
@@ -462,7 +517,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
     if fmt == "github":
         _append_step_summary(CheckStepSummary.render(report))
     if junit is not None:
-        write_file(junit, [CheckJunit.render(report)])
+        write_output(junit, [CheckJunit.render(report)])
     sys.exit(1 if report.failed else 0)
 
 
@@ -475,7 +530,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
 @click.option("--full", is_flag=True, help="--dry-run: show every change with values untruncated.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
 @_jobs_option
-def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prune: bool, dry_run: bool, full: bool,
+def refresh(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, prune: bool, dry_run: bool, full: bool,
             no_color: bool, jobs: int | None) -> None:
     """Rewrite the goldens that changed, keylessly: the scenario's script or recording
     plays the model, the tools run for real. Byte-identical goldens are not touched.
@@ -489,7 +544,7 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
     from replay.snapshot.store import StoreError, StoreLocked
 
     selection = _selection(names)
-    _scenario_names(scenarios_dir, selection)
+    _scenario_names(scenarios_dir, selection, "refresh")
     try:
         with _stopping("refresh"):
             result = refresh_scenarios(scenarios_dir, goldens_dir, selection, prune=prune, dry_run=dry_run, full=full,
@@ -502,7 +557,7 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
 
 _pending_options = [
     click.option("--pending", "pending_dir", type=click.Path(file_okay=False, path_type=Path),
-                 default=Path(PENDING_FOLDER), show_default=True,
+                 default=Path(PENDING_FOLDER), show_default=True, callback=_tree,
                  help="The pending goldens (from `replay check --pending`, or a CI job's artefact)."),
     *_tree_options,
 ]
@@ -514,7 +569,7 @@ def pending_options(f: click.decorators.FC) -> click.decorators.FC:
     return f
 
 
-def _workflow(pending_dir: Path, scenarios_dir: Path, goldens_dir: Path) -> Workflow:
+def _workflow(pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree) -> Workflow:
     from replay.snapshot.pending import PendingStore, Workflow
     from replay.snapshot.store import GoldenStore
 
@@ -526,7 +581,7 @@ def _workflow(pending_dir: Path, scenarios_dir: Path, goldens_dir: Path) -> Work
 @pending_options
 @click.option("--full", is_flag=True, help="Show every change with values untruncated.")
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
-def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, goldens_dir: Path, full: bool,
+def review(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree, full: bool,
            no_color: bool) -> None:
     """Go through the pending goldens one by one: the changes accepting each would
     make, then one key: a accept, r reject, s skip, q quit, ? help (A, R, S: this one
@@ -551,15 +606,16 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
             click.echo(f"{REVIEW_KEYS} > ", nl=False)
             try:
                 key = _read_key()
-            except (KeyboardInterrupt, EOFError):
-                key = "q"
+            except EOFError:  # the end of input (^D, a closed terminal): as quitting
+                click.echo("")
+                return "q"
             click.echo(key if key.isprintable() else "")
             if key in KEYS:
                 return key
             if key == "?":
                 click.echo(REVIEW_HELP, nl=False)
             else:
-                click.echo(f"not a key here: {key!r} (? for help)")
+                click.echo(f"not a key here: {sanitize(repr(key))} (? for help)")
 
     def told(decision: Decision) -> None:
         if decision.action == "refused":
@@ -567,7 +623,8 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
 
     workflow = _workflow(pending_dir, scenarios_dir, goldens_dir)
     try:
-        result = run_review(workflow, ask, _selection(names), full=full, told=told)
+        with _stopping("review"):
+            result = run_review(workflow, ask, _selection(names), full=full, told=told)
     except SelectorError as exc:
         raise click.BadParameter(sanitize(str(exc)), param_hint="SELECTOR") from None
     except PendingError as exc:
@@ -578,13 +635,17 @@ def review(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, golde
 
 def _read_key() -> str:
     """One key from the terminal on stdin. Not click.getchar: it enters raw mode with
-    TCSAFLUSH, which throws away a key typed before the prompt was read."""
+    TCSAFLUSH, which throws away a key typed before the prompt was read. ``EOFError``
+    at the end of input (^D, NUL, a terminal gone), ``KeyboardInterrupt`` for ^C."""
     import select
     import termios
     import tty
 
     fd = sys.stdin.fileno()
-    before = termios.tcgetattr(fd)
+    try:
+        before = termios.tcgetattr(fd)
+    except termios.error:
+        raise EOFError from None
     try:
         tty.setraw(fd, termios.TCSANOW)
         data = os.read(fd, 1)
@@ -592,16 +653,19 @@ def _read_key() -> str:
             data += os.read(fd, 1)  # the rest of a UTF-8 character or of an escape sequence
             if data[0] < 0x80 and len(data) > 8:
                 break
+    except OSError:  # EIO: the terminal is gone
+        raise EOFError from None
     finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, before)
-    if data in (b"\x03", b""):
+        with contextlib.suppress(termios.error):
+            termios.tcsetattr(fd, termios.TCSADRAIN, before)
+    if data == b"\x03":
         raise KeyboardInterrupt
-    if data == b"\x04":
+    if data in (b"", b"\x04", b"\x00"):
         raise EOFError
     return data.decode("utf-8", "replace")
 
 
-def _decide(command: str, names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, goldens_dir: Path,
+def _decide(command: str, names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree,
             no_color: bool) -> NoReturn:
     from replay.report.snapshot import PendingText
     from replay.snapshot.pending import PendingError, accept, reject
@@ -622,7 +686,7 @@ def _decide(command: str, names: tuple[str, ...], pending_dir: Path, scenarios_d
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @pending_options
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
-def accept_command(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, goldens_dir: Path,
+def accept_command(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree,
                    no_color: bool) -> None:
     """Write pending goldens over the goldens (all, or those the selectors name: SCENARIO
     or SCENARIO/ARTEFACT, globs allowed), each atomically under the refresh lock.
@@ -638,7 +702,7 @@ def accept_command(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Pat
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @pending_options
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
-def reject_command(names: tuple[str, ...], pending_dir: Path, scenarios_dir: Path, goldens_dir: Path,
+def reject_command(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree,
                    no_color: bool) -> None:
     """Drop pending goldens (all, or those the selectors name); the goldens are not touched."""
     _decide("reject", names, pending_dir, scenarios_dir, goldens_dir, no_color)
@@ -649,9 +713,11 @@ def _read_or_exit(path: str, limits: Limits) -> tuple[LogRead, bool]:
     line is not a session header."""
     _check_paths([path])
     log, terminal = _render_input(path, limits)
-    if log.header is None:
+    if not log.is_session_log:
         shown = sanitize(path)
-        click.echo(f"{shown}: not a readable session log (run `replay audit {shown}` for why)", err=True)
+        what = (f"it looks like {looks_like(log.header.record)}" if log.header is not None
+                else f"not a readable session log (run `replay audit {shown}` for why)")
+        click.echo(f"{shown}: {sanitize(what)}", err=True)
         sys.exit(1)
     return log, terminal
 
@@ -744,7 +810,7 @@ def render(surface: str, path: str, live: bool, normalize: bool, terminal_output
             out.write(chunk)
         out.flush()
     else:
-        write_file(output, chunks)
+        write_output(output, chunks)
 
 
 def _json_lines(frames: Iterable[object]) -> Iterator[str]:
@@ -793,7 +859,7 @@ def view(path: str, locale: str, open_browser: bool, max_record_bytes: int, max_
         raise OutputError(f"{tempfile.gettempdir()}: cannot write the page ({exc.strerror or exc})") from None
     os.close(fd)
     try:
-        write_file(Path(name), page)
+        write_output(Path(name), page)
     except BaseException:
         os.unlink(name)
         raise
@@ -874,7 +940,7 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
     from replay.report.scenario import new_text
     from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log, scaffold
 
-    root = scenarios_dir if scenarios_dir is not None else Path("scenarios")
+    root = _folder_tree(scenarios_dir if scenarios_dir is not None else Path(SCENARIOS), Path(SCENARIOS))
     out = stdout()
     style = style_for(sys.stdout, no_color)
     try:

@@ -13,23 +13,18 @@ Neither may stop an output:
 * ``pretty_json(value)``: ``json.dumps(value, indent=2, ensure_ascii=False)`` with the
   same escapes.
 
-Writing: ``write_file(path, chunks)`` writes atomically (a temporary file beside the
-target, renamed over it once complete) and raises ``OutputError`` naming the path and
-the OS error, leaving no partial file; ``TextOut`` is a text stream over a binary one
-(standard output) that encodes the same way and reports a failing stream the same way.
+Writing: ``TextOut`` is a text stream over a binary one (standard output) that encodes
+the same way and turns a failing stream into ``OutputError``; files are written by
+``replay.fs`` (``write_output``: atomically, with the same encoding).
 """
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import io
 import json
 import math
-import os
-import secrets
-import stat
-from collections.abc import Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 import orjson
@@ -49,7 +44,7 @@ def utf8(text: str) -> bytes:
 _SLICE = 1 << 20
 
 
-def _encoded(data: str | bytes) -> Iterator[bytes]:
+def encoded(data: str | bytes) -> Iterator[bytes]:
     """``data`` as UTF-8, a long text in slices (never a second copy of all of it)."""
     if isinstance(data, bytes):
         yield data
@@ -105,76 +100,12 @@ class Writable(Protocol):
 
 
 class OutputError(Exception):
-    """An output could not be written; the message names the path and the OS error."""
+    """An output could not be written; the message names the path and the OS error.
+    ``broken_pipe``: the reader of standard output went away (``… | head``)."""
 
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
-def write_file(path: Path, chunks: Iterable[bytes | str]) -> None:
-    """Write ``chunks`` (text is ``utf8``-encoded) to ``path`` atomically: into a
-    temporary file beside it, fsynced, then renamed over it. On any failure the
-    temporary file is removed, ``path`` is untouched, and ``OutputError`` says why.
-
-    A path that names a device or a pipe (``/dev/null``, ``/dev/stdout``) is written in
-    place; a symbolic link the caller named is followed to its file."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write ({_reason(exc)})") from None
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        _write_in_place(path, chunks, st)
-        return
-    target = Path(os.path.realpath(path)) if st is not None else path
-    try:
-        fd, temp = _create_beside(target)
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write ({_reason(exc)})") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            _write_chunks(fh, chunks)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        if isinstance(exc, OSError):
-            raise OutputError(f"{path}: cannot write ({_reason(exc)})") from None
-        raise
-
-
-def _write_chunks(fh: Writable, chunks: Iterable[bytes | str]) -> None:
-    for chunk in chunks:
-        for data in _encoded(chunk):
-            fh.write(data)
-
-
-def _write_in_place(path: Path, chunks: Iterable[bytes | str], st: os.stat_result) -> None:
-    if stat.S_ISDIR(st.st_mode):
-        raise OutputError(f"{path}: cannot write (it is a folder)")
-    try:
-        with open(path, "wb") as fh:
-            _write_chunks(fh, chunks)
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write ({_reason(exc)})") from None
-
-
-_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def _create_beside(path: Path) -> tuple[int, Path]:
-    """A new, empty file next to ``path`` (mode 0666 less the umask, as ``open`` makes)."""
-    for _ in range(100):
-        temp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-        try:
-            return os.open(temp, _CREATE, 0o666), temp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name beside {path}")
+    def __init__(self, message: str, broken_pipe: bool = False) -> None:
+        super().__init__(message)
+        self.broken_pipe = broken_pipe
 
 
 class TextOut(io.TextIOBase):
@@ -196,13 +127,16 @@ class TextOut(io.TextIOBase):
 
     def write_bytes(self, data: str | bytes) -> None:
         try:
-            for piece in _encoded(data):
+            for piece in encoded(data):
                 self._stream.write(piece)
         except OSError as exc:
-            raise OutputError(f"{self._name}: cannot write ({_reason(exc)})") from None
+            raise self._failed(exc) from None
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except OSError as exc:
-            raise OutputError(f"{self._name}: cannot write ({_reason(exc)})") from None
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: OSError) -> OutputError:
+        return OutputError(f"{self._name}: cannot write ({exc.strerror or exc})", exc.errno == errno.EPIPE)

@@ -36,7 +36,7 @@ Key = tuple[Any, ...]
 """Names one loop-written event: its type, its turn, then what tells it apart."""
 
 
-def _call_id(data: dict[str, Any]) -> Any:
+def call_id_of(data: dict[str, Any]) -> Any:
     """The call id of a ``tool/result`` payload (today's shape)."""
     message = data.get("message")
     source = message.get("source") if isinstance(message, dict) else None
@@ -84,7 +84,7 @@ class Keyer:
         if type == "tool/call":
             return (type, turn, step, hashable(data.get("callId")))
         if type == "tool/result":
-            return (type, turn, step, hashable(_call_id(data))) if surface_op == "append" else None
+            return (type, turn, step, hashable(call_id_of(data))) if surface_op == "append" else None
         if type == "todo/write":
             return self._nth(type, self.turn)
         return None
@@ -102,7 +102,8 @@ class RecordedTurn:
     cancelled stream)."""
 
 
-def _outcome(result: Event, call_time: Any) -> ToolReply:
+def outcome_of(result: Event, call_time: Any) -> ToolReply:
+    """What a recorded ``tool/result`` gave its call (made at ``call_time``)."""
     data = result.data
     message = data.get("message")
     content = message.get("content") if isinstance(message, dict) else None
@@ -172,7 +173,7 @@ class Recording:
                 if call is not None and isinstance(call_id, str):
                     name, arguments = call.data.get("name"), call.data.get("arguments")
                     rec.calls[call_id] = RecordedCall(str(name), arguments if isinstance(arguments, str) else "",
-                                                      _outcome(ev, call.time))
+                                                      outcome_of(ev, call.time))
         return rec
 
     def called_tools(self) -> list[str]:
@@ -207,7 +208,14 @@ class Replayer:
         self.log = log
         self.transform = transform
         self.keyer = Keyer()
-        self._pending = list(recording.foreign)
+        self._pending: dict[Key | None, list[tuple[int, Event]]] = {}
+        """The foreign events still to append, by anchor, each with its place in the recording."""
+        self._anchors: dict[Any, list[Key]] = {}
+        """The anchors of each turn (every anchor names its turn second)."""
+        for place, (anchor, ev) in enumerate(recording.foreign):
+            if anchor not in self._pending and anchor is not None:
+                self._anchors.setdefault(anchor[1], []).append(anchor)
+            self._pending.setdefault(anchor, []).append((place, ev))
         self._seqs: dict[int, int] = {}
         self._started = False
 
@@ -230,10 +238,10 @@ class Replayer:
         loop event open the session; those left over in a turn close it."""
         if not self._started:
             self._started = True
-            self._emit(lambda anchor: anchor is None)
+            self._emit([None])
         if type == "turn/end" and isinstance(data, dict):
-            turn = data.get("turn")
-            self._emit(lambda anchor: anchor is not None and anchor[1] == turn and anchor[0] != "turn/end")
+            anchors = self._anchors.get(hashable(data.get("turn")), [])
+            self._emit([a for a in anchors if a is not None and a[0] != "turn/end"])
 
     def after(self, record: dict[str, Any]) -> None:
         """Called after the loop wrote an event: the foreign events anchored there follow."""
@@ -243,20 +251,23 @@ class Replayer:
         recorded = self.recording.own.get(key)
         if recorded is not None:
             self._seqs[recorded] = record["seq"]
-        self._emit(lambda anchor: anchor == key)
+        self._emit([key])
 
     def finish(self) -> None:
         """The run is over: anything still pending is appended, in recorded order."""
-        self._emit(lambda anchor: True)
+        self._emit(list(self._pending))
 
-    def _emit(self, due: Callable[[Key | None], bool]) -> None:
-        keep: list[tuple[Key | None, Event]] = []
-        for anchor, ev in self._pending:
-            if due(anchor):
-                self._append(ev)
-            else:
-                keep.append((anchor, ev))
-        self._pending = keep
+    def _emit(self, anchors: Iterable[Key | None]) -> None:
+        """Append the pending foreign events anchored at ``anchors``, in recorded order.
+        Each event is looked up by its anchor, never by a scan of all that are pending:
+        a run is linear in the length of its recording."""
+        due: list[tuple[int, Event]] = []
+        for anchor in anchors:
+            due.extend(self._pending.pop(anchor, ()))
+        if len(due) > 1:
+            due.sort(key=lambda item: item[0])
+        for _, ev in due:
+            self._append(ev)
 
     def _append(self, ev: Event) -> None:
         """Append a foreign event as it was written (a legacy shape stays legacy), its

@@ -30,7 +30,7 @@ from replay.check.engine import LogReport
 from replay.check.fingerprint import file_identity
 from replay.check.selection import filtered
 from replay.findings import Finding
-from replay.log.bounded import TooLarge, capped_blocks
+from replay.fs import FsError, read_named
 from replay.log.reader import Limits
 from replay.output import json_bytes
 
@@ -83,18 +83,15 @@ MAX_BASELINE_BYTES = Limits().max_log_bytes
 
 def read_baseline(path: Path) -> Baseline:
     try:
-        with path.open("rb") as stream:
-            data = b"".join(capped_blocks(stream.read, MAX_BASELINE_BYTES))
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read the baseline ({exc.strerror or exc}); write one with "
-                            "--write-baseline") from None
-    except TooLarge:
-        raise BaselineError(f"{path}: not a baseline (larger than {MAX_BASELINE_BYTES} bytes)") from None
+        data = read_named(path, MAX_BASELINE_BYTES, "the baseline")
+    except FsError as exc:
+        raise BaselineError(f"{exc}; write one with --write-baseline") from None
     try:
         doc = json.loads(data)  # not orjson: a file name may hold an escaped lone surrogate
     except (ValueError, RecursionError) as exc:
         raise BaselineError(f"{path}: not a baseline (not JSON: {exc})") from None
-    if not isinstance(doc, dict) or doc.get("replay-baseline") != FORMAT or not isinstance(doc.get("findings"), list):
+    version = doc.get("replay-baseline") if isinstance(doc, dict) else None
+    if type(version) is not int or version != FORMAT or not isinstance(doc.get("findings"), list):
         raise BaselineError(f'{path}: not a baseline of this version (a JSON object with "replay-baseline": {FORMAT} '
                             'and a "findings" list)')
     entries: Counter[Key] = Counter()

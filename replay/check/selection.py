@@ -29,6 +29,7 @@ from typing import Any
 from replay.check.engine import LogReport
 from replay.check.registry import RULES, rule_series
 from replay.findings import Finding, Severity
+from replay.fs import FsError, read_named
 
 SEVERITY_ORDER: Mapping[Severity, int] = {Severity.POLICY: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 """Severities from least to most severe (what ``min_severity`` compares)."""
@@ -143,19 +144,54 @@ class AuditConfig:
     min_severity: Severity | None = None
 
 
-def find_config(start: Path | None = None) -> Path | None:
-    """The nearest ``pyproject.toml`` with a ``[tool.replay.audit]`` table, from
-    ``start`` (the working directory) upward; ``None`` when there is none."""
-    folder = (start or Path(os.getcwd())).resolve()
+MAX_CONFIG_BYTES = 1 << 20
+"""The largest ``pyproject.toml`` read for the table."""
+_CLAIM = "tool.replay"
+
+
+def _parse_toml(path: Path) -> dict[str, Any]:
+    """A ``pyproject.toml`` parsed (read under a cap, a regular file only);
+    ``SelectionError`` naming the file and why it cannot be."""
+    try:
+        text = read_named(path, MAX_CONFIG_BYTES, "it").decode("utf-8")
+        return tomllib.loads(text)
+    except FsError as exc:
+        raise SelectionError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise SelectionError(f"{path}: cannot read it as TOML (not UTF-8: {exc.reason} at byte {exc.start})") \
+            from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SelectionError(f"{path}: cannot read it as TOML ({exc})") from None
+    except RecursionError:
+        raise SelectionError(f"{path}: cannot read it as TOML (nested too deeply)") from None
+
+
+def _claims(path: Path) -> bool:
+    """Whether a file that cannot be parsed names the table (then its problems are ours)."""
+    try:
+        return _CLAIM.encode() in read_named(path, MAX_CONFIG_BYTES, "it").replace(b" ", b"").replace(b'"', b"")
+    except FsError:
+        return False
+
+
+def find_config(start: Path | None = None) -> AuditConfig | None:
+    """The ``[tool.replay.audit]`` table of the nearest ``pyproject.toml`` that has one,
+    from ``start`` (the working directory) upward; ``None`` when there is none. A file
+    that cannot be parsed is passed over unless it names the table: then it is a
+    ``SelectionError`` naming the file (a broken table is never silently skipped)."""
+    folder = Path(os.path.abspath(start or os.getcwd()))
     for candidate in (folder, *folder.parents):
         path = candidate / "pyproject.toml"
-        if path.is_file():
-            try:
-                doc = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue  # not ours to judge unless it claims the table (read_config does)
-            if _table(doc) is not None:
-                return path
+        if not path.is_file():
+            continue
+        try:
+            doc = _parse_toml(path)
+        except SelectionError:
+            if _claims(path):
+                raise
+            continue  # not ours to judge
+        if _table(doc) is not None:
+            return _config(path, doc)
     return None
 
 
@@ -169,13 +205,13 @@ def _table(doc: Mapping[str, Any]) -> Any:
 
 
 def read_config(path: Path) -> AuditConfig:
-    """Read and check the table; every problem is a ``SelectionError`` naming the file
-    and the key."""
+    """Read and check the table of ``path``; every problem is a ``SelectionError``
+    naming the file and the key."""
+    return _config(path, _parse_toml(path))
+
+
+def _config(path: Path, doc: Mapping[str, Any]) -> AuditConfig:
     where = f"{path} [tool.replay.audit]"
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SelectionError(f"{path}: cannot read it as TOML ({exc})") from None
     table = _table(doc)
     if not isinstance(table, dict):
         raise SelectionError(f"{where}: must be a table")

@@ -41,6 +41,18 @@ class Header:
         return v if isinstance(v, str) else None
 
 
+def looks_like(record: dict[str, Any]) -> str:
+    """What a JSON first line that is not a session header looks like, in words, for
+    the commands that need a session log (``render``, ``plan``, ``view``, ``new``)."""
+    if "jsonrpc" in record:
+        return ("an ACP transcript (JSON-RPC messages, such as a harness's stdout.expected.jsonl or what `replay "
+                "render acp` writes), not a session log: give the session.jsonl it was rendered from")
+    if "seq" in record or "seq0" in record:
+        return ("a session log's events without its session header (the log's first line is missing): give the "
+                "whole log")
+    return f'a JSON line whose "type" is {show(record.get("type"))}, not a session header: not a session log'
+
+
 def _err(rule: Rule, message: str) -> Finding:
     return rule.error(message, line=1, type="session")
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from replay.fs import FsError, Tree
 from replay.log.bounded import Spool
 from replay.log.reader import Limits, Opener, Source
 
@@ -57,6 +58,26 @@ class LocalFile(Opener):
             return os.stat(self.path).st_size
         except OSError:
             return None
+
+
+@dataclass(frozen=True, slots=True)
+class TreeFile(Opener):
+    """A file of a tree replay does not trust (``replay.fs.Tree``), opened through it:
+    never through a link, a regular file only (else an ``OSError`` that says why)."""
+
+    tree: Tree
+    parts: tuple[str, ...]
+
+    def __call__(self) -> BinaryIO:
+        try:
+            return self.tree.open(*self.parts, what="the log")
+        except FsError as exc:
+            raise OSError(str(exc)) from None
+
+
+def tree_source(tree: Tree, parts: tuple[str, ...]) -> Source:
+    """A log in a confined tree (a scenario's recording)."""
+    return Source(str(tree.at(*parts)), TreeFile(tree, parts), is_file=True)
 
 
 @dataclass(frozen=True, slots=True)

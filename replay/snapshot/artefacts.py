@@ -2,14 +2,14 @@
 
 Every producer reads the run's logs back through the same reader a user's log goes
 through (``replay.log``), so goldens exercise the real read path. Producers are small
-units in one registry (``PRODUCERS``); adding an artefact is adding one function.
+units in one registry (``PRODUCERS``), each declaring the file names it writes;
+adding an artefact is adding one producer (what pending goldens may be called follows).
 Names follow the harness: ``session.expected.jsonl``, ``stdout.expected.jsonl``, …;
 numbered names (``session.1.expected.jsonl``) belong to child session 1.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -136,28 +136,72 @@ def acp_streams(view: RunView) -> Artefacts:
     return {"stdout.expected.jsonl": _acp(view, "live"), "load.expected.jsonl": _acp(view, "load")}
 
 
-Producer = Callable[[RunView], Artefacts]
-
-_ARTEFACT_NAME = re.compile(
-    r"session(?:\.[1-9][0-9]{0,5})?\.expected\.jsonl"
-    r"|(?:plan|tool-schemas)(?:\.[1-9][0-9]{0,5})?\.expected\.json"
-    r"|(?:stdout|load)\.expected\.jsonl"
-    r"|(?:web|stdio)\.expected\.txt")
+MAX_CHILD = 999_999
+"""The highest child number a golden's name may carry (``session.999999.expected.jsonl``)."""
+_SESSION = "{n}"
+"""In a producer's file name: the session's suffix, ``""`` for the primary, ``.N`` for child N."""
 
 
-def is_artefact_name(name: str) -> bool:
-    """Whether ``name`` is one the producers below can write (a child's number included):
-    what a pending golden from elsewhere may be called."""
-    return _ARTEFACT_NAME.fullmatch(name) is not None
+@dataclass(frozen=True)
+class Producer:
+    """One kind of artefact: the golden file names it writes (a ``{n}`` in a name
+    stands for each session's suffix: none for the primary, ``.N`` for child N), and
+    the function that renders them from a run. The names are its declaration: a
+    pending golden from elsewhere may carry only a name some producer declares."""
+
+    names: tuple[str, ...]
+    render: Callable[[RunView], Artefacts]
+
+    def makes(self, name: str, children: int = MAX_CHILD) -> bool:
+        """Whether ``name`` is one of this producer's files for a run with at most
+        ``children`` child sessions."""
+        for template in self.names:
+            head, sep, tail = template.partition(_SESSION)
+            if not sep:
+                if name == template:
+                    return True
+                continue
+            if not (name.startswith(head) and name.endswith(tail) and len(name) >= len(head) + len(tail)):
+                continue
+            middle = name[len(head):len(name) - len(tail)]
+            if middle == "":
+                return True
+            number = middle[1:]
+            if middle[0] == "." and number.isascii() and number.isdigit() and number[0] != "0" \
+                    and len(number) <= len(str(MAX_CHILD)) and int(number) <= children:
+                return True
+        return False
 
 
-PRODUCERS: list[Producer] = [session_logs, tool_schemas, plans, acp_streams, web, stdio]
+PRODUCERS: list[Producer] = [
+    Producer(("session{n}.expected.jsonl",), session_logs),
+    Producer(("tool-schemas{n}.expected.json",), tool_schemas),
+    Producer(("plan{n}.expected.json",), plans),
+    Producer(("stdout.expected.jsonl", "load.expected.jsonl"), acp_streams),
+    Producer(("web.expected.txt",), web),
+    Producer(("stdio.expected.txt",), stdio),
+]
+
+
+def is_artefact_name(name: str, children: int = MAX_CHILD) -> bool:
+    """Whether ``name`` is a file some producer declares (for a run with at most
+    ``children`` child sessions): what a pending golden may be called."""
+    return any(p.makes(name, children) for p in PRODUCERS)
+
+
+class UndeclaredArtefact(Exception):
+    """A producer wrote a file name it does not declare (a bug in replay)."""
 
 
 def render_artefacts(run: Run, producers: list[Producer] | None = None) -> Artefacts:
     """Every golden file a run produces, by file name, in name order."""
     view = RunView(run)
     out: Artefacts = {}
-    for produce in producers if producers is not None else PRODUCERS:
-        out.update(produce(view))
+    children = len(run.logs) - 1
+    for producer in producers if producers is not None else PRODUCERS:
+        made = producer.render(view)
+        for name in made:
+            if not producer.makes(name, children):
+                raise UndeclaredArtefact(f"{producer.render.__name__} wrote {name}, which it does not declare")
+        out.update(made)
     return dict(sorted(out.items()))

@@ -11,7 +11,6 @@ read or touched, so a partial run is safe for every other scenario.
 from __future__ import annotations
 
 import functools
-import os
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -20,12 +19,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
+from replay.fs import Tree
 from replay.parallel import Batch, in_order
 from replay.snapshot.artefacts import Producer, render_artefacts
 from replay.snapshot.diff import Change, changes, new_file_changes
-from replay.snapshot.scenario import SCENARIO_FILE, ScenarioError, run_scenario
+from replay.snapshot.scenario import SCENARIO_FILE, SCENARIO_NAME_RULE, ScenarioError, is_scenario_name, run_scenario
 from replay.snapshot.select import Selection
-from replay.snapshot.store import GoldenStore, StoreError
+from replay.snapshot.store import GoldenStore, StoreError, as_tree
 
 FileStatus = Literal["ok", "differs", "missing", "orphan", "created", "updated", "unchanged", "deleted"]
 
@@ -72,11 +72,13 @@ class Pending(Protocol):
     def add(self, scenario: str, artefact: str, golden: bytes | None, data: bytes) -> None: ...
 
 
-def scenario_names(scenarios_root: Path) -> list[str]:
-    if not scenarios_root.is_dir():
-        return []
-    # Any entry named scenario.json (a link, a FIFO) makes a scenario: running it says what is wrong.
-    return sorted(p.name for p in scenarios_root.iterdir() if os.path.lexists(p / SCENARIO_FILE))
+def scenario_names(scenarios_root: Tree | Path) -> list[str]:
+    """The scenarios of a tree: every folder holding an entry named ``scenario.json``
+    (a link, a FIFO: running it says what is wrong), and every link in a folder's
+    place (refused when run, never followed). ``StoreError`` when the tree's root is
+    a link replay found (see ``replay.fs``) or cannot be listed."""
+    tree = as_tree(scenarios_root)
+    return [e.name for e in tree.entries() if e.is_link or (e.is_dir and tree.exists(e.name, SCENARIO_FILE))]
 
 
 def as_selection(names: Selection | Sequence[str] | None) -> Selection:
@@ -85,7 +87,7 @@ def as_selection(names: Selection | Sequence[str] | None) -> Selection:
     return Selection.parse(names or ())
 
 
-def selected_scenarios(scenarios_root: Path, names: Selection | Sequence[str] | None) -> list[str]:
+def selected_scenarios(scenarios_root: Tree | Path, names: Selection | Sequence[str] | None) -> list[str]:
     """The scenarios to run: those the selectors name (``SelectorError`` for one that
     matches none), or all."""
     return as_selection(names).scenarios(scenario_names(scenarios_root), str(scenarios_root))
@@ -101,11 +103,14 @@ class Rendered:
     seconds: float = 0.0
 
 
-def render_scenario(scenarios_root: Path, producers: list[Producer] | None, name: str) -> Rendered:
+def render_scenario(scenarios_root: Tree | Path, producers: list[Producer] | None, name: str) -> Rendered:
     """Run one scenario keylessly and render its artefacts (pure: writes nothing)."""
     started = time.perf_counter()
+    tree = as_tree(scenarios_root)
+    if not is_scenario_name(name):
+        return Rendered(None, f"{tree.at(name)}: {SCENARIO_NAME_RULE}; rename the folder")
     try:
-        artefacts = render_artefacts(run_scenario(scenarios_root / name, scenarios_root), producers)
+        artefacts = render_artefacts(run_scenario(tree.at(name), tree), producers)
     except ScenarioError as exc:
         return Rendered(None, str(exc), time.perf_counter() - started)
     return Rendered(artefacts, None, time.perf_counter() - started)
@@ -115,7 +120,7 @@ def _lost(name: str, why: str) -> Rendered:
     return Rendered(None, f"{name}: replay could not run this scenario: {why}")
 
 
-def render_scenarios(scenarios_root: Path, names: Iterable[str], producers: list[Producer] | None = None,
+def render_scenarios(scenarios_root: Tree | Path, names: Iterable[str], producers: list[Producer] | None = None,
                      jobs: int = 1, fork: bool = True) -> Iterator[tuple[str, Rendered]]:
     """Each scenario's run, in the order of ``names``. Scenarios are independent, so
     with ``jobs`` > 1 they run on worker processes (``replay.parallel``), with the same
@@ -128,7 +133,7 @@ def render_scenarios(scenarios_root: Path, names: Iterable[str], producers: list
     yield from zip(chosen, runs, strict=True)
 
 
-def check_scenario(scenarios_root: Path, store: GoldenStore, name: str, producers: list[Producer] | None = None,
+def check_scenario(scenarios_root: Tree | Path, store: GoldenStore, name: str, producers: list[Producer] | None = None,
                    *, selection: Selection | None = None, full: bool = False,
                    pending: Pending | None = None, rendered: Rendered | None = None) -> ScenarioResult:
     """Compare the (selected) goldens of one scenario with a fresh run (or with its
@@ -170,7 +175,7 @@ def _compare(store: GoldenStore, name: str, produced: dict[str, bytes], result: 
                 "no artefact of this scenario produces this file: delete it, or run `replay refresh --prune`"),)))
 
 
-def orphan_scenarios(scenarios_root: Path, store: GoldenStore) -> list[ScenarioResult]:
+def orphan_scenarios(scenarios_root: Tree | Path, store: GoldenStore) -> list[ScenarioResult]:
     """Golden folders of scenarios that do not exist (and links in the golden tree,
     which are refused, never followed)."""
     known = set(scenario_names(scenarios_root))
@@ -234,7 +239,7 @@ class CheckReport:
 
 
 def check_scenarios(
-    scenarios_root: Path, goldens_root: Path, names: Selection | Sequence[str] | None = None,
+    scenarios_root: Tree | Path, goldens_root: Tree | Path, names: Selection | Sequence[str] | None = None,
     producers: list[Producer] | None = None, *, full: bool = False, pending: Pending | None = None, jobs: int = 1,
 ) -> CheckReport:
     """Check the selected scenarios (all, and orphan golden folders, when none is
@@ -273,8 +278,9 @@ class RefreshResult:
 
 
 def refresh_scenarios(
-    scenarios_root: Path, goldens_root: Path, names: Selection | Sequence[str] | None = None, prune: bool = False,
-    producers: list[Producer] | None = None, *, dry_run: bool = False, full: bool = False, jobs: int = 1,
+    scenarios_root: Tree | Path, goldens_root: Tree | Path, names: Selection | Sequence[str] | None = None,
+    prune: bool = False, producers: list[Producer] | None = None, *, dry_run: bool = False, full: bool = False,
+    jobs: int = 1,
 ) -> RefreshResult:
     """Rewrite exactly the selected goldens that changed; ``prune`` deletes orphans.
     Keyless: the scenario's own script or recording plays the model. ``dry_run``
@@ -296,7 +302,7 @@ def refresh_scenarios(
 
 @dataclass
 class _Refresh:
-    scenarios_root: Path
+    scenarios_root: Tree | Path
     store: GoldenStore
     selection: Selection
     prune: bool

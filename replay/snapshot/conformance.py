@@ -62,7 +62,7 @@ from replay.snapshot.harness import (
     golden_load_lines,
     golden_update_lines,
 )
-from replay.snapshot.importer import NewScenarioError, import_log
+from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log
 from replay.snapshot.scenario import ScenarioError, load_scenario, run_scenario
 
 EXCLUDED_UPDATES = ("available_commands_update", "current_mode_update")
@@ -292,10 +292,11 @@ def derive_keyless(scenario: HarnessScenario, profile: Profile,
         try:
             imported = import_log(Path(tmp), KEYLESS_NAME, scenario.folder, force=True, use_override=True)
             model = load_scenario(imported.folder).model
-            run = run_scenario(imported.folder)
-        except (NewScenarioError, ScenarioError) as exc:
+            run = imported.run or run_scenario(imported.folder)
+        except (NewScenarioError, ImportRefused, ScenarioError) as exc:
             where = str(Path(tmp) / KEYLESS_NAME)
-            return KeylessRun(problem=str(exc).replace(where, "<imported scenario>").replace(tmp, "<temporary folder>"))
+            why = exc.run_error if isinstance(exc, ImportRefused) and exc.run_error else str(exc)
+            return KeylessRun(problem=why.replace(where, "<imported scenario>").replace(tmp, "<temporary folder>"))
     plays: OverridePlays | None = "title" if model.title is not None else "agent" if model.override else None
     if plays is None:
         return KeylessRun(problem=f"the import did not let {scenario.override} play a model")

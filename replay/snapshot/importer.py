@@ -23,52 +23,73 @@ unless forced), and writes ``scenarios/NAME/``: the logs copied byte for byte, a
   harness's keyless suite — the session-title model when it gives exactly the recorded
   provider titles, the agent's otherwise.
 
-A scenario folder is published whole (written to a temporary folder, then renamed),
-never over an existing one, and ``scenarios/scenario.schema.json`` — what each
-``scenario.json``'s ``$schema`` points at — is written or brought up to date.
+The folder to import is not trusted: only its regular files are copied (a link is
+never followed: a linked log is refused, a linked side file left out with a note),
+each under a cap and read once, into a hidden folder of the scenario tree; the
+audit, the derivation and a keyless test run all read those copies, so the bytes
+audited are the bytes kept. Everything is read as a stream (memory does not grow with
+the log). An import whose scenario cannot run (the recording and the chosen model
+diverge) is refused, ``--force`` or not. The scenario folder is then published whole
+(the hidden folder renamed), never over an existing one, and
+``scenarios/scenario.schema.json`` — what each ``scenario.json``'s ``$schema`` points
+at — is written or brought up to date; on any failure nothing is left behind.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import secrets
-import shutil
-from collections.abc import Iterable
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from replay.agent.model import ModelError, RecordedModel, apply_override
-from replay.agent.recording import Recording
+from replay.agent.recording import call_id_of, outcome_of
 from replay.agent.title import REQUEST as TITLE_REQUEST
 from replay.agent.title import TITLE, title_of
+from replay.agent.tools import ToolReply
 from replay.check.engine import LogReport, audit_sources
 from replay.findings import Severity
+from replay.fs import FsError, Tree, kind, reason
 from replay.jsjson import parse
+from replay.log.bounded import BLOCK
 from replay.log.event import Event
-from replay.log.reader import iter_events, read_log
-from replay.log.source import file_source
+from replay.log.header import looks_like
+from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
+from replay.log.source import TreeFile
 from replay.log.values import CWD_PLACEHOLDER
 from replay.output import pretty_json, utf8
 from replay.snapshot.harness import terminal_capability
 from replay.snapshot.scenario import (
+    MAX_JSON_BYTES,
     SCENARIO_FILE,
+    SCENARIO_NAME_RULE,
     SCHEMA_FILE,
     SCHEMA_REF,
+    Run,
     Scenario,
+    ScenarioError,
     is_scenario_name,
-    read_bounded,
+    run_scenario,
     shipped_schema,
 )
-from replay.snapshot.store import GoldenStore, StoreError
+from replay.snapshot.store import as_tree
 from replay.todo.tool import TOOL_NAME, policy_of_description
 
 OVERRIDE_FILE = "replay.override.json"
+INPUT_FILE = "input.json"
+PRIMARY_NAMES = ("session.jsonl", "session.jsonl.zstd", "session.jsonl.zst")
+"""The primary log of a harness scenario folder, by the names the harness stores it under."""
+MAX_LOG_BYTES = Limits().max_log_bytes
+"""The largest log an import copies (the audit's log cap)."""
 _LOG_NAME = re.compile(r"session(?:\.([1-9][0-9]*))?\.jsonl(\.zstd|\.zst)?")
 _MAX_DEPTH = re.compile(r"exceeds maxDepth ([0-9]+)")
 _SINGLE_REJECTION = "at most one task may be in_progress"
+_STAGING = ".new-"
+"""The prefix of the hidden folder an import or a scaffold is written in before it is published."""
 
 
 class NewScenarioError(Exception):
@@ -77,13 +98,17 @@ class NewScenarioError(Exception):
 
 
 class ImportRefused(Exception):
-    """The audit found error findings in a log to import (``--force`` imports anyway)."""
+    """The audit found error findings in a log to import (``--force`` imports anyway),
+    or the imported scenario cannot run; nothing was written."""
 
-    def __init__(self, reports: list[LogReport]) -> None:
+    def __init__(self, reports: list[LogReport], run_error: str | None = None) -> None:
         errors = sum(r.count(Severity.ERROR) or 1 for r in reports)
-        super().__init__(f"the audit found {errors} error finding(s) in {len(reports)} log(s): today's harness "
-                         "would refuse to load them; fix them (see above), or import anyway with --force")
+        super().__init__(f"the imported scenario would not run: {run_error}; nothing was written" if run_error
+                         else f"the audit found {errors} error finding(s) in {len(reports)} log(s): today's harness "
+                              "would refuse to load them; fix them (see above), or import anyway with --force")
         self.reports = reports
+        self.run_error = run_error
+        """Why the imported scenario's keyless test run failed (``None``: the audit refused it)."""
 
 
 @dataclass
@@ -96,6 +121,8 @@ class NewScenario:
     notes: list[str] = field(default_factory=list)
     forced: list[LogReport] = field(default_factory=list)
     """Logs with error findings imported anyway (``--force``)."""
+    run: Run | None = None
+    """The keyless test run of the imported scenario (``None``: a scaffold)."""
 
 
 def _scenario_json(doc: dict[str, Any]) -> bytes:
@@ -119,77 +146,222 @@ def scaffold_document() -> dict[str, Any]:
     }
 
 
-def scaffold(scenarios_root: Path, name: str) -> NewScenario:
+def scaffold(scenarios_root: Tree | Path, name: str) -> NewScenario:
     """Write ``scenarios_root/name/scenario.json`` from the scaffold; never overwrites."""
-    target = _target(scenarios_root, name)
-    files: dict[str, bytes | Path] = {SCENARIO_FILE: _scenario_json(scaffold_document())}
-    notes = _publish(scenarios_root, target, files)
-    return NewScenario(name, target, sorted(files), notes)
+    tree = as_tree(scenarios_root)
+    target = _target(tree, name)
+    with _Staging(tree, name) as staging:
+        staging.write(SCENARIO_FILE, _scenario_json(scaffold_document()))
+        notes = staging.publish()
+    return NewScenario(name, target, [SCENARIO_FILE], notes)
 
 
-def _target(scenarios_root: Path, name: str) -> Path:
+def _target(tree: Tree, name: str) -> Path:
     if not is_scenario_name(name):
-        raise NewScenarioError(f"{name!r} is not a scenario name: use letters, digits, '.', '_' and '-' (a plain "
-                               "folder name, at most 100 characters)")
-    target = scenarios_root / name
-    if target.exists() or target.is_symlink():
+        raise NewScenarioError(f"{name!r}: {SCENARIO_NAME_RULE}")
+    target = tree.at(name)
+    try:
+        taken = tree.exists(name)
+    except FsError as exc:
+        raise NewScenarioError(str(exc)) from None
+    if taken:
         raise NewScenarioError(f"{target} already exists: pick another name, or delete it first (replay new never "
                                "overwrites a scenario)")
     return target
 
 
-def _publish(scenarios_root: Path, target: Path, files: dict[str, bytes | Path]) -> list[str]:
-    """Write the folder whole: into a temporary sibling, then renamed into place."""
-    notes = []
-    try:
-        scenarios_root.mkdir(parents=True, exist_ok=True)
-        notes.extend(_ensure_schema(scenarios_root))
-        temp = scenarios_root / f".new-{target.name}-{secrets.token_hex(6)}"
-        temp.mkdir()  # the mode follows the umask, as the renamed folder will keep it
-    except OSError as exc:
-        raise NewScenarioError(f"{scenarios_root}: cannot write there ({exc.strerror or exc})") from None
-    try:
-        for name, data in files.items():
-            if isinstance(data, Path):
-                shutil.copyfile(data, temp / name)
-            else:
-                (temp / name).write_bytes(data)
-        if target.exists() or target.is_symlink():
-            raise NewScenarioError(f"{target} appeared while it was being written; nothing was changed")
-        os.rename(temp, target)
-    except BaseException as exc:
-        shutil.rmtree(temp, ignore_errors=True)
-        if isinstance(exc, OSError):
-            raise NewScenarioError(f"{target}: cannot write the scenario ({exc.strerror or exc})") from None
-        raise
-    return notes
+class _Staging:
+    """The hidden folder of the scenario tree a new scenario is written in; published
+    whole (renamed to its name) or, on any failure, removed with all it holds."""
+
+    def __init__(self, tree: Tree, name: str) -> None:
+        self.tree = tree
+        self.name = name
+        self.folder = f"{_STAGING}{name}-{secrets.token_hex(6)}"
+        self.files: list[str] = []
+
+    def __enter__(self) -> _Staging:
+        try:
+            self.tree.make_folder(self.folder)
+        except FsError as exc:
+            raise NewScenarioError(str(exc)) from None
+        except OSError as exc:
+            raise NewScenarioError(f"{self.tree}: cannot write there ({reason(exc)})") from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.tree.remove_tree(self.folder)  # nothing, once published
+
+    def write(self, name: str, data: bytes | Iterable[bytes]) -> None:
+        try:
+            self.tree.write(self.folder, name, data=data)
+        except FsError as exc:
+            raise NewScenarioError(str(exc).replace(self.folder, self.name)) from None
+        self.files.append(name)
+
+    def source(self, name: str, shown: str) -> Source:
+        """A staged log, read through the tree, named ``shown`` in reports."""
+        return Source(shown, TreeFile(self.tree, (self.folder, name)), is_file=True)
+
+    def publish(self) -> list[str]:
+        notes = _ensure_schema(self.tree)
+        try:
+            self.tree.rename_new(self.folder, self.name)
+        except FileExistsError:
+            raise NewScenarioError(f"{self.tree.at(self.name)} appeared while it was being written; nothing was "
+                                   "changed") from None
+        except FsError as exc:
+            raise NewScenarioError(str(exc)) from None
+        return notes
 
 
-def _ensure_schema(scenarios_root: Path) -> list[str]:
+def _ensure_schema(tree: Tree) -> list[str]:
     """``scenarios_root/scenario.schema.json`` (the shipped schema), written when
     missing or outdated: read under a cap, written atomically, never through a link."""
-    path = scenarios_root / SCHEMA_FILE
     text = shipped_schema().encode()
-    with contextlib.suppress(OSError):
-        if read_bounded(path, len(text)) == text:
-            return []
-    existed = path.exists() or path.is_symlink()
     try:
-        GoldenStore(scenarios_root).write_top(SCHEMA_FILE, text)
-    except StoreError as exc:
+        if tree.read(SCHEMA_FILE, limit=len(text)) == text:
+            return []
+    except FsError:
+        pass  # not the shipped schema (a link, something larger): replaced below
+    existed = tree.exists(SCHEMA_FILE)
+    try:
+        tree.write(SCHEMA_FILE, data=text)
+    except FsError as exc:
         raise NewScenarioError(str(exc)) from None
-    return [f"{'updated' if existed else 'wrote'} {path} (the JSON Schema each scenario.json's $schema points at)"]
+    return [f"{'updated' if existed else 'wrote'} {tree.at(SCHEMA_FILE)} (the JSON Schema each scenario.json's "
+            "$schema points at)"]
+
+
+# -- what an import reads -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _File:
+    """A file to import: ``path`` as the user will recognize it; opened by name (a
+    file the user named: the links in its path are followed) or, in a folder to
+    import, through that folder's tree (never through a link)."""
+
+    path: Path
+    tree: Tree | None = None
+
+    def open(self) -> BinaryIO:
+        if self.tree is not None:
+            return self.tree.open(self.path.name, what="the file")
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            raise FsError(f"{self.path}: cannot read the file ({reason(exc)})") from None
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise FsError(f"{self.path}: {kind(mode)}, not a regular file; an import copies regular files only")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+
+    def blocks(self, cap: int) -> Iterator[bytes]:
+        """The file's bytes in blocks, at most ``cap`` (``FsError`` past it)."""
+        with self.open() as stream:
+            total = 0
+            while True:
+                try:
+                    block = stream.read(BLOCK)
+                except OSError as exc:
+                    raise FsError(f"{self.path}: cannot read the file ({reason(exc)})") from None
+                if not block:
+                    return
+                total += len(block)
+                if total > cap:
+                    raise FsError(f"{self.path}: larger than {cap} bytes; not imported")
+                yield block
+
+
+@dataclass
+class _Input:
+    primary: _File
+    children: list[_File]
+    input: _File | None
+    override: _File | None
+    notes: list[str]
+
+
+def _locate(source: Path) -> _Input:
+    """The logs (and harness side files) an import reads: a log the user named, or a
+    harness scenario folder's regular files (a link is refused when it is the primary
+    log, left out with a note otherwise). A log named ``session.jsonl`` (or its zstd
+    twin) brings its folder's children and side files along."""
+    if source.is_dir():
+        return _locate_folder(source, None)
+    if not os.path.lexists(source):
+        raise NewScenarioError(f"{source}: no such file or folder")
+    match = _LOG_NAME.fullmatch(source.name)
+    if match is None or match.group(1) is not None:
+        return _Input(_File(source), [], None, None, [])  # a lone log: no harness folder around it
+    return _locate_folder(source.parent, _File(source))
+
+
+def _locate_folder(folder: Path, primary: _File | None) -> _Input:
+    tree = Tree.named(folder)
+    try:
+        entries = {e.name: e for e in tree.entries()}
+    except FsError as exc:
+        raise NewScenarioError(str(exc)) from None
+    notes: list[str] = []
+
+    def regular(name: str, needed: bool) -> _File | None:
+        entry = entries.get(name)
+        if entry is None:
+            return None
+        if entry.is_file:
+            return _File(folder / name, tree)
+        what = f"{kind(entry.mode)}; an import copies only the regular files inside the folder"
+        if needed:
+            raise NewScenarioError(f"{folder / name}: {what}: replace it with the file")
+        notes.append(f"{name}: not copied ({what})")
+        return None
+
+    if primary is None:
+        primary = next((f for n in PRIMARY_NAMES if (f := regular(n, True)) is not None), None)
+    if primary is None:
+        raise NewScenarioError(f"{folder}: a folder to import must hold a session.jsonl (a harness scenario "
+                               "folder)")
+    numbered = sorted((int(m.group(1)), name) for name in entries
+                      if (m := _LOG_NAME.fullmatch(name)) is not None and m.group(1) is not None)
+    children = [f for _, name in numbered if (f := regular(name, False)) is not None]
+    return _Input(primary, children, regular(INPUT_FILE, False), regular(OVERRIDE_FILE, False), notes)
+
+
+def _scenario_name(path: Path) -> str:
+    """The name a log gets in the scenario: its harness name, compression kept."""
+    match = _LOG_NAME.fullmatch(path.name)
+    suffix = (match.group(2) or "") if match else (".zstd" if path.name.endswith((".zstd", ".zst")) else "")
+    return path.name if match else f"session.jsonl{suffix}"
+
+
+# -- what a log holds, read as a stream ----------------------------------------------------
 
 
 @dataclass
 class _Log:
-    """One log of the import: where it came from, its name in the scenario, what it holds."""
+    """One log of the import, summarized in one streaming pass: what the derivation
+    needs, never the whole log."""
 
-    source: Path
+    source: Source
     name: str
-    header: dict[str, Any]
-    events: list[Event]
-    recording: Recording
+    header: dict[str, Any] = field(default_factory=dict)
+    prompts: list[str] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=list)
+    """The turns (0-based) whose prompt had blocks other than text."""
+    called: dict[str, None] = field(default_factory=dict)
+    offered: dict[str, dict[str, Any]] = field(default_factory=dict)
+    parallel_todos: bool = False
+    outcomes: dict[str, tuple[str, ToolReply]] = field(default_factory=dict)
+    """The recorded results of the ``todo_write`` and ``subagent`` calls: name and outcome, by call id."""
+    subagent_calls: list[tuple[Any, Any]] = field(default_factory=list)
+    """Each ``subagent`` call in order: its call id and parsed arguments."""
+    final_text: str = ""
+    title_requests: int = 0
+    provider_titles: list[Any] = field(default_factory=list)
 
     @property
     def id(self) -> Any:
@@ -202,66 +374,81 @@ class _Log:
     @property
     def seed(self) -> int:
         seed = self.header.get("seedLength")
-        return seed if isinstance(seed, int) else 0
+        return seed if isinstance(seed, int) and not isinstance(seed, bool) else 0
 
-    def own(self) -> Iterable[Event]:
-        return (e for e in self.events if e.seq >= self.seed)
-
-
-@dataclass
-class _Input:
-    primary: Path
-    children: list[Path]
-    steps: Any
-    override: Path | None
+    def events(self) -> Iterator[Event]:
+        """The log's own events (after a fork's seed), read again from its copy."""
+        log = read_log(self.source)
+        return (e for e in iter_events(log.items()) if e.seq >= self.seed)
 
 
-def _locate(source: Path) -> _Input:
-    """The logs (and harness side files) an import reads."""
-    if source.is_dir():
-        candidates = [source / n for n in ("session.jsonl", "session.jsonl.zstd", "session.jsonl.zst")]
-        primary = next((p for p in candidates if p.is_file()), None)
-        if primary is None:
-            raise NewScenarioError(f"{source}: a folder to import must hold a session.jsonl (a harness scenario "
-                                   "folder)")
-    elif source.is_file():
-        primary = source
-    else:
-        raise NewScenarioError(f"{source}: no such file or folder")
-    match = _LOG_NAME.fullmatch(primary.name)
-    if match is None or match.group(1) is not None:
-        return _Input(primary, [], None, None)  # a lone log: no harness folder around it
-    folder = primary.parent
-    numbered = [(int(m.group(1)), p) for p in folder.iterdir()
-                if (m := _LOG_NAME.fullmatch(p.name)) is not None and m.group(1) is not None and p.is_file()]
-    override = folder / OVERRIDE_FILE
-    return _Input(primary, [p for _, p in sorted(numbered)], _steps(folder / "input.json"),
-                  override if override.is_file() else None)
+def _session_log(source: Source) -> LogRead:
+    """The log, read; ``NewScenarioError`` naming what it looks like when it is none."""
+    log = read_log(source)
+    if log.header is not None and not log.is_session_log:
+        raise NewScenarioError(f"{source.path}: it looks like {looks_like(log.header.record)}")
+    return log
 
 
-def _audit(paths: list[Path]) -> list[LogReport]:
-    """The reports of the logs with error findings (or unreadable)."""
-    return [r for r in audit_sources([file_source(p) for p in paths])
-            if r.status == "unreadable" or r.count(Severity.ERROR)]
-
-
-def _steps(path: Path) -> Any:
-    """The parsed ``input.json`` of a harness folder; ``None`` when absent or not JSON."""
-    try:
-        ok, value = parse(read_bounded(path).decode("utf-8", "replace"))
-    except OSError:
-        return None
-    return value if ok else None
-
-
-def _read(path: Path, name: str) -> _Log:
-    log = read_log(file_source(path))
+def _summarize(source: Source, name: str) -> _Log:
+    log = _session_log(source)
     if log.header is None:
-        raise NewScenarioError(f"{path}: not a session log (run `replay audit {path}` for why)")
-    header = dict(log.header.record)
-    events = list(iter_events(log.items()))
-    seed = header.get("seedLength")
-    return _Log(path, name, header, events, Recording.from_events(events, seed if isinstance(seed, int) else 0))
+        raise NewScenarioError(f"{source.path}: not a session log (run `replay audit {source.path}` for why)")
+    found = _Log(source, name, dict(log.header.record))
+    turn: int | None = None
+    prompted: set[int] = set()
+    calls: dict[str, tuple[str, Any]] = {}
+    for ev in iter_events(log.items()):
+        if ev.seq < found.seed:
+            continue
+        data = ev.data if isinstance(ev.data, dict) else {}
+        if ev.type == "turn/start":
+            turn = len(found.prompts)
+            found.prompts.append("")
+        elif ev.type == "turn/end":
+            turn = None
+        elif turn is not None and turn not in prompted and ev.type in ("user/message", "prompt/blocked"):
+            source_of = data.get("source")
+            if isinstance(source_of, dict) and source_of.get("kind") == "user":
+                prompted.add(turn)
+                found.prompts[turn], dropped = _text(data.get("content"))
+                if dropped:
+                    found.dropped.append(turn)
+        if ev.type == "tool/call" and isinstance(ev.data, dict):
+            tool = str(data.get("name"))
+            found.called.setdefault(tool, None)
+            call_id = data.get("callId")
+            if tool in (TOOL_NAME, "subagent") and isinstance(call_id, str):
+                calls[call_id] = (tool, ev.time)
+            if tool == "subagent":
+                found.subagent_calls.append((call_id, _arguments(ev)))
+        elif ev.type == "tool/result" and isinstance(ev.data, dict):
+            call_id = call_id_of(data)
+            if isinstance(call_id, str) and call_id in calls:
+                tool, time = calls.pop(call_id)
+                found.outcomes[call_id] = (tool, outcome_of(ev, time))
+        elif ev.type == "request/header":
+            header = data.get("header")
+            tools = header.get("tools") if isinstance(header, dict) else None
+            for entry in tools if isinstance(tools, list) else []:
+                if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                    found.offered.setdefault(entry["name"], entry)
+        elif ev.type == "todo/write":
+            todos = data.get("todos")
+            found.parallel_todos = found.parallel_todos or sum(
+                1 for t in todos if isinstance(t, dict) and t.get("status") == "in_progress") > 1 \
+                if isinstance(todos, list) else found.parallel_todos
+        elif ev.type == "assistant/message":
+            message = data.get("message")
+            content = message.get("content") if isinstance(message, dict) else None
+            text = "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text") \
+                if isinstance(content, list) else ""
+            found.final_text = text or found.final_text
+        elif ev.type == TITLE_REQUEST:
+            found.title_requests += 1
+        elif ev.type == TITLE and isinstance(data.get("source"), dict) and data["source"].get("kind") == "provider":
+            found.provider_titles.append(data.get("title"))
+    return found
 
 
 def _text(content: Any) -> tuple[str, bool]:
@@ -272,61 +459,31 @@ def _text(content: Any) -> tuple[str, bool]:
     return "\n".join(texts), len(texts) != len(blocks)
 
 
-def _prompts(log: _Log, notes: list[str]) -> list[str]:
-    """Each turn's prompt: its first user message from the user, or the prompt a hook blocked."""
-    prompts: list[str] = []
-    found: dict[int, str] = {}
-    turn: int | None = None
-    for ev in log.own():
-        data = ev.data if isinstance(ev.data, dict) else {}
-        if ev.type == "turn/start":
-            turn = len(prompts)
-            prompts.append("")
-        elif ev.type == "turn/end":
-            turn = None
-        elif turn is not None and turn not in found and ev.type in ("user/message", "prompt/blocked"):
-            source = data.get("source")
-            if isinstance(source, dict) and source.get("kind") == "user":
-                found[turn], dropped = _text(data.get("content"))
-                prompts[turn] = found[turn]
-                if dropped:
-                    notes.append(f"{log.name}: turn {turn + 1}'s prompt has blocks other than text; the scenario "
-                                 "keeps its text")
-    return prompts
+def _arguments(ev: Event) -> Any:
+    raw = ev.data.get("arguments") if isinstance(ev.data, dict) else None
+    ok, value = parse(raw) if isinstance(raw, str) else (False, None)
+    return value if ok else None
 
 
-def _called(log: _Log) -> list[str]:
-    return list(dict.fromkeys(str(e.data.get("name")) for e in log.own()
-                              if e.type == "tool/call" and isinstance(e.data, dict)))
-
-
-def _offered(log: _Log) -> list[dict[str, Any]]:
-    """The tool entries the request headers offered (none when the headers hold ``{{tools}}``)."""
-    out: dict[str, dict[str, Any]] = {}
-    for ev in log.own():
-        header = ev.data.get("header") if ev.type == "request/header" and isinstance(ev.data, dict) else None
-        tools = header.get("tools") if isinstance(header, dict) else None
-        for entry in tools if isinstance(tools, list) else []:
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
-                out.setdefault(entry["name"], entry)
-    return list(out.values())
+def _prompt_notes(log: _Log) -> list[str]:
+    return [f"{log.name}: turn {turn + 1}'s prompt has blocks other than text; the scenario keeps its text"
+            for turn in log.dropped]
 
 
 def _policy(logs: list[_Log], notes: list[str]) -> bool:
     """``allowParallelInProgress``: the recorded description's sentence, else what the calls show."""
     for log in logs:
-        for entry in _offered(log):
-            text = entry.get("description")
-            if entry["name"] == TOOL_NAME and isinstance(text, str):
-                found = policy_of_description(text)
-                if found is not None:
-                    notes.append(f"todo_write policy allowParallelInProgress={str(found).lower()}: read from the "
-                                 f"recorded description ({log.name})")
-                    return found
-    parallel = any(sum(1 for t in ev.data.get("todos", []) if isinstance(t, dict) and t.get("status") == "in_progress")
-                   > 1 for log in logs for ev in log.own() if ev.type == "todo/write" and isinstance(ev.data, dict))
-    rejected = any(_SINGLE_REJECTION in c.outcome.text for log in logs for c in log.recording.calls.values()
-                   if c.name == TOOL_NAME)
+        entry = log.offered.get(TOOL_NAME)
+        text = entry.get("description") if entry is not None else None
+        if isinstance(text, str):
+            found = policy_of_description(text)
+            if found is not None:
+                notes.append(f"todo_write policy allowParallelInProgress={str(found).lower()}: read from the "
+                             f"recorded description ({log.name})")
+                return found
+    parallel = any(log.parallel_todos for log in logs)
+    rejected = any(_SINGLE_REJECTION in outcome.text for log in logs for tool, outcome in log.outcomes.values()
+                   if tool == TOOL_NAME)
     if rejected and not parallel:
         notes.append("todo_write policy allowParallelInProgress=false: the recording's headers do not say it; a "
                      "recorded call was refused for parallel in_progress items")
@@ -339,7 +496,7 @@ def _policy(logs: list[_Log], notes: list[str]) -> bool:
 
 def _tools(log: _Log, policy: bool | None, subagent: bool | dict[str, Any] | None) -> dict[str, Any]:
     """A session's tools; ``subagent`` is ``None`` when the recording answers its calls."""
-    names = list(dict.fromkeys([e["name"] for e in _offered(log)] + _called(log)))
+    names = list(dict.fromkeys([*log.offered, *log.called]))
     tools: dict[str, Any] = {}
     if TOOL_NAME in names:
         tools[TOOL_NAME] = {"allowParallelInProgress": policy}
@@ -350,24 +507,6 @@ def _tools(log: _Log, policy: bool | None, subagent: bool | dict[str, Any] | Non
     if recorded:
         tools["recorded"] = recorded
     return tools
-
-
-def _arguments(ev: Event) -> Any:
-    raw = ev.data.get("arguments") if isinstance(ev.data, dict) else None
-    ok, value = parse(raw) if isinstance(raw, str) else (False, None)
-    return value if ok else None
-
-
-def _final_text(log: _Log) -> str:
-    """What the run's one-shot ``subagent`` returns for a child: its last reply text."""
-    text = ""
-    for ev in log.own():
-        message = ev.data.get("message") if ev.type == "assistant/message" and isinstance(ev.data, dict) else None
-        content = message.get("content") if isinstance(message, dict) else None
-        found = "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text") \
-            if isinstance(content, list) else ""
-        text = found or text
-    return text or "(the subagent finished without a final answer)"
 
 
 @dataclass
@@ -387,20 +526,16 @@ def _spawns(primary: _Log, children: list[_Log]) -> _Spawns:
     run's tool returns what the recording did: the child's last reply, or a
     ``maxDepth`` refusal."""
     unclaimed = [c for c in children if c.seed == 0]
-    prompts = {id(c): _prompts(c, []) for c in unclaimed}
     out = _Spawns()
 
     def walk(log: _Log) -> None:
-        for ev in log.own():
-            if ev.type != "tool/call" or not isinstance(ev.data, dict) or ev.data.get("name") != "subagent":
-                continue
-            call_id = ev.data.get("callId")
-            recorded = log.recording.calls.get(call_id) if isinstance(call_id, str) else None
-            args = _arguments(ev)
+        for call_id, args in log.subagent_calls:
+            got = log.outcomes.get(call_id) if isinstance(call_id, str) else None
+            recorded = got[1] if got is not None else None
             prompt = args.get("prompt") if isinstance(args, dict) else None
-            child = next((c for c in unclaimed if c.parent == log.id and prompts[id(c)][:1] == [prompt]), None)
-            refused = _MAX_DEPTH.search(recorded.outcome.text) if recorded is not None else None
-            if child is None and refused is not None and recorded is not None and recorded.outcome.is_error:
+            child = next((c for c in unclaimed if c.parent == log.id and c.prompts[:1] == [prompt]), None)
+            refused = _MAX_DEPTH.search(recorded.text) if recorded is not None else None
+            if child is None and refused is not None and recorded is not None and recorded.is_error:
                 out.max_depth = int(refused.group(1))
                 continue
             if child is None or recorded is None:
@@ -408,8 +543,8 @@ def _spawns(primary: _Log, children: list[_Log]) -> _Spawns:
                 continue
             unclaimed.remove(child)
             out.children.append(child)
-            expected = [{"type": "text", "text": _final_text(child)}]
-            if len(prompts[id(child)]) != 1 or recorded.outcome.is_error or recorded.outcome.content != expected:
+            expected = [{"type": "text", "text": child.final_text or "(the subagent finished without a final answer)"}]
+            if len(child.prompts) != 1 or recorded.is_error or recorded.content != expected:
                 out.problem = out.problem or (f"{log.name}: subagent call {call_id} returned more than its child's "
                                               "last reply (a continuable child, a diagnostic)")
             walk(child)
@@ -436,25 +571,21 @@ def _subagent(primary: _Log, children: list[_Log],
     return subagent, spawns.children
 
 
-def _plays_titles(primary: _Log, path: Path) -> bool:
+def _plays_titles(primary: _Log, doc: Any) -> bool:
     """Whether the override scripts the session-title model: played as the title
     route's calls (applied to the calls derived from the log, as the harness's title
     replay applies it), it answers each recorded title request and gives exactly
     the recorded provider titles."""
-    requests = sum(1 for ev in primary.own() if ev.type == TITLE_REQUEST)
-    if not requests:
+    if not primary.title_requests:
         return False
-    recorded = [ev.data.get("title") for ev in primary.own() if ev.type == TITLE and isinstance(ev.data, dict)
-                and isinstance(ev.data.get("source"), dict) and ev.data["source"].get("kind") == "provider"]
     try:
-        ok, doc = parse(read_bounded(path).decode("utf-8", "replace"))
-        derived = [] if ok and isinstance(doc, list) else RecordedModel.from_events(primary.events, primary.seed).calls
-        calls = apply_override(derived, doc) if ok else None
-    except (OSError, ModelError):
+        derived = [] if isinstance(doc, list) else RecordedModel.from_events(primary.events()).calls
+        calls = apply_override(derived, doc)
+    except ModelError:
         return False
-    if calls is None or len(calls) != requests:
+    if len(calls) != primary.title_requests:
         return False
-    return [t for t in map(title_of, calls) if t is not None] == recorded
+    return [t for t in map(title_of, calls) if t is not None] == primary.provider_titles
 
 
 @dataclass(frozen=True)
@@ -465,17 +596,18 @@ class _OverrideUse:
     """The override plays the session-title model."""
 
 
-def _override(primary: _Log, path: Path, notes: list[str], use: bool) -> _OverrideUse:
+def _override(primary: _Log, raw: bytes | None, notes: list[str], use: bool) -> _OverrideUse:
     """Which model the override plays: the agent's when the recording alone cannot
     play it; with ``use``, the one it scripts (the session-title model's, or else the
     agent's); otherwise none — the recording holds what the override made the models
     do."""
     try:
-        RecordedModel.from_events(primary.events, primary.seed)
+        RecordedModel.from_events(primary.events())
     except ModelError:
         notes.append(f"{OVERRIDE_FILE}: copied and used: the recording alone cannot play the model")
         return _OverrideUse(agent=OVERRIDE_FILE)
-    titles = _plays_titles(primary, path)
+    ok, doc = parse(raw.decode("utf-8", "replace")) if raw is not None else (False, None)
+    titles = ok and _plays_titles(primary, doc)
     if use and titles:
         notes.append(f"{OVERRIDE_FILE}: copied and used as the session-title model (it gives the recorded provider "
                      "titles; the agent's calls derive from the log, as in the harness's keyless suite)")
@@ -504,60 +636,88 @@ def _model(log: _Log, default: str, override: _OverrideUse | None = None) -> dic
     return model
 
 
-def _scenario_name(path: Path) -> str:
-    """The name a log gets in the scenario: its harness name, compression kept."""
-    match = _LOG_NAME.fullmatch(path.name)
-    suffix = (match.group(2) or "") if match else (".zstd" if path.name.endswith((".zstd", ".zst")) else "")
-    return path.name if match else f"session.jsonl{suffix}"
+def _copy(staging: _Staging, file: _File, name: str, cap: int) -> None:
+    try:
+        staging.write(name, file.blocks(cap))
+    except FsError as exc:
+        raise NewScenarioError(str(exc)) from None
 
 
-def import_log(scenarios_root: Path, name: str, source: Path, *, force: bool = False,
+def _staged_json(staging: _Staging, file: _File, name: str) -> bytes:
+    """The override, copied once; the copy's bytes."""
+    _copy(staging, file, name, MAX_JSON_BYTES)
+    try:
+        data = staging.tree.read(staging.folder, name, limit=MAX_JSON_BYTES)
+    except FsError as exc:
+        raise NewScenarioError(str(exc)) from None
+    return data or b""
+
+
+def _read_json(file: _File) -> Any:
+    """A side file read, not copied (``input.json``): its JSON, ``None`` when it is none."""
+    try:
+        ok, value = parse(b"".join(file.blocks(MAX_JSON_BYTES)).decode("utf-8", "replace"))
+    except FsError:
+        return None
+    return value if ok else None
+
+
+def import_log(scenarios_root: Tree | Path, name: str, source: Path, *, force: bool = False,
                locale: str = "en", use_override: bool = False) -> NewScenario:
     """Import a harness session as the recorded scenario ``scenarios_root/name``.
     ``use_override``: the harness folder's ``replay.override.json`` plays the model
     it scripts, as in the harness's keyless suite, even where the recording alone
     could play it."""
-    target = _target(scenarios_root, name)
+    tree = as_tree(scenarios_root)
+    target = _target(tree, name)
     found = _locate(source)
-    paths = [found.primary, *found.children]
-    failing = _audit(paths)
-    if failing and not force:
-        raise ImportRefused(failing)
-    notes: list[str] = []
-    if failing:
-        rules = sorted({f.rule for r in failing for f in r.findings if f.severity is Severity.ERROR})
-        notes.append(f"imported despite error findings (--force) in {len(failing)} log(s): rules "
-                     f"{', '.join(rules) or 'unreadable'}")
-    primary = _read(found.primary, _scenario_name(found.primary))
-    children = [_read(p, p.name) for p in found.children]
-    subagent, spawned = _subagent(primary, children, notes)
-    sessions = [primary, *spawned]
-    policy = _policy(sessions, notes) if any(TOOL_NAME in _called(s) + [e["name"] for e in _offered(s)]
-                                              for s in sessions) else None
-    files: dict[str, bytes | Path] = {log.name: log.source for log in [primary, *children]}
-    override = None
-    if found.override is not None:
-        files[OVERRIDE_FILE] = found.override
-        override = _override(primary, found.override, notes, use_override)
-    prompts = _prompts(primary, notes)
-    cwd = primary.header.get("cwd")
-    doc: dict[str, Any] = {
-        "$schema": SCHEMA_REF,
-        "description": f"Imported from the harness session {source.name}: {len(prompts)} turn(s); the recording "
-                       "plays the model and answers the tools the loop does not model.",
-        "prompts": prompts,
-        "tools": _tools(primary, policy, subagent),
-    }
-    if locale != "en":
-        doc["locale"] = locale
-    if terminal_capability(found.steps):
-        doc["client"] = {"terminalOutput": True}
-    if cwd != CWD_PLACEHOLDER:
-        doc["cwd"] = cwd if isinstance(cwd, str) else None
-    doc["model"] = _model(primary, "session.jsonl", override)
-    if spawned:
-        doc["children"] = [{"tools": _tools(c, policy, subagent), "model": {"recorded": True, "log": c.name}}
-                           for c in spawned]
-    files[SCENARIO_FILE] = _scenario_json(doc)
-    notes.extend(_publish(scenarios_root, target, files))
-    return NewScenario(name, target, sorted(files), notes, failing)
+    notes = list(found.notes)
+    with _Staging(tree, name) as staging:
+        logs = [(found.primary, _scenario_name(found.primary.path)),
+                *((child, child.path.name) for child in found.children)]
+        for file, stored in logs:
+            _copy(staging, file, stored, MAX_LOG_BYTES)
+        sources = [staging.source(stored, str(file.path)) for file, stored in logs]
+        for src in sources:
+            _session_log(src)
+        failing = [r for r in audit_sources(sources) if r.status == "unreadable" or r.count(Severity.ERROR)]
+        if failing and not force:
+            raise ImportRefused(failing)
+        if failing:
+            rules = sorted({f.rule for r in failing for f in r.findings if f.severity is Severity.ERROR})
+            notes.append(f"imported despite error findings (--force) in {len(failing)} log(s): rules "
+                         f"{', '.join(rules) or 'unreadable'}")
+        steps = _read_json(found.input) if found.input is not None else None
+        override_raw = _staged_json(staging, found.override, OVERRIDE_FILE) if found.override is not None else None
+        primary, *children = (_summarize(src, stored) for src, (_, stored) in zip(sources, logs, strict=True))
+        notes.extend(_prompt_notes(primary))
+        subagent, spawned = _subagent(primary, children, notes)
+        sessions = [primary, *spawned]
+        policy = _policy(sessions, notes) if any(TOOL_NAME in s.called or TOOL_NAME in s.offered
+                                                  for s in sessions) else None
+        override = _override(primary, override_raw, notes, use_override) if override_raw is not None else None
+        cwd = primary.header.get("cwd")
+        doc: dict[str, Any] = {
+            "$schema": SCHEMA_REF,
+            "description": f"Imported from the harness session {source.name}: {len(primary.prompts)} turn(s); the "
+                           "recording plays the model and answers the tools the loop does not model.",
+            "prompts": primary.prompts,
+            "tools": _tools(primary, policy, subagent),
+        }
+        if locale != "en":
+            doc["locale"] = locale
+        if terminal_capability(steps):
+            doc["client"] = {"terminalOutput": True}
+        if cwd != CWD_PLACEHOLDER:
+            doc["cwd"] = cwd if isinstance(cwd, str) else None
+        doc["model"] = _model(primary, "session.jsonl", override)
+        if spawned:
+            doc["children"] = [{"tools": _tools(c, policy, subagent), "model": {"recorded": True, "log": c.name}}
+                               for c in spawned]
+        staging.write(SCENARIO_FILE, _scenario_json(doc))
+        try:
+            run = run_scenario(tree.at(staging.folder), tree, name)
+        except ScenarioError as exc:
+            raise ImportRefused(failing, str(exc).replace(staging.folder, name)) from None
+        notes.extend(staging.publish())
+    return NewScenario(name, target, sorted(staging.files), notes, failing, run)

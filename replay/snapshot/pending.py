@@ -20,7 +20,7 @@ Rejecting drops entries only.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +30,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictInt,
     StringConstraints,
     ValidationError,
     ValidationInfo,
@@ -38,14 +39,17 @@ from pydantic import (
 )
 
 from replay import __version__
+from replay.fs import Tree
 from replay.snapshot import PENDING_FOLDER
 from replay.snapshot.artefacts import is_artefact_name
 from replay.snapshot.diff import Change, changes, new_file_changes
-from replay.snapshot.scenario import SCENARIO_FILE, is_scenario_name, validation_problems
+from replay.snapshot.scenario import ScenarioError, is_scenario_name, load_scenario, validation_problems
 from replay.snapshot.select import Selection, SelectorError
-from replay.snapshot.store import GoldenStore, StoreError, StoreLocked
+from replay.snapshot.store import GoldenStore, StoreError, StoreLocked, as_tree
 
 MANIFEST = "manifest.json"
+FORMAT = 1
+"""The manifest's ``format``: an integer (``true`` is not 1 here)."""
 DEFAULT_FOLDER = Path(PENDING_FOLDER)
 MAX_MANIFEST_BYTES = 16 << 20
 MAX_ENTRIES = 100_000
@@ -99,8 +103,15 @@ class Entry(BaseModel):
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    format: Literal[1] = 1
+    format: StrictInt = FORMAT
     entries: list[Entry] = Field(default_factory=list, max_length=MAX_ENTRIES)
+
+    @field_validator("format")
+    @classmethod
+    def _format(cls, value: int) -> int:
+        if value != FORMAT:
+            raise ValueError(f"format {value} is not one this replay reads ({FORMAT})")
+        return value
 
     @model_validator(mode="after")
     def _unique(self) -> Manifest:
@@ -115,9 +126,9 @@ class Manifest(BaseModel):
 class PendingStore:
     """A pending folder: the bytes (a ``GoldenStore`` rooted there) and the manifest."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: Tree | Path) -> None:
         self.files = GoldenStore(root)
+        self.root = self.files.root
 
     @property
     def manifest_path(self) -> Path:
@@ -139,11 +150,14 @@ class PendingStore:
                                f"delete {self.root} and run `replay check --pending` again") from None
 
     def save(self, manifest: Manifest) -> None:
-        if manifest.entries:
-            text = manifest.model_dump_json(indent=2) + "\n"
-            self.files.write_top(MANIFEST, text.encode())
-        elif self.manifest_path.exists():
-            self.files.delete_top(MANIFEST)
+        try:
+            if manifest.entries:
+                text = manifest.model_dump_json(indent=2) + "\n"
+                self.files.write_top(MANIFEST, text.encode())
+            else:
+                self.files.delete_top(MANIFEST)
+        except StoreError as exc:
+            raise PendingError(str(exc)) from None
 
     def path(self, entry: Entry) -> str:
         return f"{self.root}/{entry.key}"
@@ -169,9 +183,19 @@ class PendingWriter:
         self.added: dict[str, Entry] = {}
 
     def add(self, scenario: str, artefact: str, golden: bytes | None, data: bytes) -> None:
-        entry = Entry(scenario=scenario, artefact=artefact, golden_sha256=None if golden is None else sha256(golden),
-                      pending_sha256=sha256(data), replay_version=__version__)
-        self.store.files.write(scenario, artefact, data)
+        """Write one pending golden; ``PendingError`` when its names are not ones a
+        manifest may hold, or it cannot be written (nothing is recorded then)."""
+        try:
+            entry = Entry(scenario=scenario, artefact=artefact,
+                          golden_sha256=None if golden is None else sha256(golden), pending_sha256=sha256(data),
+                          replay_version=__version__)
+        except ValidationError as exc:
+            raise PendingError(f"{self.store.root}/{scenario}/{artefact}: not written as a pending golden "
+                               f"({'; '.join(validation_problems(exc))})") from None
+        try:
+            self.store.files.write(scenario, artefact, data)
+        except StoreError as exc:
+            raise PendingError(str(exc)) from None
         self.added[entry.key] = entry
 
     def commit(self, replaced: Callable[[str, str], bool] | None = None) -> int:
@@ -184,12 +208,15 @@ class PendingWriter:
         kept = [e for e in self.store.manifest().entries
                 if e.key not in self.added and not gone(e.scenario, e.artefact)]
         keep = {e.key for e in kept} | set(self.added)
-        for scenario in self.store.files.scenarios():
-            for name in self.store.files.files(scenario):
-                if f"{scenario}/{name}" not in keep and gone(scenario, name) and is_artefact_name(name):
-                    self.store.files.delete(scenario, name)
         entries = sorted([*kept, *self.added.values()], key=lambda e: (e.scenario, e.artefact))
-        self.store.save(Manifest(entries=entries))
+        self.store.save(Manifest(entries=entries))  # first: the manifest never lists a file deleted below
+        try:
+            for scenario in self.store.files.scenarios():
+                for name in self.store.files.files(scenario):
+                    if f"{scenario}/{name}" not in keep and gone(scenario, name) and is_artefact_name(name):
+                        self.store.files.delete(scenario, name)
+        except StoreError as exc:
+            raise PendingError(f"{exc} (the manifest is written; what it lists is pending)") from None
         return len(entries)
 
 
@@ -243,16 +270,18 @@ class EntryView:
     golden: str
     status: Literal["differs", "new"]
     changes: tuple[Change, ...]
+    data: bytes = b""
+    """The pending bytes shown, verified against the entry: what accepting it writes."""
 
 
 class Workflow:
     """Pending goldens against one golden tree and its scenarios: list, show, accept,
     reject. Each accept or reject takes the locks, re-reads the manifest, and writes it."""
 
-    def __init__(self, pending: PendingStore, goldens: GoldenStore, scenarios_root: Path) -> None:
+    def __init__(self, pending: PendingStore, goldens: GoldenStore, scenarios_root: Tree | Path) -> None:
         self.pending = pending
         self.goldens = goldens
-        self.scenarios_root = scenarios_root
+        self.scenarios = as_tree(scenarios_root)
 
     def golden_path(self, entry: Entry) -> str:
         return f"{self.goldens.root}/{entry.key}"
@@ -269,23 +298,37 @@ class Workflow:
                                 f"(pending: {listed or 'none'})")
         return [e for e in entries if selection.wants(e.scenario, e.artefact)]
 
+    def _pending_bytes(self, entry: Entry) -> bytes:
+        """The entry's pending bytes, verified against the manifest; ``StoreError`` (which
+        says what to do) when they are missing or changed."""
+        pending_path = self.pending.path(entry)
+        data = self.pending.files.read(entry.scenario, entry.artefact)
+        if data is None:
+            raise StoreError(f"{pending_path} is missing: run `replay check --pending` again, or "
+                             f"`replay reject {entry.key}`")
+        if sha256(data) != entry.pending_sha256:
+            raise StoreError(f"{pending_path} does not hash to its manifest entry (changed after it was written): "
+                             f"run `replay check --pending` again, or `replay reject {entry.key}`")
+        return data
+
     def view(self, entry: Entry, full: bool = False) -> EntryView:
-        """The changes an accept would make (read-only)."""
-        data = self.pending.files.read(entry.scenario, entry.artefact) or b""
+        """The changes an accept would make (read-only), from the verified pending bytes."""
+        data = self._pending_bytes(entry)
         golden = self.goldens.read(entry.scenario, entry.artefact)
         if golden is None:
-            return EntryView(entry, self.golden_path(entry), "new", tuple(new_file_changes(data, full)))
+            return EntryView(entry, self.golden_path(entry), "new", tuple(new_file_changes(data, full)), data)
         return EntryView(entry, self.golden_path(entry), "differs",
-                         tuple(changes(entry.artefact, golden, data, full)))
+                         tuple(changes(entry.artefact, golden, data, full)), data)
 
-    def accept(self, entries: Iterable[Entry]) -> list[Decision]:
-        """Write each pending golden over its golden, unless it is stale (refused)."""
+    def accept(self, entries: Iterable[Entry], shown: Mapping[str, bytes] | None = None) -> list[Decision]:
+        """Write each pending golden over its golden, unless it is stale (refused).
+        ``shown``: the bytes a review showed, by entry key: exactly those are written."""
         wanted = list(entries)
         if not wanted:
             return []
         try:
             with self.goldens.lock(), self.pending.lock():
-                return self._decide(wanted, self._accept_one)
+                return self._decide(wanted, lambda entry: self._accept_one(entry, (shown or {}).get(entry.key)))
         except (StoreLocked, StoreError) as exc:  # the goldens' lock is taken, or cannot be
             return [Decision(e, "refused", self.golden_path(e), str(exc)) for e in wanted]
 
@@ -298,46 +341,43 @@ class Workflow:
             return self._decide(wanted, self._reject_one)
 
     def _decide(self, wanted: list[Entry], decide_one: Callable[[Entry], Decision]) -> list[Decision]:
+        """Decide each entry, then write the manifest: what was decided leaves it, what
+        was refused (or could not be finished) stays, so it never lists a file that is
+        gone nor drops one that is still there."""
         manifest = self.pending.manifest()
         current = {e.key: e for e in manifest.entries}
         decisions = []
-        for entry in wanted:
-            if current.get(entry.key) != entry:
-                decisions.append(Decision(entry, "refused", self.golden_path(entry),
-                                          f"{self.pending.path(entry)} changed while you looked at it (another "
-                                          "replay command); look again"))
-                continue
-            decision = decide_one(entry)
-            if decision.action != "refused":
-                del current[entry.key]
-            decisions.append(decision)
-        self.pending.save(Manifest(entries=list(current.values())))
+        try:
+            for entry in wanted:
+                if current.get(entry.key) != entry:
+                    decisions.append(Decision(entry, "refused", self.golden_path(entry),
+                                              f"{self.pending.path(entry)} changed while you looked at it (another "
+                                              "replay command); look again"))
+                    continue
+                decision = decide_one(entry)
+                if decision.action != "refused":
+                    del current[entry.key]
+                decisions.append(decision)
+        finally:
+            self.pending.save(Manifest(entries=list(current.values())))
         return decisions
 
-    def _accept_one(self, entry: Entry) -> Decision:
+    def _accept_one(self, entry: Entry, shown: bytes | None) -> Decision:
         golden_path = self.golden_path(entry)
-        pending_path = self.pending.path(entry)
 
         def refuse(reason: str) -> Decision:
             return Decision(entry, "refused", golden_path, reason)
 
-        if not (self.scenarios_root / entry.scenario / SCENARIO_FILE).is_file():
-            return refuse(f"no scenario named {entry.scenario} in {self.scenarios_root}: accepting {entry.key} would "
-                          f"make an orphan golden; `replay reject {entry.key}` drops it")
+        problem = self._orphan(entry)
+        if problem is not None:
+            return refuse(problem)
         try:
-            data = self.pending.files.read(entry.scenario, entry.artefact)
+            data = shown if shown is not None and sha256(shown) == entry.pending_sha256 else self._pending_bytes(entry)
             golden = self.goldens.read(entry.scenario, entry.artefact)
         except StoreError as exc:
             return refuse(str(exc))
-        if data is None:
-            return refuse(f"{pending_path} is missing: run `replay check --pending` again, or "
-                          f"`replay reject {entry.key}`")
-        if sha256(data) != entry.pending_sha256:
-            return refuse(f"{pending_path} does not hash to its manifest entry (changed after it was written): run "
-                          f"`replay check --pending` again, or `replay reject {entry.key}`")
         if golden == data:
-            self.pending.files.delete(entry.scenario, entry.artefact)
-            return Decision(entry, "accepted", golden_path, "the golden already holds these bytes")
+            return self._drop(entry, Decision(entry, "accepted", golden_path, "the golden already holds these bytes"))
         now = None if golden is None else sha256(golden)
         if now != entry.golden_sha256:
             made = "no golden" if entry.golden_sha256 is None else f"sha256 {entry.golden_sha256[:12]}"
@@ -349,12 +389,35 @@ class Workflow:
             self.goldens.write(entry.scenario, entry.artefact, data)
         except StoreError as exc:
             return refuse(str(exc))
-        self.pending.files.delete(entry.scenario, entry.artefact)
-        return Decision(entry, "accepted", golden_path)
+        return self._drop(entry, Decision(entry, "accepted", golden_path))
+
+    def _orphan(self, entry: Entry) -> str | None:
+        """Why accepting ``entry`` would make a golden no scenario produces (``None``: it would not)."""
+        folder = self.scenarios.at(entry.scenario)
+        try:
+            scenario = load_scenario(folder, self.scenarios)
+        except ScenarioError as exc:
+            if not self.scenarios.exists(entry.scenario):
+                return (f"no scenario named {entry.scenario} in {self.scenarios}: accepting {entry.key} would make an "
+                        f"orphan golden; `replay reject {entry.key}` drops it")
+            return f"{exc}: fix it, then accept again"
+        if not is_artefact_name(entry.artefact, len(scenario.children)):
+            return (f"no artefact of {entry.scenario} is named {entry.artefact} (it has {len(scenario.children)} "
+                    f"child session(s)): accepting it would make an orphan golden; `replay reject {entry.key}` "
+                    "drops it")
+        return None
+
+    def _drop(self, entry: Entry, decision: Decision) -> Decision:
+        """Delete the entry's pending file after its decision; one that cannot be
+        deleted (a folder in its place) turns the decision into a refusal."""
+        try:
+            self.pending.files.delete(entry.scenario, entry.artefact)
+        except StoreError as exc:
+            return Decision(entry, "refused", decision.golden, f"{exc}; {decision.action} nothing else")
+        return decision
 
     def _reject_one(self, entry: Entry) -> Decision:
-        self.pending.files.delete(entry.scenario, entry.artefact)
-        return Decision(entry, "rejected", self.golden_path(entry))
+        return self._drop(entry, Decision(entry, "rejected", self.golden_path(entry)))
 
     def left(self) -> int:
         return len(self.pending.manifest().entries)

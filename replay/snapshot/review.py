@@ -43,7 +43,7 @@ def review(workflow: Workflow, ask: Ask, selection: Selection | None = None, *, 
             if key.isupper():
                 every = key = key.lower()
             if key == "a":
-                decisions = workflow.accept([entry])
+                decisions = workflow.accept([entry], {entry.key: view.data})  # exactly the bytes shown
             elif key == "r":
                 decisions = workflow.reject([entry])
             else:

@@ -16,9 +16,7 @@ with ``python -m replay.snapshot.scenario``) and is printed by
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -32,10 +30,11 @@ from replay.agent.recording import Recording
 from replay.agent.title import TitleModel
 from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolReply
 from replay.agent.writer import Clock, Ids, SessionLog
+from replay.fs import FsError, Tree
 from replay.jsjson import parse
 from replay.log.event import Event
-from replay.log.reader import iter_events, read_log
-from replay.log.source import file_source
+from replay.log.reader import Source, iter_events, read_log
+from replay.log.source import tree_source
 from replay.log.values import CWD_PLACEHOLDER
 from replay.render.acp.profiles import detect_profile
 from replay.todo.tool import TOOL_NAME, Config
@@ -267,28 +266,20 @@ def validation_problems(exc: ValidationError) -> list[str]:
     return problems
 
 
-def read_bounded(path: Path, limit: int = MAX_JSON_BYTES) -> bytes:
-    """A small regular file's bytes; anything else (a FIFO, which would block, a
-    device) or anything larger than ``limit`` is an ``OSError``."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode) else "a device or socket"
-        raise OSError(f"not a regular file ({kind})")
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise OSError(f"larger than {limit} bytes")
-    return data
+def load_scenario(folder: Path, root: Tree | Path | None = None) -> Scenario:
+    """The scenario of ``folder``, read through its tree (``root``; default: the
+    folder's parent, as named)."""
+    return _load(_Folder.of(folder, root))
 
 
-def load_scenario(folder: Path) -> Scenario:
-    path = _inside(folder, SCENARIO_FILE)
+def _load(folder: _Folder) -> Scenario:
+    path = folder.at(SCENARIO_FILE)
     try:
-        text = read_bounded(path)
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read the scenario ({exc.strerror or exc})") from None
+        text = folder.read(SCENARIO_FILE, "the scenario")
+    except FsError as exc:
+        raise ScenarioError(str(exc)) from None
+    if text is None:
+        raise ScenarioError(f"{path}: cannot read the scenario (No such file or directory)")
     try:
         return Scenario.model_validate_json(text)
     except ValidationError as exc:
@@ -363,35 +354,45 @@ class _Session:
     persist_throw: bool = False
 
 
-def resolves_inside(path: Path, root: Path) -> bool:
-    """Whether ``path``, links followed, is ``root`` or below it."""
+@dataclass(frozen=True)
+class _Folder:
+    """A scenario folder, ``name`` in the scenario tree: every file it names is read
+    through the tree (``replay.fs``), never through a link, under a cap."""
+
+    tree: Tree
+    name: str
+
+    @classmethod
+    def of(cls, folder: Path, root: Tree | Path | None) -> _Folder:
+        tree = root if isinstance(root, Tree) else Tree.named(root if root is not None else folder.parent)
+        return cls(tree, folder.name)
+
+    def parts(self, relative: str) -> tuple[str, ...]:
+        return (self.name, *PurePosixPath(relative).parts)
+
+    def at(self, relative: str) -> Path:
+        return self.tree.at(*self.parts(relative))
+
+    def read(self, relative: str, what: str, limit: int = MAX_JSON_BYTES) -> bytes | None:
+        return self.tree.read(*self.parts(relative), limit=limit, what=what)
+
+    def source(self, relative: str) -> Source:
+        return tree_source(self.tree, self.parts(relative))
+
+
+def _read_recording(folder: _Folder, relative: str) -> tuple[list[Event], int]:
+    path = folder.at(relative)
     try:
-        return path.resolve().is_relative_to(root.resolve())
-    except (OSError, RuntimeError):  # RuntimeError: a loop of links (Python 3.11)
-        return False
-
-
-def _inside(folder: Path, name: str) -> Path:
-    """``folder/name``, refused when a symlink takes it out of the scenario folder."""
-    path = folder / name
-    if not resolves_inside(path, folder):
-        raise ScenarioError(f"{path}: leaves the scenario folder (a symlink?); recorded files must be inside it")
-    return path
-
-
-def _confined(folder: Path, root: Path) -> None:
-    """A scenario folder must be a folder of the scenario tree itself, not a link."""
-    if folder.is_symlink():
-        raise ScenarioError(f"{folder}: a symbolic link; refused (replay never follows a link out of the scenario "
-                            "tree: replace it with the folder)")
-    if not resolves_inside(folder, root):
-        raise ScenarioError(f"{folder}: outside the scenario folder {root}; refused")
-
-
-def _read_recording(path: Path) -> tuple[list[Event], int]:
-    if not path.is_file():
+        exists = folder.tree.exists(*folder.parts(relative))
+    except FsError as exc:
+        raise ScenarioError(str(exc)) from None
+    if not exists:
         raise ScenarioError(f"{path}: the recorded model log is missing")
-    log = read_log(file_source(path))
+    try:
+        folder.tree.open(*folder.parts(relative), what="the recorded model log").close()
+    except FsError as exc:  # a link, a FIFO: said as such, not as "not a session log"
+        raise ScenarioError(str(exc)) from None
+    log = read_log(folder.source(relative))
     if log.header is None:
         raise ScenarioError(f"{path}: not a session log (run `replay audit {path}`)")
     events = list(iter_events(log.items()))
@@ -423,45 +424,53 @@ def _tools(config: ToolsConfig, recording: Recording | None) -> list[Tool]:
     return tools
 
 
-def _recorded_model(folder: Path, override: str | None, path: Path, events: list[Event], seed: int) -> RecordedModel:
+def _recorded_model(folder: _Folder, override: str | None, log: str, events: list[Event],
+                    seed: int) -> RecordedModel:
     """The calls derived from the recording, after the override: an override that
     replaces them all (an array) needs no derivation — the recording may be one the
     harness could not derive from either."""
     doc: Any = None
-    where = path
+    if override is not None:
+        where = folder.at(override)
+        try:
+            raw = folder.read(override, "the override")
+        except FsError as exc:
+            raise ScenarioError(str(exc)) from None
+        if raw is None:
+            raise ScenarioError(f"{where}: cannot read the override (No such file or directory)")
+        ok, doc = parse(raw.decode("utf-8", "replace"))
+        if not ok:
+            raise ScenarioError(f"{where}: the override is not JSON")
     try:
-        if override is not None:
-            where = _inside(folder, override)
-            ok, doc = parse(read_bounded(where).decode("utf-8", "replace"))
-            if not ok:
-                raise ScenarioError(f"{where}: the override is not JSON")
         if isinstance(doc, list):
             return RecordedModel(apply_override([], doc))
-        where = path
-        model = RecordedModel.from_events(events, seed)
-        if override is not None:
-            where = _inside(folder, override)
-            model = model.with_override(doc)
-        return model
-    except OSError as exc:
-        raise ScenarioError(f"{where}: cannot read the override ({exc.strerror or exc})") from None
     except ModelError as exc:
-        raise ScenarioError(f"{where}: {exc}") from None
+        raise ScenarioError(f"{folder.at(override or log)}: {exc}") from None
+    try:
+        model = RecordedModel.from_events(events, seed)
+    except ModelError as exc:
+        raise ScenarioError(f"{folder.at(log)}: {exc}") from None
+    if override is None:
+        return model
+    try:
+        return model.with_override(doc)
+    except ModelError as exc:
+        raise ScenarioError(f"{folder.at(override)}: {exc}") from None
 
 
-def _session(tools: ToolsConfig, spec: ModelSpec, folder: Path, default_log: str, prefix: str) -> _Session:
+def _session(tools: ToolsConfig, spec: ModelSpec, folder: _Folder, default_log: str, prefix: str) -> _Session:
     if not spec.recorded:
         script = [ScriptedCall(s.reasoning, s.text, [(c.name, c.arguments if c.arguments is not None else {})
                                                       for c in s.tool_calls],
                                (s.error.message, s.error.code) if s.error else None, s.finish)
                   for s in spec.script or []]
         return _Session(ScriptedModel(script, call_prefix=prefix), _tools(tools, None))
-    path = _inside(folder, spec.log or default_log)
-    events, seed = _read_recording(path)
-    model = _recorded_model(folder, spec.override, path, events, seed)
+    log = spec.log or default_log
+    events, seed = _read_recording(folder, log)
+    model = _recorded_model(folder, spec.override, log, events, seed)
     title = None
     if spec.title is not None:
-        title = TitleModel(_recorded_model(folder, spec.title.override, path, events, seed), spec.title.max_title_bytes)
+        title = TitleModel(_recorded_model(folder, spec.title.override, log, events, seed), spec.title.max_title_bytes)
     recording = Recording.from_events(events, seed)
     provider, model_name = _names(events)
     # Today's harness persists a stream that threw as an error finish chunk; its 2026-07 generation did not.
@@ -473,14 +482,15 @@ def _session(tools: ToolsConfig, spec: ModelSpec, folder: Path, default_log: str
 class _Runner:
     """One keyless run of a scenario: its clock, ids, logs, and the sessions' models."""
 
-    folder: Path
+    folder: _Folder
     scenario: Scenario
+    name: str
     clock: Clock = field(default_factory=Clock)
     logs: list[SessionLog] = field(default_factory=list)
     models: list[tuple[str, Model]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.ids = Ids(self.folder.name)
+        self.ids = Ids(self.name)
 
     def _add_models(self, who: str, session: _Session) -> None:
         """The models whose calls must all be used by the end of the run."""
@@ -521,24 +531,26 @@ class _Runner:
             if used.unused():
                 raise ScenarioError(f"the model of {who} has {used.unused()} call(s) the run never asked for: the run "
                                     "diverged from the recording or script (re-record, or fix the script)")
-        return Run(self.folder.name, self.scenario, self.logs)
+        return Run(self.name, self.scenario, self.logs)
 
 
-def run_scenario(folder: Path, root: Path | None = None) -> Run:
+def run_scenario(folder: Path, root: Tree | Path | None = None, name: str | None = None) -> Run:
     """Run a scenario keylessly. Deterministic: the clock, ids and call ids are seeded
-    by the scenario's name, so a run gives the same logs on any machine. ``root`` is
-    the scenario tree (default: the folder's parent): a folder that is a link, or that
-    leads out of it, is refused."""
-    _confined(folder, root if root is not None else folder.parent)
-    scenario = load_scenario(folder)
-    where = folder / SCENARIO_FILE
+    by the scenario's name (``name``; default: the folder's), so a run gives the same
+    logs on any machine. ``root`` is the scenario tree (default: the folder's parent,
+    as named); the folder and every file it names are read through it: a link is
+    refused, never followed."""
+    where = _Folder.of(folder, root)
+    scenario = _load(where)
+    spec = where.at(SCENARIO_FILE)
     try:
-        return _Runner(folder, scenario).run()
+        return _Runner(where, scenario, name or where.name).run()
     except RunError as exc:
-        raise ScenarioError(f"{where}: {exc}") from None
+        raise ScenarioError(f"{spec}: {exc}") from None
     except ScenarioError as exc:
         message = str(exc)
-        raise ScenarioError(message if message.startswith(str(folder)) else f"{where}: {message}") from None
+        raise ScenarioError(message if message.startswith(str(where.tree.at(where.name))) else f"{spec}: {message}") \
+            from None
 
 
 def _write_schema() -> None:
@@ -547,13 +559,18 @@ def _write_schema() -> None:
     print(f"wrote {target}")
 
 
-_SCENARIO_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_SCENARIO_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+SCENARIO_NAME_RULE = ("not a scenario name: a scenario is a folder named with letters, digits, '.', '_' and '-', "
+                      "starting with a letter or digit, at most 100 characters")
+"""What ``is_scenario_name`` asks, in words (``replay new``, a check, a pending manifest)."""
 
 
 def is_scenario_name(name: str) -> bool:
-    """A name ``replay new`` accepts: a plain folder name (letters, digits, ``.``,
-    ``_``, ``-``; not starting with a dot or dash)."""
-    return _SCENARIO_NAME.fullmatch(name) is not None and len(name) <= 100
+    """A name ``replay new`` accepts and a scenario folder must have: a plain folder
+    name (letters, digits, ``.``, ``_``, ``-``; not starting with a dot, dash or
+    underscore; at most 100 characters). ASCII only: the name goes into ids, paths and
+    pending manifests on every system."""
+    return _SCENARIO_NAME.fullmatch(name) is not None
 
 
 if __name__ == "__main__":

@@ -67,8 +67,9 @@ def test_the_table_is_found_upward_and_checked(tmp_path: Path) -> None:
     nested = tmp_path / "a" / "b"
     nested.mkdir(parents=True)
     (tmp_path / "a" / "pyproject.toml").write_text("[project]\nname = 'other'\n")  # no table: passed over
-    assert find_config(nested) == tmp_path / "pyproject.toml"
-    config = read_config(tmp_path / "pyproject.toml")
+    config = find_config(nested)
+    assert config == read_config(tmp_path / "pyproject.toml")
+    assert config.path == tmp_path / "pyproject.toml"
     assert (config.select, config.ignore, config.min_severity) == (("T", "A6"), None, W)
     # The command line wins, key by key.
     assert audit_selection(None, ["T3"], None, config) == Selection(("T", "A6"), ("T3",), W)

@@ -102,7 +102,7 @@ def test_refresh_prune_never_deletes_through_a_linked_golden_folder(tree: Path) 
     assert _snapshot(tree / "outside") == before
     assert proc.returncode == 1
     assert f"✗ gone-scenario: {link}: a symbolic link; refused (replay never follows or writes through a link " \
-           "in the golden tree: replace it with a folder, or remove it)" in proc.stdout
+           "in a tree it does not trust: replace it with a folder, or remove it)" in proc.stdout
     assert link.is_symlink()
 
 
@@ -135,8 +135,8 @@ def test_a_linked_scenario_folder_is_refused(tree: Path) -> None:
     before = _snapshot(tree / "outside")
     proc = _replay("refresh", SCENARIO, *_tree_args(tree))
     assert proc.returncode == 1
-    assert f"{scenarios / SCENARIO}: a symbolic link; refused (replay never follows a link out of the scenario " \
-           "tree: replace it with the folder)" in proc.stdout
+    assert f"{scenarios / SCENARIO}: a symbolic link; refused (replay never follows or writes through a link in a " \
+           "tree it does not trust: replace it with a folder, or remove it)" in proc.stdout
     assert _snapshot(tree / "outside") == before
     assert not (tree / "repo" / "goldens" / SCENARIO).exists()
 
@@ -147,7 +147,8 @@ def test_a_scenario_file_that_links_out_is_refused(tree: Path) -> None:
     spec.symlink_to(tree / "outside" / "scenario.json")
     proc = _replay("check", *_tree_args(tree))
     assert proc.returncode == 1
-    assert f"{spec}: leaves the scenario folder" in proc.stdout
+    assert f"{spec}: a symbolic link; refused (replay never follows or writes through a link in a tree it does not " \
+           "trust: replace it with the file, or remove it)" in proc.stdout
 
 
 def test_a_fifo_in_the_trees_does_not_hang(tree: Path) -> None:
@@ -156,13 +157,13 @@ def test_a_fifo_in_the_trees_does_not_hang(tree: Path) -> None:
     os.mkfifo(golden)
     proc = _replay("check", *_tree_args(tree))
     assert proc.returncode == 1
-    assert f"{golden}: cannot read the golden: not a regular file (a FIFO); refused" in proc.stdout
+    assert f"{golden}: cannot read the golden: a FIFO (named pipe), not a regular file; refused" in proc.stdout
     spec = tree / "repo" / "scenarios" / SCENARIO / "scenario.json"
     spec.unlink()
     os.mkfifo(spec)
     proc = _replay("check", *_tree_args(tree))
     assert proc.returncode == 1
-    assert f"{spec}: cannot read the scenario (not a regular file (a FIFO))" in proc.stdout
+    assert f"{spec}: cannot read the scenario: a FIFO (named pipe), not a regular file; refused" in proc.stdout
 
 
 # -- the lock -----------------------------------------------------------------------

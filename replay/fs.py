@@ -1,0 +1,660 @@
+"""The confined tree: the one module that opens, lists, reads, writes and deletes files
+in folders replay does not trust, and writes the outputs a user names.
+
+A golden tree, a scenario tree, a pending folder or a harness folder to import may
+come from a pull request or a downloaded CI artefact, so nothing in them is trusted:
+
+* **Nothing is followed or written through a symbolic link below a tree's root**:
+  every folder and file is opened relative to its parent's descriptor with
+  ``O_NOFOLLOW``; a link is refused with its path and why.
+* **The root itself** is trusted only when the user named it (``--goldens DIR``,
+  ``--pending DIR``): then the links in the path they typed are followed, as any
+  command follows the paths it is given. A root replay finds on its own (the default
+  ``goldens``, ``scenarios``, ``.replay/pending`` below the working directory) is
+  opened one component at a time without following a link, root included: a
+  committed ``goldens -> ../elsewhere`` is refused, never written through.
+* **Reads are bounded** and of regular files only (opened non-blocking: a FIFO cannot
+  hang a command); a larger file is refused.
+* **Writes are atomic**: a temporary file ``.tmp-<pid>-<random>`` beside the target,
+  fsynced, renamed over it; a new file gets 0666 less the umask, a replaced one keeps
+  its mode. Cleanup removes only the temporary files of this process or of a dead one.
+
+``kind`` is the one describer of what a file is, ``reason`` the one wording of an OS
+error; ``FsError`` messages name the path and say what to do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import secrets
+import shutil
+import stat
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import BinaryIO, Literal
+
+from replay.output import OutputError, encoded
+
+TEMP_PREFIX = ".tmp-"
+"""The prefix of every temporary file replay writes (``.tmp-<pid>-<random>``)."""
+
+Written = Literal["created", "updated", "unchanged"]
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class FsError(Exception):
+    """A file or folder cannot be used as asked; the message names the path and says why."""
+
+
+class Locked(Exception):
+    """Another command holds the lock asked for; the message says who and what to do."""
+
+
+def reason(exc: OSError) -> str:
+    """An OS error in words (``Permission denied``), without the path."""
+    return exc.strerror or str(exc)
+
+
+def kind(mode: int) -> str:
+    """What a file is, in words: ``a folder``, ``a FIFO (named pipe)``, …"""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def check_name(name: str) -> None:
+    """One path component: not empty, ``.``, ``..``, nor holding ``/`` or NUL."""
+    if not name or name in (".", "..") or "/" in name or "\0" in name:
+        raise FsError(f"{name!r}: not a file name (one path component)")
+
+
+def _is_link(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def _link_refused(path: PurePath, instead: str) -> FsError:
+    return FsError(f"{path}: a symbolic link; refused (replay never follows or writes through a link in a tree it "
+                   f"does not trust: replace it with {instead}, or remove it)")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _sync(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.fsync(fd)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A name in a folder and what it is (``lstat``: a link is a link)."""
+
+    name: str
+    mode: int
+
+    @property
+    def is_dir(self) -> bool:
+        return stat.S_ISDIR(self.mode)
+
+    @property
+    def is_file(self) -> bool:
+        return stat.S_ISREG(self.mode)
+
+    @property
+    def is_link(self) -> bool:
+        return stat.S_ISLNK(self.mode)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A folder whose contents are not trusted (see the module docstring).
+
+    ``path`` names it in messages. With ``base`` (``None``: the user named ``path``),
+    ``path`` lies below the folder ``base`` and no component of it below ``base`` may be
+    a link: ``Tree.found(Path("goldens"))`` is ``./goldens``, refused if it is a link."""
+
+    path: Path
+    base: Path | None = None
+
+    @classmethod
+    def named(cls, path: Path) -> Tree:
+        """A folder the user named: the links in ``path`` itself are followed."""
+        return cls(path)
+
+    @classmethod
+    def found(cls, path: Path, base: Path = Path(".")) -> Tree:
+        """A folder replay finds on its own, ``path`` below ``base`` (default: the
+        working directory): no component of ``path`` may be a link."""
+        return cls(base / path if base != Path(".") else path, base)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def at(self, *parts: str) -> Path:
+        """How ``parts`` below the root are named in messages."""
+        return self.path.joinpath(*parts)
+
+    # -- descriptors --------------------------------------------------------------------
+
+    def _root_parts(self) -> tuple[str, ...]:
+        assert self.base is not None
+        relative = self.path.relative_to(self.base) if self.base != Path(".") else self.path
+        return tuple(p for p in relative.parts if p not in ("", "."))
+
+    def open_root(self, create: bool = False) -> int | None:
+        """A descriptor of the root (``None`` when it does not exist and ``create`` is
+        false). ``FsError`` when it is a link (a found root), not a folder, or cannot be
+        opened or made."""
+        if self.base is None:
+            if create:
+                try:
+                    self.path.mkdir(parents=True, exist_ok=True)
+                except FileExistsError:
+                    pass  # not a folder: said below
+                except OSError as exc:
+                    raise FsError(f"{self.path}: cannot create the folder ({reason(exc)})") from None
+            try:
+                return os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                return None
+            except NotADirectoryError:
+                raise FsError(f"{self.path}: {_kind_at(self.path)}, not a folder; refused") from None
+            except OSError as exc:
+                raise FsError(f"{self.path}: cannot open the folder ({reason(exc)})") from None
+        try:
+            fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise FsError(f"{self.base}: cannot open the folder ({reason(exc)})") from None
+        shown = self.base if self.base != Path(".") else Path()
+        for part in self._root_parts():
+            shown = shown / part
+            try:
+                child = _open_folder(fd, part, shown, create)
+            finally:
+                os.close(fd)
+            if child is None:
+                return None
+            fd = child
+        return fd
+
+    @contextlib.contextmanager
+    def root(self, create: bool = False) -> Iterator[int | None]:
+        """The root's descriptor (``None``: it does not exist), closed after."""
+        fd = self.open_root(create)
+        try:
+            yield fd
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    @contextlib.contextmanager
+    def folder(self, *parts: str, create: bool = False) -> Iterator[int | None]:
+        """The descriptor of the folder ``parts`` below the root (``None``: missing),
+        every component opened without following a link; closed after."""
+        for part in parts:
+            check_name(part)
+        with self.root(create) as fd:
+            if fd is None:
+                yield None
+                return
+            current = fd
+            opened: list[int] = []
+            try:
+                shown = self.path
+                for part in parts:
+                    shown = shown / part
+                    child = _open_folder(current, part, shown, create)
+                    if child is None:
+                        yield None
+                        return
+                    opened.append(child)
+                    current = child
+                yield current
+            finally:
+                for child in opened:
+                    os.close(child)
+
+    # -- listing ------------------------------------------------------------------------
+
+    def entries(self, *parts: str) -> list[Entry]:
+        """What the folder ``parts`` holds (links as links), sorted by name; empty when
+        it does not exist."""
+        with self.folder(*parts) as fd:
+            if fd is None:
+                return []
+            try:
+                names = os.listdir(fd)
+            except OSError as exc:
+                raise FsError(f"{self.at(*parts)}: cannot list the folder ({reason(exc)})") from None
+            found = []
+            for name in sorted(names):
+                try:
+                    found.append(Entry(name, os.lstat(name, dir_fd=fd).st_mode))
+                except OSError:
+                    continue  # gone since it was listed
+            return found
+
+    def exists(self, *parts: str) -> bool:
+        """Whether ``parts`` names anything (a link included), never following one."""
+        *folder, name = parts
+        check_name(name)
+        with self.folder(*folder) as fd:
+            if fd is None:
+                return False
+            try:
+                os.lstat(name, dir_fd=fd)
+            except OSError:
+                return False
+            return True
+
+    # -- reading ------------------------------------------------------------------------
+
+    def read(self, *parts: str, limit: int, what: str = "the file") -> bytes | None:
+        """A regular file's bytes (``None`` when it does not exist). ``FsError`` when it
+        is a link, not a regular file, larger than ``limit``, or cannot be read."""
+        *folder, name = parts
+        check_name(name)
+        with self.folder(*folder) as fd:
+            if fd is None:
+                return None
+            try:
+                return _read_regular(fd, name, self.at(*parts), limit, what)
+            except FileNotFoundError:
+                return None
+
+    def open(self, *parts: str, what: str = "the file") -> BinaryIO:
+        """A regular file for reading, never through a link (``FsError`` otherwise,
+        ``FileNotFoundError`` when it is not there)."""
+        *folder, name = parts
+        check_name(name)
+        with self.folder(*folder) as fd:
+            if fd is None:
+                raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(self.at(*parts)))
+            return _open_regular(fd, name, self.at(*parts), what)
+
+    # -- writing ------------------------------------------------------------------------
+
+    def write(self, *parts: str, data: bytes | Iterable[bytes | str], what: str = "file",
+              unchanged: bytes | None = None) -> Written:
+        """Write a file atomically (its folders made as needed). ``unchanged``: the
+        bytes it holds now when the caller read them (``data`` equal to them: nothing
+        is written)."""
+        *folder, name = parts
+        check_name(name)
+        if isinstance(data, bytes) and unchanged is not None and data == unchanged:
+            return "unchanged"
+        with self.folder(*folder, create=True) as fd:
+            assert fd is not None
+            existed = _lexists(fd, name)
+            write_atomically(fd, self.at(*parts), name, [data] if isinstance(data, bytes) else data, what)
+        return "updated" if existed else "created"
+
+    def delete(self, *parts: str, what: str = "the file") -> bool:
+        """Delete one file (a link is removed itself, never what it points at); whether
+        there was one. ``FsError`` when it cannot be deleted (a folder in its place)."""
+        *folder, name = parts
+        check_name(name)
+        with self.folder(*folder) as fd:
+            if fd is None:
+                return False
+            try:
+                os.unlink(name, dir_fd=fd)
+            except FileNotFoundError:
+                return False
+            except OSError as exc:
+                if exc.errno in (errno.EISDIR, errno.EPERM) and _is_dir(fd, name):
+                    raise FsError(f"{self.at(*parts)}: a folder, not {what}; refused (remove it by hand)") from None
+                raise FsError(f"{self.at(*parts)}: cannot delete {what} ({reason(exc)})") from None
+            _sync(fd)
+            return True
+
+    def remove_folder_if_empty(self, *parts: str) -> None:
+        """Remove the folder ``parts`` when it holds nothing (else leave it)."""
+        *folder, name = parts
+        check_name(name)
+        with self.folder(*folder) as fd:
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.rmdir(name, dir_fd=fd)
+                    _sync(fd)
+
+    def remove_tree(self, *parts: str) -> None:
+        """Remove the folder ``parts`` and all it holds, never following a link."""
+        *folder, name = parts
+        check_name(name)
+        with self.folder(*folder) as fd:
+            if fd is not None:
+                shutil.rmtree(name, dir_fd=fd, ignore_errors=True)
+
+    def make_folder(self, *parts: str) -> None:
+        """Make the folder ``parts`` (``FileExistsError`` when something has its name)."""
+        *folder, name = parts
+        check_name(name)
+        with self.folder(*folder, create=True) as fd:
+            assert fd is not None
+            try:
+                os.mkdir(name, dir_fd=fd)
+            except FileExistsError:
+                raise
+            except OSError as exc:
+                raise FsError(f"{self.at(*parts)}: cannot create the folder ({reason(exc)})") from None
+
+    def rename_new(self, source: str, target: str) -> None:
+        """Rename the entry ``source`` of the root to ``target``, which must not exist
+        (``FileExistsError`` when it does)."""
+        check_name(source)
+        check_name(target)
+        with self.root() as fd:
+            if fd is None:
+                raise FsError(f"{self.path}: the folder is gone")
+            if _lexists(fd, target):
+                raise FileExistsError(errno.EEXIST, "File exists", str(self.at(target)))
+            try:
+                os.rename(source, target, src_dir_fd=fd, dst_dir_fd=fd)
+            except OSError as exc:
+                raise FsError(f"{self.at(target)}: cannot create it ({reason(exc)})") from None
+            _sync(fd)
+
+    def clean_temp_files(self, *parts: str) -> int:
+        """Remove the temporary files an interrupted write left in the folder ``parts``:
+        only those of this process or of one that is no longer running."""
+        removed = 0
+        with self.folder(*parts) as fd:
+            if fd is None:
+                return 0
+            with contextlib.suppress(OSError):
+                for name in os.listdir(fd):
+                    if _abandoned(name):
+                        with contextlib.suppress(OSError):
+                            os.unlink(name, dir_fd=fd)
+                            removed += 1
+        return removed
+
+    # -- locks --------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, name: str, wait: float, taken: str, *, shared: bool = False,
+             maker: str = "replay", needs: str = "") -> Iterator[None]:
+        """Hold a lock on the file ``name`` of the root (made as needed): exclusive, or
+        ``shared``; ``Locked(taken)`` if it is still held elsewhere after ``wait``
+        seconds. The OS releases it when the process ends, however it ends. Messages
+        say that ``maker`` creates the file, and why the folder must be writable
+        (``needs``)."""
+        check_name(name)
+        path = self.at(name)
+        with self.root(create=True) as root_fd:
+            assert root_fd is not None
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666,
+                             dir_fd=root_fd)
+            except OSError as exc:
+                raise _lock_error(path, exc, root_fd, name, maker, needs) from None
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise FsError(f"{path}: {kind(mode)}, not the lock file; remove it ({maker} creates it)")
+            _flock(fd, wait, taken, shared)
+            yield
+        finally:
+            os.close(fd)
+
+    @contextlib.contextmanager
+    def lock_root(self, wait: float, taken: str) -> Iterator[None]:
+        """Exclusive use of the tree, held on its root folder itself (made as needed):
+        no lock file is made in it."""
+        with self.root(create=True) as fd:
+            assert fd is not None
+            _flock(fd, wait, taken)
+            yield
+
+
+def within(path: Path, root: Path) -> bool:
+    """Whether ``path``, links followed, is ``root`` or below it (where a command
+    would write, compared with a tree it must not write into)."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
+
+
+def _kind_at(path: Path) -> str:
+    try:
+        return kind(os.stat(path).st_mode)
+    except OSError:
+        return "not a folder"
+
+
+def _lexists(dir_fd: int, name: str) -> bool:
+    try:
+        os.lstat(name, dir_fd=dir_fd)
+    except OSError:
+        return False
+    return True
+
+
+def _is_dir(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def _open_folder(dir_fd: int, name: str, path: PurePath, create: bool) -> int | None:
+    """The folder ``name`` of ``dir_fd``, never through a link; ``None`` when missing."""
+    for _ in range(2):
+        try:
+            return os.open(name, _DIR, dir_fd=dir_fd)
+        except FileNotFoundError:
+            if not create:
+                return None
+            try:
+                os.mkdir(name, dir_fd=dir_fd)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise FsError(f"{path}: cannot create the folder ({reason(exc)})") from None
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(dir_fd, name):
+                raise _link_refused(path, "a folder") from None
+            if exc.errno == errno.ENOTDIR:
+                raise FsError(f"{path}: not a folder; refused") from None
+            raise FsError(f"{path}: cannot open the folder ({reason(exc)})") from None
+    raise FsError(f"{path}: cannot open the folder")
+
+
+def _open_regular(dir_fd: int, name: str, path: PurePath, what: str) -> BinaryIO:
+    try:
+        fd = os.open(name, _READ, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_refused(path, "the file") from None
+        raise FsError(f"{path}: cannot read {what} ({reason(exc)})") from None
+    return _regular_stream(fd, path, what)
+
+
+def _regular_stream(fd: int, path: PurePath, what: str) -> BinaryIO:
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise FsError(f"{path}: cannot read {what}: {kind(mode)}, not a regular file; refused")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _read_stream(stream: BinaryIO, path: PurePath, limit: int, what: str) -> bytes:
+    with stream:
+        try:
+            data = stream.read(limit + 1)
+        except OSError as exc:
+            raise FsError(f"{path}: cannot read {what} ({reason(exc)})") from None
+    if len(data) > limit:
+        raise FsError(f"{path}: {what} is larger than {limit} bytes; refused")
+    return data
+
+
+def _read_regular(dir_fd: int, name: str, path: PurePath, limit: int, what: str) -> bytes:
+    """``name`` in the folder ``dir_fd``, never through a link, a regular file of at most
+    ``limit`` bytes (``FileNotFoundError`` when it is not there, else ``FsError``)."""
+    return _read_stream(_open_regular(dir_fd, name, path, what), path, limit, what)
+
+
+def read_named(path: Path, limit: int, what: str = "the file") -> bytes:
+    """A file the user named (links in its path followed): a regular file of at most
+    ``limit`` bytes, opened so that a FIFO cannot hang the command. ``FsError`` (which
+    names the path and what it is) otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise FsError(f"{path}: cannot read {what} ({reason(exc)})") from None
+    return _read_stream(_regular_stream(fd, path, what), path, limit, what)
+
+
+def _abandoned(name: str) -> bool:
+    if not name.startswith(TEMP_PREFIX):
+        return False
+    pid_text = name[len(TEMP_PREFIX):].split("-", 1)[0]
+    if not pid_text.isdigit():
+        return False  # not a name this version writes: another writer's, left alone
+    pid = int(pid_text)
+    return pid == os.getpid() or not _alive(pid)
+
+
+def _mode_of(dir_fd: int, name: str) -> int | None:
+    """The permission bits of the regular file a write replaces (``None``: none there)."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return None
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+
+
+def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[bytes | str], what: str) -> None:
+    """``name`` in the folder ``dir_fd`` replaced by ``chunks`` at once: a temporary file
+    beside it, fsynced, renamed over it (a link in its place is replaced, never written
+    through). A new file gets 0666 less the umask, a replaced one keeps its mode. On any
+    failure the temporary file is removed and ``FsError`` names ``path`` (``what``: the
+    file's role in messages, as in "cannot write the golden"; empty: "cannot write")."""
+    failed = f"{path}: cannot write{' the ' + what if what else ''}"
+    for _ in range(100):
+        temp = f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            fd = os.open(temp, _CREATE, 0o666, dir_fd=dir_fd)
+            break
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT):
+                raise FsError(f"{failed} ({reason(exc)})") from None
+            raise FsError(f"{failed}: its folder does not take a new file ({reason(exc)}), and replay writes one "
+                          "beside the target and renames it into place") from None
+    else:
+        raise FsError(f"{failed}: no free temporary name beside it")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            mode = _mode_of(dir_fd, name)
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
+            for chunk in chunks:
+                for piece in encoded(chunk):
+                    fh.write(piece)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=dir_fd)
+        if isinstance(exc, OSError):
+            if exc.errno == errno.EISDIR:
+                raise FsError(f"{failed}: a folder is in its place; remove it by hand") from None
+            raise FsError(f"{failed} ({reason(exc)})") from None
+        raise
+    _sync(dir_fd)
+
+
+def write_output(path: Path, chunks: Iterable[bytes | str]) -> None:
+    """Write an output the user named (``-o``, ``--junit``, ``--write-baseline``):
+    atomically beside its target (a link they named is followed to its file), or in
+    place when it names a device or a pipe (``/dev/null``, ``/dev/stdout``).
+    ``OutputError`` names the path and says why; on failure ``path`` is untouched."""
+    try:
+        _write_output(path, chunks)
+    except FsError as exc:
+        raise OutputError(str(exc)) from None
+
+
+def _write_output(path: Path, chunks: Iterable[bytes | str]) -> None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise FsError(f"{path}: cannot write ({reason(exc)})") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise FsError(f"{path}: cannot write (it is a folder)")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        try:
+            with open(path, "wb") as fh:
+                for chunk in chunks:
+                    for piece in encoded(chunk):
+                        fh.write(piece)
+        except OSError as exc:
+            raise FsError(f"{path}: cannot write ({reason(exc)})") from None
+        return
+    target = Path(os.path.realpath(path)) if st is not None else path
+    try:
+        dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise FsError(f"{path}: cannot write ({reason(exc)})") from None
+    try:
+        write_atomically(dir_fd, path, target.name, chunks, "")
+    finally:
+        os.close(dir_fd)
+
+
+def _flock(fd: int, wait: float, taken: str, shared: bool = False) -> None:
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise Locked(taken) from None
+            time.sleep(0.05)
+
+
+def _lock_error(path: PurePath, exc: OSError, root_fd: int, name: str, maker: str, needs: str) -> FsError:
+    if exc.errno == errno.ELOOP or _is_link(root_fd, name):
+        return FsError(f"{path}: a symbolic link; refused (replay never takes its lock through a link: remove it)")
+    if exc.errno == errno.EISDIR:
+        return FsError(f"{path}: a folder, not the lock file; remove it ({maker} creates it)")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return FsError(f"{path}: cannot create the lock file ({reason(exc)}); {needs or 'the folder must be writable'}")
+    return FsError(f"{path}: cannot take the lock ({reason(exc)})")
