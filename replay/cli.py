@@ -27,7 +27,7 @@ from replay.check.runner import audit_units
 from replay.check.selection import Selection, SelectionError, audit_selection, find_config
 from replay.extras import MissingExtra
 from replay.findings import Severity
-from replay.fs import Tree, within, write_output
+from replay.fs import FsError, Tree, within, write_output
 from replay.log.discover import discover, path_exists
 from replay.log.event import Event
 from replay.log.header import looks_like
@@ -950,6 +950,8 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
             result = scaffold(root, name)
     except NewScenarioError as exc:
         raise click.UsageError(sanitize(str(exc))) from None
+    except FsError as exc:
+        _fail("new", exc)
     except ImportRefused as exc:
         out.write("".join(log_text(r, style) for r in exc.reports))
         out.flush()

@@ -45,6 +45,7 @@ from typing import Any
 
 import pytest
 
+from replay.fs import Tree
 from replay.report.snapshot import change_text
 from replay.snapshot.artefacts import render_artefacts
 from replay.snapshot.compare import scenario_names
@@ -73,9 +74,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seconds a golden write waits for a running `replay refresh` (default: 60)")
 
 
-def _folder(config: pytest.Config, option: str, default: str | Path) -> Path:
+def _tree(config: pytest.Config, option: str, default: str | Path) -> Tree:
+    """The folder an option names (the user's: links in its path followed), or the
+    rootdir's own ``default`` (no component of it may be a link): see ``replay.fs``."""
     value = config.getoption(option)
-    return Path(value) if value else Path(config.rootpath) / default
+    return Tree.named(Path(value)) if value else Tree.found(Path(default), base=Path(config.rootpath))
+
+
+def _folder(config: pytest.Config, option: str, default: str | Path) -> Path:
+    return _tree(config, option, default).path
 
 
 def _shown(path: Path, config: pytest.Config) -> str:
@@ -117,8 +124,8 @@ def _writes(config: pytest.Config) -> _Writes:
     writes = config.stash.get(_WRITES, None)
     if writes is None:
         ci_pending = in_ci(os.environ) and not config.getoption("--replay-force-update")
-        pending = PendingStore(_folder(config, "--replay-pending", DEFAULT_FOLDER)) if ci_pending else None
-        writes = _Writes(GoldenStore(_folder(config, "--replay-goldens", "goldens")), pending,
+        pending = PendingStore(_tree(config, "--replay-pending", DEFAULT_FOLDER)) if ci_pending else None
+        writes = _Writes(GoldenStore(_tree(config, "--replay-goldens", "goldens")), pending,
                          lock_wait=config.getoption("--replay-lock-wait"))
         config.stash[_WRITES] = writes
     return writes
@@ -126,21 +133,24 @@ def _writes(config: pytest.Config) -> _Writes:
 
 @pytest.fixture
 def replay_scenario(request: pytest.FixtureRequest) -> Callable[[str], dict[str, bytes]]:
-    root = _folder(request.config, "--replay-scenarios", "scenarios")
+    root = _tree(request.config, "--replay-scenarios", "scenarios")
 
     def run(name: str) -> dict[str, bytes]:
-        return render_artefacts(run_scenario(root / name, root))
+        return render_artefacts(run_scenario(root.at(name), root))
 
     return run
 
 
-def golden_extension(root: Path, writes: _Writes | None = None, shown: Callable[[Path], str] = str) -> type[Any]:
+def golden_extension(goldens: Tree | Path, writes: _Writes | None = None,
+                     shown: Callable[[Path], str] = str) -> type[Any]:
     """A syrupy extension class that stores snapshot ``"<scenario>/<artefact>"`` at
-    ``root/<scenario>/<artefact>``, writing through ``writes`` (the golden store at
-    ``root`` by default); ``shown`` is how a golden's path is printed."""
+    ``goldens/<scenario>/<artefact>``, writing through ``writes`` (the golden store
+    there by default); ``shown`` is how a golden's path is printed."""
+    from syrupy.data import SnapshotCollections
     from syrupy.extensions.single_file import SingleFileSnapshotExtension
 
-    store = GoldenStore(root)
+    store = GoldenStore(goldens)
+    root = store.root
     target = writes if writes is not None else _Writes(store, None)
 
     class ReplayGoldens(SingleFileSnapshotExtension):
@@ -168,6 +178,13 @@ def golden_extension(root: Path, writes: _Writes | None = None, shown: Callable[
 
         def is_snapshot_location(self, *, location: str) -> bool:
             return False  # never claim a golden found on disk: partial runs stay safe
+
+        def discover_snapshots(self, *, test_location: Any, ignore_extensions: Any = None) -> Any:
+            # Nothing is discovered: syrupy takes every file of a folder it searches and
+            # does not own for an unknown snapshot, and `--snapshot-update` deletes those
+            # (every golden a run did not touch). Goldens are pruned by `replay refresh
+            # --prune` alone.
+            return SnapshotCollections()
 
         def owns_snapshot_collection(self, *, filepath: str, test_location: Any) -> bool:
             return False
@@ -225,8 +242,8 @@ def replay_snapshot(request: pytest.FixtureRequest) -> Any:
     except pytest.FixtureLookupError:
         pytest.fail(_syrupy_missing(), pytrace=False)
     config = request.config
-    root = _folder(config, "--replay-goldens", "goldens")
-    return snapshot.use_extension(golden_extension(root, _writes(config), lambda p: _shown(p, config)))
+    return snapshot.use_extension(golden_extension(_tree(config, "--replay-goldens", "goldens"), _writes(config),
+                                                   lambda p: _shown(p, config)))
 
 
 @pytest.hookimpl(trylast=True)

@@ -160,11 +160,7 @@ def _target(tree: Tree, name: str) -> Path:
     if not is_scenario_name(name):
         raise NewScenarioError(f"{name!r}: {SCENARIO_NAME_RULE}")
     target = tree.at(name)
-    try:
-        taken = tree.exists(name)
-    except FsError as exc:
-        raise NewScenarioError(str(exc)) from None
-    if taken:
+    if tree.exists(name):
         raise NewScenarioError(f"{target} already exists: pick another name, or delete it first (replay new never "
                                "overwrites a scenario)")
     return target
@@ -183,20 +179,15 @@ class _Staging:
     def __enter__(self) -> _Staging:
         try:
             self.tree.make_folder(self.folder)
-        except FsError as exc:
-            raise NewScenarioError(str(exc)) from None
         except OSError as exc:
-            raise NewScenarioError(f"{self.tree}: cannot write there ({reason(exc)})") from None
+            raise FsError(f"{self.tree}: cannot write there ({reason(exc)})") from None
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.tree.remove_tree(self.folder)  # nothing, once published
 
     def write(self, name: str, data: bytes | Iterable[bytes]) -> None:
-        try:
-            self.tree.write(self.folder, name, data=data)
-        except FsError as exc:
-            raise NewScenarioError(str(exc).replace(self.folder, self.name)) from None
+        self.tree.write(self.folder, name, data=data)
         self.files.append(name)
 
     def source(self, name: str, shown: str) -> Source:
@@ -210,8 +201,6 @@ class _Staging:
         except FileExistsError:
             raise NewScenarioError(f"{self.tree.at(self.name)} appeared while it was being written; nothing was "
                                    "changed") from None
-        except FsError as exc:
-            raise NewScenarioError(str(exc)) from None
         return notes
 
 
@@ -225,10 +214,7 @@ def _ensure_schema(tree: Tree) -> list[str]:
     except FsError:
         pass  # not the shipped schema (a link, something larger): replaced below
     existed = tree.exists(SCHEMA_FILE)
-    try:
-        tree.write(SCHEMA_FILE, data=text)
-    except FsError as exc:
-        raise NewScenarioError(str(exc)) from None
+    tree.write(SCHEMA_FILE, data=text)
     return [f"{'updated' if existed else 'wrote'} {tree.at(SCHEMA_FILE)} (the JSON Schema each scenario.json's "
             "$schema points at)"]
 
@@ -637,10 +623,24 @@ def _model(log: _Log, default: str, override: _OverrideUse | None = None) -> dic
 
 
 def _copy(staging: _Staging, file: _File, name: str, cap: int) -> None:
+    """Copy one file into the staging folder; a source that cannot be read (a FIFO,
+    over the cap) is the user's input problem, ``NewScenarioError``."""
     try:
-        staging.write(name, file.blocks(cap))
-    except FsError as exc:
+        blocks = file.blocks(cap)
+        staging.write(name, _source_blocks(blocks))
+    except _SourceError as exc:
         raise NewScenarioError(str(exc)) from None
+
+
+class _SourceError(Exception):
+    """The file to import could not be read (not the scenario tree's fault)."""
+
+
+def _source_blocks(blocks: Iterator[bytes]) -> Iterator[bytes]:
+    try:
+        yield from blocks
+    except FsError as exc:
+        raise _SourceError(str(exc)) from None
 
 
 def _staged_json(staging: _Staging, file: _File, name: str) -> bytes:

@@ -85,6 +85,19 @@ def test_a_partial_update_leaves_every_other_golden_untouched(project: Path, pyt
     assert code == 1 and "snapshot" in out
 
 
+def test_an_update_with_no_paths_deletes_no_golden_it_did_not_touch(project: Path,
+                                                                    pytester: pytest.Pytester) -> None:
+    """Run with no test paths (pytest collects from its rootdir), syrupy takes every
+    file it finds beside a snapshot and does not own for an unused snapshot and deletes
+    it: goldens no test covers must survive, byte for byte."""
+    shutil.copytree(REPO / "goldens" / "multi-turn", project / "goldens" / "multi-turn")
+    before = _tree(project / "goldens")
+    result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", "--snapshot-update")
+    assert result.ret == 0, result.stdout.str()
+    assert _tree(project / "goldens") == before
+    assert "Deleted" not in result.stdout.str()
+
+
 def test_snapshot_update_is_the_same_refresh_as_replay_refresh(project: Path, pytester: pytest.Pytester,
                                                                 tmp_path: Path) -> None:
     _flip(project, "parallel-plan-two")
