@@ -413,7 +413,7 @@ class Workflow:
         try:
             self.pending.files.delete(entry.scenario, entry.artefact)
         except StoreError as exc:
-            return Decision(entry, "refused", decision.golden, f"{exc}; {decision.action} nothing else")
+            return Decision(entry, "refused", decision.golden, f"{exc}; it stays pending")
         return decision
 
     def _reject_one(self, entry: Entry) -> Decision:

@@ -361,3 +361,111 @@ def test_an_override_is_used_when_the_recording_alone_cannot_play_the_model(tmp_
     assert not refresh_scenarios(tmp_path / "scenarios", tmp_path / "goldens", ["fs-edit"]).failed
     proof = round_trip(load_harness_scenario(source), tmp_path / "goldens" / "fs-edit" / "session.expected.jsonl")
     assert _exact(proof) == []
+
+
+# -- an import copies only what is inside, once ---------------------------------------------
+
+RALPH = "sessions-2026-08-20/examples_headless-agent_tests_snapshots/ralph-loop"
+SECRET = b"[default]\naws_secret_access_key = hunter2-SECRET\n"
+
+
+def _harness_copy(tmp_path: Path, relative: str) -> Path:
+    folder = tmp_path / "source"
+    shutil.copytree(corpus_file(relative), folder)
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "credentials").write_bytes(SECRET)
+    return folder
+
+
+def _everything(root: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink())
+
+
+@pytest.mark.parametrize("side", ["replay.override.json", "session.1.jsonl", "input.json"])
+def test_an_import_never_copies_a_file_that_links_out_of_the_folder(tmp_path: Path, side: str) -> None:
+    folder = _harness_copy(tmp_path, RALPH)
+    (folder / side).unlink()
+    (folder / side).symlink_to(tmp_path / "home" / "credentials")
+    scenarios = tmp_path / "scenarios"
+    result = import_log(scenarios, "r", folder, force=True)
+    assert side not in result.files
+    assert f"{side}: not copied (a symbolic link; an import copies only the regular files inside the folder)" \
+        in result.notes
+    assert b"hunter2" not in _everything(scenarios)
+    assert not any(p.is_symlink() for p in scenarios.rglob("*"))
+
+
+def test_an_import_of_a_primary_log_that_links_out_is_refused(tmp_path: Path) -> None:
+    folder = _harness_copy(tmp_path, RALPH)
+    (folder / "session.jsonl").unlink()
+    (folder / "session.jsonl").symlink_to(tmp_path / "home" / "credentials")
+    code, out = _run_cli("new", "r", "--from-log", str(folder), "--force", "--scenarios", str(tmp_path / "s"))
+    assert code == 2
+    assert (f"{folder / 'session.jsonl'}: a symbolic link; an import copies only the regular files inside the "
+            "folder: replace it with the file") in out
+    assert not (tmp_path / "s").exists() or list((tmp_path / "s").iterdir()) == []
+
+
+def test_the_bytes_audited_are_the_bytes_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log is read once, into the new scenario: a source that changes after that
+    (here: replaced by a secret once copied) changes nothing the import audits or keeps."""
+    folder = tmp_path / "source"
+    folder.mkdir()
+    original = corpus_file(f"{ACP}/todo-write/session.jsonl").read_bytes()
+    (folder / "session.jsonl").write_bytes(original)
+    import replay.snapshot.importer as importer
+
+    real_copy = importer._copy
+
+    def copy_then_swap(staging: Any, file: Any, name: str, cap: int) -> None:
+        real_copy(staging, file, name, cap)
+        (folder / "session.jsonl").write_bytes(SECRET)
+
+    monkeypatch.setattr(importer, "_copy", copy_then_swap)
+    result = import_log(tmp_path / "scenarios", "t", folder)
+    assert (result.folder / "session.jsonl").read_bytes() == original
+    assert result.forced == []
+
+
+def test_a_log_over_the_cap_is_not_imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import replay.snapshot.importer as importer
+
+    log = corpus_file(f"{ACP}/todo-write/session.jsonl")
+    monkeypatch.setattr(importer, "MAX_LOG_BYTES", 1000)
+    code, out = _run_cli("new", "t", "--from-log", str(log), "--scenarios", str(tmp_path / "s"))
+    assert code == 2
+    assert f"{log}: larger than 1000 bytes; not imported" in out
+    assert list((tmp_path / "s").iterdir()) == []
+
+
+def test_an_import_that_cannot_run_is_refused_even_forced_and_leaves_nothing(tmp_path: Path) -> None:
+    scenarios = tmp_path / "scenarios"
+    code, out = _run_cli("new", "r", "--from-log", str(corpus_file(RALPH)), "--use-override", "--force",
+                         "--scenarios", str(scenarios))
+    assert code == 1
+    assert out.endswith(f"replay new: the imported scenario would not run: {scenarios / 'r' / 'scenario.json'}: the "
+                        "model of the primary session has 2 call(s) the run never asked for: the run diverged from "
+                        "the recording or script (re-record, or fix the script); nothing was written\n")
+    assert list(scenarios.iterdir()) == []
+    # Without the override, the recording plays the model: the same log imports and runs.
+    assert _run_cli("new", "r", "--from-log", str(corpus_file(RALPH)), "--force", "--scenarios",
+                    str(scenarios))[0] == 0
+    assert check_scenarios(scenarios, tmp_path / "goldens", ["r"]).scenarios[0].error is None
+
+
+@pytest.mark.parametrize(("relative", "looks"), [
+    ("acp-2026-07-23/todo-plan/stdout.expected.jsonl", "an ACP transcript (JSON-RPC messages"),
+    ("acp-2026-07-23/todo-plan/session.jsonl", None),
+])
+def test_new_from_something_that_is_not_a_session_log_says_what_it_looks_like(tmp_path: Path, relative: str,
+                                                                               looks: str | None) -> None:
+    path = corpus_file(relative)
+    if looks is None:  # the log without its header line
+        lines = path.read_bytes().split(b"\n", 1)
+        path = tmp_path / "headless.jsonl"
+        path.write_bytes(lines[1])
+        looks = "a session log's events without its session header"
+    for force in ([], ["--force"]):
+        code, out = _run_cli("new", "x", "--from-log", str(path), *force, "--scenarios", str(tmp_path / "s"))
+        assert code == 2
+        assert f"{path}: it looks like {looks}" in out

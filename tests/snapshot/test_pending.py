@@ -92,7 +92,8 @@ def test_a_manifest_that_is_not_replays_is_refused_whole(repo: Path, entries: li
 
 
 def test_a_manifest_of_another_format_too_large_a_link_or_a_folder_is_refused(repo: Path, tmp_path: Path) -> None:
-    for doc in ({"format": 2, "entries": []}, [], "manifest"):
+    for doc in ({"format": 2, "entries": []}, {"format": True, "entries": []}, {"format": 1.0, "entries": []}, [],
+                "manifest"):
         _manifest(repo, doc)
         with pytest.raises(PendingError, match="not a pending-goldens manifest replay can use"):
             _workflow(repo).entries()
@@ -229,3 +230,77 @@ def test_a_linked_folder_in_the_pending_tree_is_never_followed(repo: Path, tmp_p
         ("refused", f"{repo / 'pending' / SCENARIO}: a symbolic link; refused")]
     assert result.left == 1  # the manifest still lists what is still there
     assert (outside / "web.expected.txt").read_text() == "not replay's\n"
+
+
+def test_a_manifest_format_of_true_is_not_1(repo: Path) -> None:
+    _manifest(repo, {"format": True, "entries": []})
+    with pytest.raises(PendingError) as caught:
+        _workflow(repo).entries()
+    assert "format: Input should be a valid integer" in str(caught.value)
+
+
+def test_accept_writes_only_an_artefact_the_scenario_makes(repo: Path) -> None:
+    """A child's number the scenario has no child for names no golden it makes:
+    accepting it would write an orphan; refused, the entry kept for a reject."""
+    data = b"{}\n"
+    store = PendingStore(repo / "pending")
+    with store.lock():
+        writer = PendingWriter(store)
+        writer.add(SCENARIO, "session.999.expected.jsonl", None, data)
+        writer.add(SCENARIO, "plan.1.expected.json", None, data)
+        writer.commit()
+    result = accept(_workflow(repo))
+    assert [(d.entry.artefact, d.action, d.reason) for d in result.decisions] == [
+        (name, "refused", f"no artefact of {SCENARIO} is named {name} (it has 0 child session(s)): accepting it would "
+                          f"make an orphan golden; `replay reject {SCENARIO}/{name}` drops it")
+        for name in ("plan.1.expected.json", "session.999.expected.jsonl")]
+    assert sorted(p.name for p in (repo / "goldens" / SCENARIO).iterdir()) == sorted(
+        p.name for p in (REPO / "goldens" / SCENARIO).iterdir())
+    assert result.left == 2
+
+
+def test_a_reject_that_cannot_delete_keeps_the_manifest_true(repo: Path) -> None:
+    """A folder in a pending file's place cannot be deleted as a file: that entry is
+    refused and stays listed; the others are rejected and leave the manifest."""
+    _pend(repo, "web.expected.txt")
+    _pend(repo, "stdio.expected.txt")
+    pending = repo / "pending" / SCENARIO / "web.expected.txt"
+    pending.unlink()
+    pending.mkdir()
+    (pending / "inside").write_text("kept\n")
+    result = reject(_workflow(repo))
+    assert [(d.entry.artefact, d.action) for d in result.decisions] == [("stdio.expected.txt", "rejected"),
+                                                                        ("web.expected.txt", "refused")]
+    assert result.decisions[1].reason == f"{pending}: a folder, not the golden; refused (remove it by hand); it " \
+                                         "stays pending"
+    assert [e.artefact for e in _workflow(repo).entries()] == ["web.expected.txt"]
+    assert (pending / "inside").read_text() == "kept\n"
+    assert not (repo / "pending" / SCENARIO / "stdio.expected.txt").exists()
+
+
+def test_what_review_shows_is_what_accept_writes(repo: Path) -> None:
+    """The bytes a review shows are verified against the manifest, and accepting them
+    writes exactly those: pending bytes swapped after they were shown are never the
+    ones written (and bytes that do not hash to their entry are never shown)."""
+    from replay.snapshot.review import review
+
+    golden = _pend(repo, data=b"shown\n")
+    pending = repo / "pending" / SCENARIO / "web.expected.txt"
+    shown: list[bytes] = []
+
+    def ask(view: Any, position: str) -> str:
+        shown.append(view.data)
+        pending.write_bytes(b"swapped after it was shown\n")  # a writer racing the review
+        return "a"
+
+    result = review(_workflow(repo), ask)
+    assert shown == [b"shown\n"]
+    assert [d.action for d in result.decisions] == ["accepted"]
+    assert (repo / "goldens" / SCENARIO / "web.expected.txt").read_bytes() == b"shown\n" != golden
+    # Bytes that do not hash to their entry are refused, not shown.
+    _pend(repo, data=b"again\n")
+    pending.write_bytes(b"tampered\n")
+    shown.clear()
+    result = review(_workflow(repo), ask)
+    assert shown == [] and [d.action for d in result.decisions] == ["refused"]
+    assert "does not hash to its manifest entry" in result.decisions[0].reason
