@@ -151,6 +151,9 @@ class _Group(click.Group):
                 return super().invoke(ctx)
             finally:
                 _flush_stdout()
+        except BrokenPipeError:  # a write that did not go through TextOut (click.echo)
+            _silence_stdout()
+            ctx.exit(BROKEN_PIPE)
         except OutputError as exc:
             if exc.broken_pipe:
                 _silence_stdout()

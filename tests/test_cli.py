@@ -414,3 +414,25 @@ def test_ctrl_c_before_the_work_starts_exits_130(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr("replay.cli.path_exists", interrupted)
     result = CliRunner().invoke(main, ["audit", _log(tmp_path, records(TODO_WRITE))])
     assert (result.exit_code, result.output) == (130, "replay audit: interrupted\n")
+
+
+@pytest.mark.parametrize("command", [["view"], ["render", "acp"], ["render", "stdio"], ["render", "web"],
+                                     ["render", "web", "--html"], ["plan"]])
+@pytest.mark.parametrize(("relative", "looks"), [
+    ("acp-2026-07-23/todo-plan/stdout.expected.jsonl",
+     "an ACP transcript (JSON-RPC messages, such as a harness's stdout.expected.jsonl or what `replay render acp` "
+     "writes), not a session log: give the session.jsonl it was rendered from"),
+    ("acp-2026-07-23/todo-plan/session.jsonl",
+     "a session log's events without its session header (the log's first line is missing): give the whole log"),
+])
+def test_a_file_that_is_not_a_session_log_is_named_for_what_it_looks_like(tmp_path: Path, command: list[str],
+                                                                          relative: str, looks: str) -> None:
+    """An ACP transcript or a log cut at its head rendered nothing and exited 0 (an
+    empty page, ``> ``, ``null``): now exit 1, saying what the file looks like."""
+    path = corpus_file(relative)
+    if relative.endswith("session.jsonl"):
+        headless = tmp_path / "headless.jsonl"
+        headless.write_bytes(path.read_bytes().split(b"\n", 1)[1])
+        path = headless
+    result = CliRunner().invoke(main, [*command, str(path)])
+    assert (result.exit_code, result.output) == (1, f"{path}: it looks like {looks}\n")

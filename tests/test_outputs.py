@@ -104,3 +104,31 @@ def test_an_output_to_a_device_is_written_in_place(tmp_path: Path) -> None:
     proc = _replay("render", "acp", "-o", "/dev/null", str(corpus_file(TODO_WRITE)), small_disk=False)
     assert proc.returncode == 0, proc.stderr
     assert Path("/dev/null").is_char_device()
+
+
+def test_an_output_in_a_folder_that_takes_no_new_file_says_why(tmp_path: Path) -> None:
+    """``-o /proc/self/status``: the file exists, but its folder refuses the temporary
+    file an atomic write needs; the message says that, not "no such file"."""
+    proc = _replay("render", "web", "-o", "/proc/self/status", str(corpus_file(TODO_WRITE)), small_disk=False)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "replay: /proc/self/status: cannot write: its folder does not take a new file (No such file or directory), "
+        "and replay writes one beside the target and renames it into place")
+
+
+@pytest.mark.parametrize("args", [["audit", "--format", "json"], ["render", "acp"], ["rules"],
+                                  ["schema", "scenario"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(args: list[str]) -> None:
+    """``replay … | head``: no "cannot write (Broken pipe)", no traceback; the status a
+    shell reports for grep in the same place (128 + SIGPIPE). The pipe's reader is
+    gone before the command writes anything, so the first write fails, whatever the
+    size of the output."""
+    argv = [sys.executable, "-m", "replay", *args, *([str(corpus_file(TODO_WRITE))] if args[0] in ("audit", "render") else [])]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = subprocess.run(argv, cwd=REPO, stdout=write, stderr=subprocess.PIPE, timeout=120,
+                              env={**os.environ, "NO_COLOR": "1"})
+    finally:
+        os.close(write)
+    assert (proc.returncode, proc.stderr.decode()) == (128 + signal.SIGPIPE, "")

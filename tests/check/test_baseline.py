@@ -4,6 +4,7 @@ findings reported, whatever moves in the logs."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -70,6 +71,28 @@ def test_a_baseline_file_that_cannot_be_used_is_named(tmp_path: Path) -> None:
             read_baseline(path)
     result = CliRunner().invoke(main, ["audit", "--baseline", str(tmp_path / "none.json"), str(path)])
     assert result.exit_code == 2 and "Invalid value for --baseline" in result.output
+
+
+@pytest.mark.parametrize(("make", "problem"), [
+    ("fifo", "a FIFO (named pipe), not a regular file; refused"),
+    ("/dev/zero", "a device, not a regular file; refused"),
+    ("true", 'not a baseline of this version (a JSON object with "replay-baseline": 1 and a "findings" list)'),
+])
+def test_a_baseline_that_is_a_pipe_a_device_or_of_no_version_is_refused_at_once(tmp_path: Path, make: str,
+                                                                                problem: str) -> None:
+    """A FIFO would hang the audit, /dev/zero feed it a GiB of zeros, and ``true``
+    pass for version 1: each is a usage error naming the file, before any log is read."""
+    path = tmp_path / "b.json"
+    if make == "fifo":
+        os.mkfifo(path)
+    elif make == "true":
+        path.write_text('{"replay-baseline": true, "findings": []}')
+    else:
+        path = Path(make)
+    result = CliRunner().invoke(main, ["audit", "--baseline", str(path), str(corpus_root())])
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for --baseline: {path}: " in result.output
+    assert problem in " ".join(result.output.split())
 
 
 # -- the archive scenario --------------------------------------------------------------

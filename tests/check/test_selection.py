@@ -86,6 +86,32 @@ def test_the_table_is_found_upward_and_checked(tmp_path: Path) -> None:
             read_config(tmp_path / "pyproject.toml")
 
 
+@pytest.mark.parametrize(("body", "problem"), [
+    (b"[tool.replay.audit]\nselect = [\"T\"\n", "cannot read it as TOML (Unclosed array"),
+    (b"[tool.replay.audit]\nx = " + b"[" * 5000 + b"]" * 5000 + b"\n", "cannot read it as TOML (nested too deeply)"),
+    (b"[tool.replay.audit]\nselect = [\"\xff\"]\n", "cannot read it as TOML (not UTF-8"),
+])
+def test_a_broken_table_is_named_not_skipped(tmp_path: Path, body: bytes, problem: str) -> None:
+    """A pyproject.toml that names the table but cannot be parsed is an error naming it:
+    the search does not go on upward to another table, nor end in a traceback."""
+    (tmp_path / "pyproject.toml").write_text('[tool.replay.audit]\nselect = ["D"]\n')
+    nested = tmp_path / "project"
+    nested.mkdir()
+    (nested / "pyproject.toml").write_bytes(body)
+    with pytest.raises(SelectionError) as caught:
+        find_config(nested)
+    assert str(caught.value).startswith(f"{nested / 'pyproject.toml'}: {problem}")
+
+
+def test_a_broken_pyproject_without_the_table_is_passed_over(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.replay.audit]\nselect = ["D"]\n')
+    nested = tmp_path / "project"
+    nested.mkdir()
+    (nested / "pyproject.toml").write_bytes(b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n")
+    config = find_config(nested)
+    assert config is not None and config.path == tmp_path / "pyproject.toml" and config.select == ("D",)
+
+
 # -- over the corpus ------------------------------------------------------------------
 
 FOLDERS = ("acp-2026-06-29", "acp-2026-07-23", "sessions-2026-08-20")

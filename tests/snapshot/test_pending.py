@@ -304,3 +304,27 @@ def test_what_review_shows_is_what_accept_writes(repo: Path) -> None:
     result = review(_workflow(repo), ask)
     assert shown == [] and [d.action for d in result.decisions] == ["refused"]
     assert "does not hash to its manifest entry" in result.decisions[0].reason
+
+
+@pytest.mark.parametrize("bad", ["my scenario", "_x", "ümlaut", "x" * 101])
+def test_a_scenario_folder_a_manifest_could_not_name_is_refused_at_discovery(tmp_path: Path, bad: str,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its run is refused with the reason; the other scenarios' report, JUnit and
+    pending manifest are complete (before, the manifest's validation raised midway)."""
+    for name in ("parallel-plan-two", SCENARIO):
+        shutil.copytree(REPO / "scenarios" / name, tmp_path / "scenarios" / name)
+        shutil.copytree(REPO / "goldens" / name, tmp_path / "goldens" / name)
+    shutil.copytree(REPO / "scenarios" / SCENARIO, tmp_path / "scenarios" / bad)
+    spec = tmp_path / "scenarios" / "parallel-plan-two" / "scenario.json"
+    doc = json.loads(spec.read_text())
+    doc["tools"]["todo_write"]["allowParallelInProgress"] = False
+    spec.write_text(json.dumps(doc))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check", "--pending", "--junit", "junit.xml"], env={"NO_COLOR": "1"})
+    assert result.exit_code == 1, result.output
+    assert (f"scenarios/{bad}: not a scenario name: a scenario is a folder named with letters, digits, '.', '_' and "
+            "'-', starting with a letter or digit, at most 100 characters; rename the folder") in result.output
+    assert (tmp_path / "junit.xml").read_text().count("<testcase") > 0
+    entries = json.loads((tmp_path / ".replay" / "pending" / "manifest.json").read_text())["entries"]
+    assert {e["scenario"] for e in entries} == {"parallel-plan-two"}
+    assert not (tmp_path / ".replay" / "pending" / bad).exists()

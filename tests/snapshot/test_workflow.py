@@ -238,6 +238,28 @@ def test_review_on_a_terminal_accepts_rejects_skips_and_quits(repo: Path) -> Non
     assert replay(repo, "check", FLIPPED)[0] == 1  # plan.expected.json was rejected: it still differs
 
 
+@pytest.mark.parametrize("end", ["\x04", "\x00"])
+def test_review_ends_at_the_end_of_input(repo: Path, end: str) -> None:
+    """^D (or a NUL, what a closed input sends) ends the review as q does: the keys
+    given count, the rest stays pending; it never loops on "not a key here"."""
+    flip(repo)
+    assert replay(repo, "check", "--pending")[0] == 1
+    code, out = _pty_review(repo, ["a", end])
+    assert code == 0, out
+    assert "not a key here" not in out
+    assert out.endswith(f"accepted goldens/{FLIPPED}/load.expected.jsonl\n"
+                        "accepted 1, rejected 0; 6 still pending in .replay/pending\n")
+
+
+def test_ctrl_c_in_review_exits_130_and_keeps_what_was_decided(repo: Path) -> None:
+    flip(repo)
+    assert replay(repo, "check", "--pending")[0] == 1
+    code, out = _pty_review(repo, ["r", "\x03"])
+    assert code == 130
+    assert out.endswith("replay review: interrupted\n")
+    assert [e["artefact"] for e in manifest(repo)] == ARTEFACTS[1:]  # the reject stands
+
+
 def test_review_off_a_terminal_is_a_usage_error(repo: Path) -> None:
     code, out, err = replay(repo, "review")
     assert (code, out) == (2, "")
