@@ -123,7 +123,8 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(args: list[str]) -> No
     shell reports for grep in the same place (128 + SIGPIPE). The pipe's reader is
     gone before the command writes anything, so the first write fails, whatever the
     size of the output."""
-    argv = [sys.executable, "-m", "replay", *args, *([str(corpus_file(TODO_WRITE))] if args[0] in ("audit", "render") else [])]
+    log = [str(corpus_file(TODO_WRITE))] if args[0] in ("audit", "render") else []
+    argv = [sys.executable, "-m", "replay", *args, *log]
     read, write = os.pipe()
     os.close(read)
     try:
