@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay.check import engine
+from replay.check import engine, runner
 from replay.check.engine import audit_archive
 from replay.cli import main
 from replay.log.archive import MAX_HEADER_BYTES, MAX_HEADER_CHAIN, MAX_NAME, archive_sources
@@ -263,14 +263,17 @@ def test_the_members_read_are_not_kept(tmp_path: Path) -> None:
 # -- what is passed over, and how an archive is cut ------------------------------------
 
 
-def test_links_and_devices_named_like_logs_are_passed_over_and_told(tmp_path: Path) -> None:
+def test_links_and_devices_named_like_logs_are_passed_over_and_told(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Told as a folder search's are, on stderr and in the report, from a worker too."""
+    monkeypatch.setattr(runner, "BATCH_UNITS", 1)  # each archive a batch: two batches start the workers
     data = (FIRST + header("logs/sym.jsonl", kind=tarfile.SYMTYPE, linkname="/etc/passwd")
             + header("logs/hard.jsonl", kind=tarfile.LNKTYPE, linkname="logs/a.jsonl")
             + header("logs/tty.jsonl", kind=tarfile.CHRTYPE) + header("logs/disk.jsonl.zstd", kind=tarfile.BLKTYPE)
             + header("logs/pipe.jsonl", kind=tarfile.FIFOTYPE) + header("logs/folder.jsonl/", kind=tarfile.DIRTYPE)
             + header("../out.jsonl", kind=tarfile.SYMTYPE, linkname="x") + header("logs/sym.bin", kind=tarfile.SYMTYPE)
             + END)
-    path = write(tmp_path, "links.tar.zst", data)
+    path, other = write(tmp_path, "links.tar.zst", data), write(tmp_path, "other.tar", FIRST + END)
     why = [("logs/sym.jsonl", "a symbolic link (links in an archive are not followed)"),
            ("logs/hard.jsonl", "a hard link (links in an archive are not followed)"),
            ("logs/tty.jsonl", "a device"), ("logs/disk.jsonl.zstd", "a device"),
@@ -278,8 +281,8 @@ def test_links_and_devices_named_like_logs_are_passed_over_and_told(tmp_path: Pa
     passed = [(f"{path}/{name}", reason) for name, reason in why] + [
         (path, "a symbolic link (links in an archive are not followed)")]
     for jobs in ("1", "2"):
-        code, reports, doc, err = audit("--jobs", jobs, path)
-        assert (code, reports) == (0, [ok(f"{path}/logs/a.jsonl")])
+        code, reports, doc, err = audit("--jobs", jobs, path, other)
+        assert (code, reports) == (0, [ok(f"{path}/logs/a.jsonl"), ok(f"{other}/logs/a.jsonl")])
         assert doc["passed_over"] == [{"path": p, "reason": r} for p, r in passed]
         assert err == "".join(f"replay audit: passed over {p}: {r}\n" for p, r in passed)
 
