@@ -18,7 +18,14 @@ Then runs, each in a fresh process (peak RSS from ``os.wait4`` of that child alo
 stdout sent to a file. Prints a table (seconds, peak RSS in MB of 10**6 bytes, output
 size) and, with ``--json``, the figures as JSON.
 
-    python3 bench/bounds.py [--sizes 12 50] [--record-mib 100] [--code DIR]
+It also builds three ``.tar.zst`` bombs of hand-made headers, each a few KB on disk, and
+measures ``audit --format json`` of each (``--archives-only``: only these):
+
+* ``pax-3gib.tar.zst``: a pax header declaring 3 GiB, followed by 3 GiB of zeros;
+* ``member-1tb.tar.zst``: a real log, then a member named like a log declaring 1 TB;
+* ``members-1m.tar.zst``: ``--members`` (default 1,000,000) empty members named like logs.
+
+    python3 bench/bounds.py [--sizes 12 50] [--record-mib 100] [--members N] [--archives-only] [--code DIR]
 """
 
 from __future__ import annotations
@@ -28,12 +35,14 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import orjson
+import zstandard
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -80,6 +89,40 @@ def build_record(corpus: Path, target: Path, mib: int) -> None:
     target.write_bytes(b"\n".join(lines))
 
 
+def _header(name: str, size: int, kind: bytes = tarfile.REGTYPE, fmt: int = tarfile.GNU_FORMAT) -> bytes:
+    """A member header declaring ``size`` bytes, whatever follows it."""
+    info = tarfile.TarInfo(name)
+    info.size, info.type = size, kind
+    return info.tobuf(format=fmt)
+
+
+def build_bombs(corpus: Path, out: Path, members: int) -> list[tuple[str, Path]]:
+    """The archive bombs (built once, streamed to disk: never held)."""
+    bombs = [("3 GiB pax header", out / "pax-3gib.tar.zst"), ("1 TB member", out / "member-1tb.tar.zst"),
+             (f"{members:,} empty members", out / f"members-{members}.tar.zst")]
+    end = bytes(2 * tarfile.BLOCKSIZE)
+    for name, path in bombs:
+        if path.exists():
+            continue
+        with open(path, "wb") as fh, zstandard.ZstdCompressor().stream_writer(fh) as writer:
+            if name.endswith("pax header"):
+                writer.write(_header("pax", 3 << 30, tarfile.XHDTYPE, tarfile.USTAR_FORMAT))
+                zeros = bytes(1 << 20)
+                for _ in range(3 << 10):
+                    writer.write(zeros)
+            elif name.endswith("member"):
+                log = (corpus / TEMPLATE).read_bytes()
+                writer.write(_header("logs/a.jsonl", len(log)) + log + bytes(-len(log) % tarfile.BLOCKSIZE))
+                writer.write(_header("logs/big.jsonl", 10**12))
+            else:
+                batch = _header("logs/empty.jsonl", 0) * 1000
+                for _ in range(members // 1000):
+                    writer.write(batch)
+                writer.write(_header("logs/empty.jsonl", 0) * (members % 1000))
+            writer.write(end)
+    return bombs
+
+
 def measure(args: list[str], out_dir: Path, code: Path = at.REPO_ROOT) -> dict[str, Any]:
     """``replay ARGS`` in a fresh process (the ``replay`` of the checkout ``code``): its
     wall time, peak RSS (MB), output size and exit status. Only the start of its output
@@ -96,15 +139,22 @@ def measure(args: list[str], out_dir: Path, code: Path = at.REPO_ROOT) -> dict[s
         size = out.seek(0, os.SEEK_END)
         out.seek(0)
         head = out.read(4096)
+        bomb = args[-1].endswith(".tar.zst") and size < 1 << 20  # an archive bomb: its report is small
+        if bomb:
+            head += out.read()
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         raise SystemExit(f"error: replay {' '.join(args)} exited {code}: {err.decode(errors='replace')[-2000:]}")
+    finding = ""
     if args[0] == "view":  # the page's path is printed: its size is the output
         page = Path(head.decode().strip())
         size = page.stat().st_size
         page.unlink()
+    elif bomb:  # the archive's own finding comes last
+        files = orjson.loads(head)["files"]
+        finding = " ".join(f"{f['rule']}: {f['message']}" for f in files[-1]["findings"]) if files else ""
     return {"seconds": round(seconds, 2), "rss_mb": round(usage.ru_maxrss * 1024 / MB, 1), "output": size,
-            "exit": code}
+            "exit": code, "finding": finding}
 
 
 def main() -> int:
@@ -113,6 +163,8 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=at.default_corpus())
     parser.add_argument("--sizes", type=int, nargs="+", default=[12, 50], help="long-log sizes in MB")
     parser.add_argument("--record-mib", type=int, default=100)
+    parser.add_argument("--members", type=int, default=1_000_000, help="empty members of the members bomb")
+    parser.add_argument("--archives-only", action="store_true", help="only the archive bombs")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--code", type=Path, default=at.REPO_ROOT,
                         help="the checkout whose replay runs (default: this one), for before/after figures")
@@ -125,6 +177,9 @@ def main() -> int:
     longs = [out / f"long-{size}mb.jsonl" for size in args.sizes]
     record = out / f"record-{args.record_mib}mib.jsonl"
     if args.build_only:
+        build_bombs(args.corpus, out, args.members)
+        if args.archives_only:
+            return 0
         for size, path in zip(args.sizes, longs, strict=True):
             if not path.exists():
                 build_long(args.corpus, path, size * MB)
@@ -133,11 +188,21 @@ def main() -> int:
         return 0
     # Built in a child: a child's peak RSS counts what its parent held when it forked.
     subprocess.run([sys.executable, __file__, "--build-only", *sys.argv[1:]], check=True)
+    print(f"Python {sys.version.split()[0]}, CPU {at.cpu_model()}, replay from {args.code.resolve()}")
+    results: dict[str, dict[str, Any]] = {"audit of an archive bomb": {}}
+    print(f"{'audit --format json':28}{'on disk':>10}{'s':>8}{'RSS MB':>9}{'exit':>6}  the archive's finding")
+    for name, path in build_bombs(args.corpus, out, args.members):
+        r = measure(["audit", "--format", "json", str(path)], out, args.code.resolve())
+        results["audit of an archive bomb"][name] = r
+        print(f"{name:28}{path.stat().st_size:>10,}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['exit']:>6}  "
+              f"{r['finding'][:70]}", flush=True)
+    if args.archives_only:
+        if args.json:
+            print(orjson.dumps(results).decode())
+        return 0
     logs = [(f"{path.stat().st_size / MB:.0f} MB log", path) for path in longs]
     logs.append((f"{args.record_mib} MiB record", record))
     page = out / "page.html"
-    results: dict[str, dict[str, Any]] = {}
-    print(f"Python {sys.version.split()[0]}, CPU {at.cpu_model()}, replay from {args.code.resolve()}")
     print(f"{'':20}" + "".join(f"{name:>26}" for name, _ in logs))
     print(f"{'':20}" + "".join(f"{'s':>8}{'RSS MB':>9}{'out MB':>9}" for _ in logs))
     for label, command in COMMANDS:

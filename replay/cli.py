@@ -295,7 +295,8 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     selected: list[LogReport] = []  # before the baseline: what --write-baseline writes
     reporter.start()
     fingerprints = baseline_file is not None or write_baseline is not None or reporting.needs_fingerprints
-    results = audit_units(units, Policy(policy), limits, fingerprints, jobs=jobs or usable_cpus(), scheduler=scheduler)
+    results = audit_units(units, Policy(policy), limits, fingerprints, jobs=jobs or usable_cpus(), scheduler=scheduler,
+                          passed_over=pass_over)
     describe: Callable[[LogReport | None], str] = lambda r: sanitize(r.path[-40:]) if r else ""  # noqa: E731
     with _stopping("audit"), fewer_gc_passes(), _progress(results, count, "auditing", shown, describe) as bar:
         for judged in bar:

@@ -4,7 +4,10 @@ Logs are real corpus logs mutated at the value level (any Unicode, lone surrogat
 terminal escapes included; integers far beyond 64 bits; wrong types), at the byte level
 (invalid UTF-8, cuts), and sometimes packed as zstd; trees are a real scenario and its
 goldens with links out of the tree, a lock path that is a folder, a link or a FIFO,
-FIFOs in place of files, stray temp files, and a mutated recording.
+FIFOs in place of files, stray temp files, and a mutated recording; archives are
+``.tar`` and ``.tar.zst`` files of hand-made member headers of every type, declaring
+any size (up to 10**30 bytes), repeated, followed by a real log, bytes or nothing, and
+cut anywhere.
 
 For every command and every input: no traceback, an exit status in {0, 1, 2}, standard
 output that is valid UTF-8, no control character (C0 but tab and newline, DEL, C1, bidi
@@ -26,6 +29,7 @@ import os
 import re
 import shutil
 import sys
+import tarfile
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -453,3 +457,70 @@ def test_standard_input_is_a_hostile_log_too(args: list[str], report: str | None
             _check_file(page, "the page", args)
             html = page.read_text(encoding="utf-8")
             assert "<title>\\x1b]52;c;eA==\\x07</title>" in html  # the title, escaped
+
+
+# -- hostile archives --------------------------------------------------------------------
+
+MEMBER_TYPES = [tarfile.REGTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE, tarfile.CHRTYPE, tarfile.FIFOTYPE, tarfile.DIRTYPE,
+                tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK,
+                tarfile.GNUTYPE_SPARSE, b"V", b"?"]
+MEMBER_NAMES = ["logs/a.jsonl", "logs/b.jsonl.zstd", "x.bin", "../up.jsonl", "/abs.jsonl", "d/",
+                "x\x1b[2J\u202e.jsonl", "n" * 5000 + ".jsonl"]
+DECLARED = st.one_of(st.integers(0, 3000), st.sampled_from([2**31, 3 << 30, 2**33 + 1, 10**12, 2**63, 2**88 - 1,
+                                                           10**30]))
+ARCHIVES = st.tuples(
+    st.lists(st.tuples(st.sampled_from(MEMBER_TYPES), st.sampled_from(MEMBER_NAMES), DECLARED,
+                       st.sampled_from(["the log", "the log", "log", "bytes", "nothing"]), st.integers(1, 40)),
+             min_size=1, max_size=5),
+    st.one_of(st.none(), st.integers(0, 10**9)),
+    st.booleans(),
+    st.sampled_from([[], ["--max-log-bytes", "6000"]]),
+)
+"""``(members as (type, name, declared size, what follows, times), cut, compressed,
+caps)``: the members' headers declare their size whatever follows them, but for "the
+log" (a real log, its size declared)."""
+
+
+def _archive(recipe: tuple[list[tuple[bytes, str, int, str, int]], int | None, bool, list[str]]) -> tuple[str, bytes]:
+    members, cut, compressed, _ = recipe
+    log = corpus_file(BASES[0]).read_bytes()
+    out = bytearray()
+    for kind, name, declared, follows, times in members:
+        size = len(log) if follows == "the log" else declared
+        info = tarfile.TarInfo(name)
+        info.type, info.size = kind, size
+        head = info.tobuf(format=tarfile.PAX_FORMAT if size >= 2**88 else tarfile.GNU_FORMAT)
+        data = {"the log": log, "log": log, "bytes": bytes(range(256)) * 8, "nothing": b""}[follows][:size]
+        out += (head + data + bytes(-len(data) % tarfile.BLOCKSIZE)) * times
+    out += bytes(2 * tarfile.BLOCKSIZE)
+    if cut is not None:
+        del out[cut % (len(out) + 1):]
+    if compressed:
+        return "hostile.tar.zst", zstandard.ZstdCompressor().compress(bytes(out))
+    return "hostile.tar", bytes(out)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(recipe=ARCHIVES)
+def test_an_audit_survives_a_hostile_archive(recipe: Any) -> None:
+    """Whatever the headers declare, the audit ends (the sizes are checked before
+    anything is read for them) with reports under the archive's name: its logs, and at
+    most one finding of its own (IO or LIMIT), never a bug of ours."""
+    name, data = _archive(recipe)
+    with _sandbox() as box:
+        path = box.work / name
+        path.write_bytes(data)
+        box.seal()
+        _run(["audit", "--no-color", *recipe[3], str(path)], report="text")
+        args = ["audit", "--format", "json", *recipe[3], str(path)]
+        result = CliRunner().invoke(main, args)
+        out = _checked(result, args)
+        if result.exit_code == 2:  # no session log in it, and nothing wrong with it
+            assert "no session logs found" in result.stderr
+            return
+        for report in orjson.loads(out)["files"]:
+            assert report["path"] == str(path) or report["path"].startswith(f"{path}/"), report["path"]
+            assert "INTERNAL" not in [f["rule"] for f in report["findings"]], report
+            if report["path"] == str(path):
+                assert report["status"] == "unreadable" and [f["rule"] in ("IO", "LIMIT") for f in
+                                                             report["findings"]] == [True], report

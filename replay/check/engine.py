@@ -25,9 +25,9 @@ from replay.findings import Finding, Rule, Severity
 from replay.log.archive import ArchiveError, archive_sources
 from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.log.header import Header
-from replay.log.reader import IO, AuditItem, Item, Limits, LogRead, Opener, Source, read_log
+from replay.log.reader import AuditItem, Item, Limits, LogRead, Opener, Source, read_log
 from replay.log.repair import REPAIR_TYPES, RepairTracker
-from replay.log.source import STORED_NAMES, Archive, Unit
+from replay.log.source import STORED_NAMES, Archive, PassedOver, Unit, ignore
 from replay.todo.rules import SingleActivePolicy, TodoChecker
 
 INTERNAL = Rule("INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)")
@@ -369,8 +369,12 @@ def internal_report(path: str, why: str) -> LogReport:
 
 
 def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                  fingerprints: bool = False) -> list[LogReport]:
-    """The reports of an archive's logs, in archive order, read as it streams.
+                  fingerprints: bool = False, passed_over: PassedOver = ignore) -> list[LogReport]:
+    """The reports of an archive's logs, in archive order, read as it streams; what
+    its reading passes over (a link, a device named like a log) is told to
+    ``passed_over``. Never raises: an archive that cannot be read on (damage, a cap)
+    is a report of its own, after those of the logs before; a bug of ours, an
+    ``INTERNAL`` one.
 
     Rule A10 asks whether a session's other encoding exists beside its log: in an
     archive, anywhere in it. A log whose other encoding comes *later* cannot know
@@ -379,26 +383,29 @@ def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Li
     reports: list[LogReport] = []
     names: dict[str, int] = {}  # every log-named member → its place in the archive
     judged: dict[str, int] = {}  # the members A10 judges → their report's index
-    cap = (limits or Limits()).max_log_bytes
     try:
-        for source in archive_sources(archive, cap):
-            names.setdefault(source.path, len(names))
-            report = audit_source(source, policy, limits, fingerprints, names.__contains__)
-            if report is not None:
-                if source.path.endswith(_STORED) and report.status != "unreadable":
-                    judged[source.path] = len(reports)
-                reports.append(report)
-    except ArchiveError as exc:
-        reports.append(LogReport(archive.path, "unreadable", 0, [IO.error(f"{exc}")]))
-    again = {location: index for location, index in judged.items()
-             if names.get(twin_location(location), -1) > names[location]}
-    if again:
-        with contextlib.suppress(ArchiveError):  # the first pass has already said what is wrong
-            for source in archive_sources(archive, cap):
-                if source.path in again:
-                    report = audit_source(source, policy, limits, fingerprints, names.__contains__)
-                    if report is not None:
-                        reports[again[source.path]] = report
+        try:
+            for source in archive_sources(archive, limits, passed_over):
+                names.setdefault(source.path, len(names))
+                report = audit_source(source, policy, limits, fingerprints, names.__contains__)
+                if report is not None:
+                    if source.path.endswith(_STORED) and report.status != "unreadable":
+                        judged[source.path] = len(reports)
+                    reports.append(report)
+        except ArchiveError as exc:
+            reports.append(LogReport(archive.path, "unreadable", 0, [exc.finding]))
+        again = {location: index for location, index in judged.items()
+                 if names.get(twin_location(location), -1) > names[location]}
+        if again:
+            with contextlib.suppress(ArchiveError):  # the first pass has already said what is wrong
+                for source in archive_sources(archive, limits):
+                    if source.path in again:
+                        report = audit_source(source, policy, limits, fingerprints, names.__contains__)
+                        if report is not None:
+                            reports[again[source.path]] = report
+    except Exception as exc:  # a bug of ours must not hide the other files' results
+        reports.append(internal_report(archive.path, f"replay failed on this archive ({type(exc).__name__}: "
+                                       f"{exc}); please report it with the archive attached"))
     return reports
 
 
@@ -406,24 +413,47 @@ _STORED = tuple(f"/{name}" for name in STORED_NAMES)
 """The names A10 judges (``judges_identity`` says whether a log's place is judged)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """Something the reading of a unit passed over (an archive's link or device named
+    like a log), and why: told as what a folder search passes over is."""
+
+    path: str
+    why: str
+
+
 def audit_unit(unit: Unit, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-               fingerprints: bool = False) -> list[LogReport]:
-    """The reports of one unit of work: a log (none when it is passed over) or an archive."""
+               fingerprints: bool = False) -> list[LogReport | Passed]:
+    """The reports of one unit of work: a log (none when it is passed over) or an
+    archive, with what the archive's reading passed over (before its reports)."""
     if isinstance(unit, Archive):
-        return audit_archive(unit, policy, limits, fingerprints)
+        passed: list[LogReport | Passed] = []
+        reports = audit_archive(unit, policy, limits, fingerprints, lambda path, why: passed.append(Passed(path, why)))
+        return [*passed, *reports]
     report = audit_source(unit, policy, limits, fingerprints)
     return [] if report is None else [report]
 
 
+def told(results: Iterable[list[LogReport | Passed]], passed_over: PassedOver = ignore) -> Iterator[LogReport]:
+    """The reports of ``audit_unit`` results, in order; what was passed over is told
+    to ``passed_over``."""
+    for items in results:
+        for item in items:
+            if isinstance(item, Passed):
+                passed_over(item.path, item.why)
+            else:
+                yield item
+
+
 def audit_sources(
     sources: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-    fingerprints: bool = False,
+    fingerprints: bool = False, passed_over: PassedOver = ignore,
 ) -> Iterator[LogReport]:
     """Audit logs (and archives of logs) one after another, in this process; each
     report is yielded as soon as it is done (its findings fingerprinted when asked:
-    see ``audit_log``)."""
-    for unit in sources:
-        yield from audit_unit(unit, policy, limits, fingerprints)
+    see ``audit_log``), and what an archive's reading passes over is told to
+    ``passed_over``."""
+    return told((audit_unit(unit, policy, limits, fingerprints) for unit in sources), passed_over)
 
 
 def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool = False,

@@ -16,9 +16,9 @@ import functools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from replay.check.engine import LogReport, Policy, audit_unit, internal_report
+from replay.check.engine import LogReport, Passed, Policy, audit_unit, internal_report, told
 from replay.log.reader import Limits, Opener
-from replay.log.source import Unit
+from replay.log.source import PassedOver, Unit, ignore
 from replay.parallel import Batch, in_order
 
 BATCH_BYTES = 8 << 20
@@ -60,16 +60,18 @@ def batches(units: Iterable[Unit], scale: int = 1) -> Iterator[Batch[Unit]]:
         yield Batch(items)
 
 
-def _lost(unit: Unit, why: str) -> list[LogReport]:
+def _lost(unit: Unit, why: str) -> list[LogReport | Passed]:
     return [internal_report(unit.path, f"{why}; the rest of the audit is complete (audit this file alone "
                             "with --jobs 1 to see whether it happens again, and report it)")]
 
 
 def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                fingerprints: bool = False, jobs: int = 1, scheduler: str | Any | None = None) -> Iterator[LogReport]:
+                fingerprints: bool = False, jobs: int = 1, scheduler: str | Any | None = None,
+                passed_over: PassedOver = ignore) -> Iterator[LogReport]:
     """The reports of every unit, in order (fingerprinted when asked: see
     ``audit_log``): in this process, on ``jobs`` worker processes, or on the Dask
-    cluster of ``scheduler`` (an address or a client)."""
+    cluster of ``scheduler`` (an address or a client). What an archive's reading
+    passes over is told to ``passed_over`` here, as its results come back."""
     work = functools.partial(audit_unit, policy=policy, limits=limits, fingerprints=fingerprints)
     if scheduler is not None:
         from replay import cluster
@@ -79,5 +81,4 @@ def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits:
         results = in_order(work, batches(units), jobs, _lost)
     else:  # in this process: no batches to balance, no sizes to look up
         results = map(work, units)
-    for reports in results:
-        yield from reports
+    yield from told(results, passed_over)

@@ -4,9 +4,9 @@
   (``TooLarge`` past it), never more than one block held;
 * ``Records(max_record)``: the records of a stream of blocks, split at ``\\n``; a
   record longer than ``max_record`` is never assembled (it comes out as ``None``);
-* ``Spool``: a one-shot stream (standard input, a FIFO, a character device) copied
-  into an anonymous temporary file as it is read, so it can be read again, from any
-  offset, like a file: never more than the cap, never held in memory.
+* ``Spool``: a one-shot stream (standard input, a FIFO, a character device) kept as it
+  is read, so it can be read again, from any offset, like a file: never more than the
+  cap, never more than a block in memory (beyond, an anonymous temporary file).
 
 Files, zstd frames, stdin and anything a later source hands over (a remote file) go
 through these, so every reader has the same bounds.
@@ -98,14 +98,16 @@ class Spool:
     """A stream that can be read only once, kept so it can be read again.
 
     ``open()`` gives an independent, seekable reader; readers pull from the stream on
-    demand and what they pull is appended to an anonymous temporary file (deleted
-    when closed, or when the process ends). More than ``cap`` bytes is ``TooLarge``.
+    demand and what they pull is kept: in memory while it fits a block (a small log
+    costs no file), else appended to an anonymous temporary file (deleted when
+    closed, or when the process ends). More than ``cap`` bytes is ``TooLarge``.
     """
 
     def __init__(self, stream: BinaryIO, cap: int) -> None:
         self._stream = stream
         self.cap = cap
         self._file: BinaryIO | None = None
+        self._held = bytearray()  # what was pulled, while it fits a block and no file is made
         self.size = 0
         self.ended = False
 
@@ -118,17 +120,24 @@ class Spool:
                 return
             if self.size + len(data) > self.cap:
                 raise TooLarge(self.cap)
-            if self._file is None:
-                self._file = tempfile.TemporaryFile(prefix="replay-spool-")  # noqa: SIM115 (kept open)
-            self._file.seek(0, os.SEEK_END)
-            self._file.write(data)
-            self._file.flush()
+            if self._file is None and self.size + len(data) <= BLOCK:
+                self._held += data
+            else:
+                if self._file is None:
+                    self._file = tempfile.TemporaryFile(prefix="replay-spool-")  # noqa: SIM115 (kept open)
+                    self._file.write(self._held)
+                    self._held = bytearray()
+                self._file.seek(0, os.SEEK_END)
+                self._file.write(data)
+                self._file.flush()
             self.size += len(data)
 
     def pread(self, size: int, offset: int) -> bytes:
         self._fill(offset + size)
-        if self._file is None or offset >= self.size:
+        if offset >= self.size:
             return b""
+        if self._file is None:
+            return bytes(self._held[offset:offset + size])
         return os.pread(self._file.fileno(), min(size, self.size - offset), offset)
 
     def end(self) -> int:
@@ -140,6 +149,7 @@ class Spool:
         return io.BufferedReader(_SpoolReader(self), BLOCK)
 
     def close(self) -> None:
+        self._held = bytearray()
         if self._file is not None:
             self._file.close()
             self._file = None

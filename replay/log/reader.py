@@ -36,7 +36,11 @@ class Limits:
     """The longest record read; a longer one is a ``LIMIT`` finding, never assembled."""
     max_log_bytes: int = 1 << 30
     """The most bytes read from one log: from its file or stream, and, for a zstd log,
-    of its plaintext (the decompression-bomb guard)."""
+    of its plaintext (the decompression-bomb guard); for an archive read as a stream (a
+    ``.tar.zst``), of the whole archive, compressed and decompressed."""
+    max_archive_members: int = 20_000
+    """The most members read from one archive (each costs a header read and, named like
+    a log, an audit, however small); past it, a ``LIMIT`` finding for the archive."""
 
 
 class Opener:

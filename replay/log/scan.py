@@ -30,7 +30,8 @@ A8 = Rule("A8", "format", "storage", "damage is tolerated only after the last co
 is ``tail`` damage whose severity depends on where the last ``turn/end`` is."""
 LIMIT = Rule("LIMIT", "format", "storage",
              "a record, the whole log, and its lines that are no event fit the reader's caps "
-             "(--max-record-bytes, --max-log-bytes; 10,000 such lines)")
+             "(--max-record-bytes, --max-log-bytes; 10,000 such lines); so do an archive, its members "
+             "and their headers")
 """Replay's own caps: an error whatever the harness would do (the reading stopped, or a
 record was never assembled)."""
 
@@ -243,7 +244,7 @@ class _TooDamaged(Exception):
     pass
 
 
-def limit_finding(what: str, cap: int, option: str, line: int | None = None) -> Finding:
+def limit_finding(what: str, cap: int, option: str, line: int | None = None, real: str = "log") -> Finding:
     """Replay's own cap stopped the reading: an error, whatever the harness would do."""
     return LIMIT.error(f"{what} exceeds the reader's limit of {cap} bytes and was not read (raise {option} if this "
-                       "is a real log)", line=line)
+                       f"is a real {real})", line=line)

@@ -144,7 +144,8 @@ def display_path(path: str, cwd: str | None = None) -> str:
     return os.path.relpath(full, base)
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in a reason for passing it over."""
     if stat.S_ISFIFO(mode):
         return "a FIFO (named pipe)"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
@@ -196,7 +197,7 @@ def _examine(path: str, root: str) -> os.stat_result | str:
     if link and not _inside(os.path.realpath(path), root):
         return "a symbolic link that leads out of the folder"
     if not stat.S_ISREG(st.st_mode):
-        return _kind(st.st_mode)
+        return file_kind(st.st_mode)
     return st
 
 

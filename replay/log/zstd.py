@@ -37,6 +37,30 @@ class DecompressedTooLarge(Exception):
     """The plaintext (or the compressed file) exceeds the configured cap."""
 
 
+def _header_size(fhd: int, start: int) -> int:
+    """The size of a frame's header (its magic number and descriptor byte included),
+    from the descriptor byte ``fhd``. ``ZstdCorruption`` for reserved bits."""
+    if fhd & 0x18:
+        raise ZstdCorruption(f"reserved frame-header bits set in frame at byte {start}")
+    single = bool(fhd & 0x20)
+    return 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 0x03] + (1 if single else 0, 2, 4, 8)[fhd >> 6]
+
+
+def _block(head: bytes | bytearray, start: int) -> tuple[int, bool]:
+    """The size of a block's content (after its 3-byte header ``head``) and whether it
+    is its frame's last block. ``ZstdCorruption`` for the reserved block type."""
+    bh = head[0] | (head[1] << 8) | (head[2] << 16)
+    block_type = (bh >> 1) & 3
+    if block_type == 3:
+        raise ZstdCorruption(f"reserved block type in frame at byte {start}")
+    return (1 if block_type == 1 else bh >> 3), bool(bh & 1)
+
+
+def _checksum_size(fhd: int) -> int:
+    """The size of the content checksum that ends a frame with descriptor ``fhd``."""
+    return 4 if fhd & 0x04 else 0
+
+
 def _frame_end(stream: BinaryIO, start: int, size: int) -> int | None:
     """The end offset of the frame at ``start`` (``None`` when the data ends inside
     it: a torn frame), from its headers alone. ``ZstdCorruption`` on bad structure."""
@@ -50,10 +74,7 @@ def _frame_end(stream: BinaryIO, start: int, size: int) -> int | None:
     if not fhd_byte:
         return None
     fhd = fhd_byte[0]
-    if fhd & 0x18:
-        raise ZstdCorruption(f"reserved frame-header bits set in frame at byte {start}")
-    single = bool(fhd & 0x20)
-    pos = start + 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 0x03] + (1 if single else 0, 2, 4, 8)[fhd >> 6]
+    pos = start + _header_size(fhd, start)
     while True:
         if pos + 3 > size:
             return None
@@ -61,18 +82,81 @@ def _frame_end(stream: BinaryIO, start: int, size: int) -> int | None:
         head = stream.read(3)
         if len(head) < 3:
             return None
-        bh = head[0] | (head[1] << 8) | (head[2] << 16)
-        block_type = (bh >> 1) & 3
-        if block_type == 3:
-            raise ZstdCorruption(f"reserved block type in frame at byte {start}")
-        pos += 3 + (1 if block_type == 1 else bh >> 3)
+        length, last = _block(head, start)
+        pos += 3 + length
         if pos > size:
             return None
-        if bh & 1:
+        if last:
             break
-    if fhd & 0x04:
-        pos += 4
+    pos += _checksum_size(fhd)
     return pos if pos <= size else None
+
+
+class FrameWalk:
+    """The frames of a Zstandard stream followed as its bytes go by (``feed``), from
+    their headers alone, without decompressing: whether the bytes so far end inside a
+    frame (``cut``), as a stream cut short does, or between two frames. The work is a
+    few steps per block, the memory a header's bytes."""
+
+    _MAGIC, _DESCRIPTOR, _HEADER, _BLOCK, _CONTENT, _CHECKSUM = range(6)
+
+    def __init__(self) -> None:
+        self.frame = 0
+        """Where the frame being read (or the next one) starts."""
+        self.damaged = False
+        """The structure is not Zstandard's (the decompressor says how): no longer followed."""
+        self._pos = 0
+        self._step = self._MAGIC
+        self._need = 4  # the bytes the step still wants
+        self._held = bytearray()  # the header bytes of the step, while it wants more
+        self._fhd = 0
+        self._last = False
+
+    @property
+    def cut(self) -> bool:
+        """The bytes so far end inside a frame."""
+        return not self.damaged and (self._step != self._MAGIC or bool(self._held))
+
+    def feed(self, data: bytes) -> None:
+        view = memoryview(data)
+        at, end = 0, len(view)
+        while at < end and not self.damaged:
+            take = min(self._need, end - at)
+            if self._step not in (self._HEADER, self._CONTENT, self._CHECKSUM):  # only headers are kept
+                self._held += view[at:at + take]
+            at += take
+            self._pos += take
+            self._need -= take
+            try:
+                while not self._need and not self.damaged:
+                    self._advance()
+            except ZstdCorruption:
+                self.damaged = True
+
+    def _advance(self) -> None:
+        """The step is complete: on to the next."""
+        step, held = self._step, bytes(self._held)
+        self._held.clear()
+        if step == self._MAGIC:
+            if held != MAGIC:
+                self.damaged = True
+                return
+            self.frame = self._pos - 4
+            self._step, self._need = self._DESCRIPTOR, 1
+        elif step == self._DESCRIPTOR:
+            self._fhd = held[0]
+            self._step, self._need = self._HEADER, _header_size(self._fhd, self.frame) - 5
+        elif step == self._BLOCK:
+            length, self._last = _block(held, self.frame)
+            self._step, self._need = self._CONTENT, length
+        elif step == self._CONTENT and not self._last:
+            self._step, self._need = self._BLOCK, 3
+        elif step == self._CONTENT:
+            self._step, self._need = self._CHECKSUM, _checksum_size(self._fhd)
+        elif step == self._HEADER:
+            self._step, self._need = self._BLOCK, 3
+        else:  # the checksum: the frame is whole
+            self._step, self._need = self._MAGIC, 4
 
 
 class _Span(io.RawIOBase):
