@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
+from replay.agent.packed import Packed
 from replay.jsjson import dumps
 from replay.log.event import Event
 from replay.log.values import hashable
@@ -41,6 +42,38 @@ class ModelCall:
     failure: dict[str, Any] | None = None
     hang: bool = False
     source: dict[str, Any] | None = None
+
+
+_Packed = tuple[Packed, dict[str, Any] | None, bool]
+"""A call kept compact: its chunks (``Packed``), its failure, whether it hangs."""
+
+
+def _pack(call: ModelCall) -> _Packed:
+    return Packed(call.chunks), call.failure, call.hang
+
+
+class PackedCalls(Sequence[ModelCall]):
+    """A recording's model calls, each kept as JSON bytes and read back when asked for:
+    a long recording costs its size in bytes, not in parsed objects."""
+
+    def __init__(self, packed: list[_Packed], sources: list[dict[str, Any] | None]) -> None:
+        self._packed = packed
+        self._sources = sources
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    @overload
+    def __getitem__(self, index: int) -> ModelCall: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ModelCall]: ...
+
+    def __getitem__(self, index: int | slice) -> ModelCall | list[ModelCall]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        chunks, failure, hang = self._packed[index]
+        return ModelCall(chunks.value(), failure, hang, self._sources[index])
 
 
 class Model(Protocol):
@@ -108,7 +141,7 @@ class _Deriver:
     — no ``finish``, then an error ``turn/end`` — and a stream the user cancelled)."""
 
     def __init__(self) -> None:
-        self.calls: list[ModelCall] = []
+        self.calls: list[_Packed] = []
         self.sources: dict[tuple[Any, Any], dict[str, Any]] = {}
         self._keys: list[tuple[Any, Any]] = []
         self.step: _Step | None = None
@@ -142,7 +175,7 @@ class _Deriver:
 
     def _emit(self, call: ModelCall) -> None:
         assert self.step is not None
-        self.calls.append(call)
+        self.calls.append(_pack(call))
         self._keys.append(self.step.key)
 
     def _unterminated(self, reason: Any) -> None:
@@ -166,13 +199,12 @@ class _Deriver:
         step.open = []
         step.calls += 1
 
-    def finish(self) -> list[ModelCall]:
+    def finish(self) -> PackedCalls:
         if self.step is not None and self.step.open:
             turn, number = self.step.key
             raise ModelError(f"the recorded stream of turn {turn} step {number} ends without a finish chunk "
                              f"(line {self.step.line}); the recording needs an override")
-        return [ModelCall(c.chunks, c.failure, c.hang, self.sources.get(key))
-                for c, key in zip(self.calls, self._keys, strict=True)]
+        return PackedCalls(self.calls, [self.sources.get(key) for key in self._keys])
 
 
 @dataclass
@@ -184,7 +216,7 @@ class RecordedModel:
     seed (before the header's ``seedLength``) are not this session's calls.
     """
 
-    calls: list[ModelCall]
+    calls: Sequence[ModelCall]
     cursor: int = 0
 
     @classmethod
@@ -210,7 +242,7 @@ class RecordedModel:
         """The script after a harness override (``replay.override.json``): a list of
         entries replaces the derived script; ``{"patches": [{"at": i, "entry": …}]}``
         replaces entry ``i`` (or appends, at ``i`` = the script's length)."""
-        return RecordedModel(apply_override([c for c in self.calls], doc))
+        return RecordedModel(apply_override(list(self.calls), doc))
 
     def next_call(self) -> ModelCall:
         if self.cursor >= len(self.calls):

@@ -23,10 +23,11 @@ or leave it out (``DROP``). Events are named by ``Keyer`` in the recording and i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from replay.agent.packed import Packed
 from replay.agent.tools import RecordedCall, ToolReply
 from replay.agent.writer import SessionLog
 from replay.log.event import Event
@@ -116,21 +117,38 @@ def outcome_of(result: Event, call_time: Any) -> ToolReply:
     return ToolReply(text, block.get("isError") is True, list(inner), extra, max(0, duration))
 
 
+@dataclass(frozen=True, slots=True)
+class Foreign:
+    """A foreign event as recorded: its seq, its type as read, its record as written
+    (kept compact until the run replays it)."""
+
+    seq: int
+    type: str
+    record: Packed
+
+
 @dataclass
 class Recording:
     """A recorded session, read for replay (see the module docstring)."""
 
-    foreign: list[tuple[Key | None, Event]] = field(default_factory=list)
+    foreign: list[tuple[Key | None, Foreign]] = field(default_factory=list)
     own: dict[Key, int] = field(default_factory=dict)
     turns: dict[Any, RecordedTurn] = field(default_factory=dict)
     orders: dict[tuple[Any, Any], list[tuple[str, Any]]] = field(default_factory=dict)
     calls: dict[str, RecordedCall] = field(default_factory=dict)
     attempts: Counter[tuple[Any, Any]] = field(default_factory=Counter)
     """Model calls per step: more than one where a failed attempt was retried."""
+    referenced: Container[int] | None = None
+    """The seqs foreign events name (``None``: any may be): only these need a place in
+    ``own`` and in a run's seq map."""
 
     @classmethod
-    def from_events(cls, events: Iterable[Event], seed_length: int = 0) -> Recording:
-        rec = cls()
+    def from_events(cls, events: Iterable[Event], seed_length: int = 0,
+                    referenced: Container[int] | None = None) -> Recording:
+        """A recording read in one pass. ``referenced``: the seqs its events name
+        (``referenced_seqs`` of a first pass), so that a long recording keeps a seq
+        for those alone."""
+        rec = cls(referenced=referenced)
         keyer = Keyer()
         anchor: Key | None = None
         pending_calls: dict[Any, Event] = {}
@@ -139,9 +157,10 @@ class Recording:
                 continue
             key = keyer.key(ev.type, ev.data, ev.surface_op)
             if key is None:
-                rec.foreign.append((anchor, ev))
+                rec.foreign.append((anchor, Foreign(ev.seq, ev.type, Packed(ev.record))))
                 continue
-            rec.own[key] = ev.seq
+            if referenced is None or ev.seq in referenced:
+                rec.own[key] = ev.seq
             anchor = key
             data = ev.data
             turn, step = key[1], hashable(data.get("step"))
@@ -181,6 +200,34 @@ class Recording:
         return list(dict.fromkeys(c.name for c in self.calls.values()))
 
 
+_SEQ_LISTS = {"session/title": "messageSeqs", "session/title-llm-request": "messageSeqs"}
+"""Foreign payloads that name seqs of the session (moved to this run's seqs)."""
+
+
+def referenced_seqs(events: Iterable[Event], seed_length: int = 0) -> set[int]:
+    """Every seq a recording's foreign events name (those a run replays and must move
+    to its own seqs): their ``sourceEventSeqs``, a replacement's range, a title's
+    ``messageSeqs``. Events are told foreign as ``Recording.from_events`` tells them."""
+    found: set[int] = set()
+    keyer = Keyer()
+    for ev in events:
+        if ev.seq < seed_length or keyer.key(ev.type, ev.data, ev.surface_op) is not None:
+            continue
+        record = ev.record
+        lists = [record.get("sourceEventSeqs")]
+        for type, data in ((ev.type, ev.data), (record.get("type"), record.get("data"))):  # as read, as written
+            key = _SEQ_LISTS.get(type) if isinstance(type, str) else None
+            if key is not None and isinstance(data, dict):
+                lists.append(data.get(key))
+        for values in lists:
+            if isinstance(values, list):
+                found.update(v for v in values if isinstance(v, int))
+        op = record.get("surfaceOp")
+        if isinstance(op, dict):
+            found.update(op[k] for k in ("start", "end") if isinstance(op.get(k), int))
+    return found
+
+
 Transform = Callable[[str, Any], Any]
 """Rewrites a foreign event's data as it is replayed (or returns ``DROP``)."""
 
@@ -190,10 +237,6 @@ class Drop:
 
 
 DROP = Drop()
-_SEQ_LISTS = {"session/title": "messageSeqs", "session/title-llm-request": "messageSeqs"}
-"""Foreign payloads that name seqs of the session (moved to this run's seqs)."""
-
-
 def _remap_seqs(values: Any, seqs: dict[int, int]) -> Any:
     if not isinstance(values, list):
         return values
@@ -208,7 +251,7 @@ class Replayer:
         self.log = log
         self.transform = transform
         self.keyer = Keyer()
-        self._pending: dict[Key | None, list[tuple[int, Event]]] = {}
+        self._pending: dict[Key | None, list[tuple[int, Foreign]]] = {}
         """The foreign events still to append, by anchor, each with its place in the recording."""
         self._anchors: dict[Any, list[Key]] = {}
         """The anchors of each turn (every anchor names its turn second)."""
@@ -250,7 +293,7 @@ class Replayer:
             return
         recorded = self.recording.own.get(key)
         if recorded is not None:
-            self._seqs[recorded] = record["seq"]
+            self._map(recorded, record["seq"])
         self._emit([key])
 
     def finish(self) -> None:
@@ -261,7 +304,7 @@ class Replayer:
         """Append the pending foreign events anchored at ``anchors``, in recorded order.
         Each event is looked up by its anchor, never by a scan of all that are pending:
         a run is linear in the length of its recording."""
-        due: list[tuple[int, Event]] = []
+        due: list[tuple[int, Foreign]] = []
         for anchor in anchors:
             due.extend(self._pending.pop(anchor, ()))
         if len(due) > 1:
@@ -269,10 +312,10 @@ class Replayer:
         for _, ev in due:
             self._append(ev)
 
-    def _append(self, ev: Event) -> None:
+    def _append(self, ev: Foreign) -> None:
         """Append a foreign event as it was written (a legacy shape stays legacy), its
         seq references moved to this run's seqs."""
-        record = ev.record
+        record = ev.record.value()
         type, data = str(record.get("type", ev.type)), record.get("data")
         if self.transform is not None:
             data = self.transform(type, data)
@@ -286,4 +329,10 @@ class Replayer:
         if isinstance(op, dict) and op.get("op") == "replace":
             op = {**op, **{k: self._seqs.get(op[k], op[k]) for k in ("start", "end") if isinstance(op.get(k), int)}}
         out = self.log.append(type, data, sources=sources, surface_op=op, ignorable=record.get("ignorable") is True)
-        self._seqs[ev.seq] = out["seq"]
+        self._map(ev.seq, out["seq"])
+
+    def _map(self, recorded: int, written: int) -> None:
+        """Where a recorded seq landed in this run, kept only if some event names it."""
+        referenced = self.recording.referenced
+        if referenced is None or recorded in referenced:
+            self._seqs[recorded] = written

@@ -57,10 +57,14 @@ class SessionLog:
     header: dict[str, Any]
     clock: Clock
     events: list[dict[str, Any]] = field(default_factory=list)
+    keep: bool = True
+    """Whether the events are kept (``False``: a test run, which only counts them)."""
+    count: int = 0
+    """How many events were appended."""
 
     @classmethod
     def new(cls, session_id: str, clock: Clock, cwd: str | None = None, parent: str | None = None,
-            depth: int = 0) -> SessionLog:
+            depth: int = 0, keep: bool = True) -> SessionLog:
         header: dict[str, Any] = {"type": "session", "version": 0, "id": session_id, "createdAt": clock.tick()}
         if cwd is not None:
             header["cwd"] = cwd
@@ -68,7 +72,7 @@ class SessionLog:
             header["parentSession"] = parent
             header["origin"] = "subagent"
         header["delegationDepth"] = depth
-        return cls(header, clock)
+        return cls(header, clock, keep=keep)
 
     @property
     def id(self) -> str:
@@ -78,14 +82,16 @@ class SessionLog:
                surface_op: Any = None, ignorable: bool = False) -> dict[str, Any]:
         """Append one event; surface events get ``surfaceOp: "append"`` (or the
         ``surface_op`` given: a replacement replayed from a recording)."""
-        record: dict[str, Any] = {"type": type, "seq": len(self.events), "time": self.clock.tick(), "data": data}
+        record: dict[str, Any] = {"type": type, "seq": self.count, "time": self.clock.tick(), "data": data}
+        self.count += 1
         if sources is not None:
             record["sourceEventSeqs"] = sources
         if surface_op is not None or surface:
             record["surfaceOp"] = surface_op if surface_op is not None else "append"
         if ignorable:
             record["ignorable"] = True
-        self.events.append(record)
+        if self.keep:
+            self.events.append(record)
         return record
 
     def to_jsonl(self, packed: bool = True) -> bytes:

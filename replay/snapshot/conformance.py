@@ -290,7 +290,8 @@ def derive_keyless(scenario: HarnessScenario, profile: Profile,
     goldens. Writes nothing outside the temporary directory."""
     with tempfile.TemporaryDirectory(prefix="replay-conformance-") as tmp:
         try:
-            imported = import_log(Path(tmp), KEYLESS_NAME, scenario.folder, force=True, use_override=True)
+            imported = import_log(Path(tmp), KEYLESS_NAME, scenario.folder, force=True, use_override=True,
+                                  keep_run=True)
             model = load_scenario(imported.folder).model
             run = imported.run or run_scenario(imported.folder)
         except (NewScenarioError, ImportRefused, ScenarioError) as exc:

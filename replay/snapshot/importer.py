@@ -663,11 +663,12 @@ def _read_json(file: _File) -> Any:
 
 
 def import_log(scenarios_root: Tree | Path, name: str, source: Path, *, force: bool = False,
-               locale: str = "en", use_override: bool = False) -> NewScenario:
+               locale: str = "en", use_override: bool = False, keep_run: bool = False) -> NewScenario:
     """Import a harness session as the recorded scenario ``scenarios_root/name``.
     ``use_override``: the harness folder's ``replay.override.json`` plays the model
     it scripts, as in the harness's keyless suite, even where the recording alone
-    could play it."""
+    could play it. The keyless test run keeps its logs (``NewScenario.run``) only
+    with ``keep_run``."""
     tree = as_tree(scenarios_root)
     target = _target(tree, name)
     found = _locate(source)
@@ -716,8 +717,8 @@ def import_log(scenarios_root: Tree | Path, name: str, source: Path, *, force: b
                                for c in spawned]
         staging.write(SCENARIO_FILE, _scenario_json(doc))
         try:
-            run = run_scenario(tree.at(staging.folder), tree, name)
+            run = run_scenario(tree.at(staging.folder), tree, name, keep=keep_run)
         except ScenarioError as exc:
             raise ImportRefused(failing, str(exc).replace(staging.folder, name)) from None
         notes.extend(staging.publish())
-    return NewScenario(name, target, sorted(staging.files), notes, failing, run)
+    return NewScenario(name, target, sorted(staging.files), notes, failing, run if keep_run else None)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from replay.agent.loop import Agent, RunError
 from replay.agent.model import Model, ModelError, RecordedModel, ScriptedCall, ScriptedModel, apply_override
-from replay.agent.recording import Recording
+from replay.agent.recording import Recording, referenced_seqs
 from replay.agent.title import TitleModel
 from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolReply
 from replay.agent.writer import Clock, Ids, SessionLog
@@ -380,7 +381,19 @@ class _Folder:
         return tree_source(self.tree, self.parts(relative))
 
 
-def _read_recording(folder: _Folder, relative: str) -> tuple[list[Event], int]:
+@dataclass(frozen=True)
+class _Recorded:
+    """A recorded log, read again as a stream for each thing a run needs from it: a
+    long recording is never held whole."""
+
+    source: Source
+    seed: int
+
+    def events(self) -> Iterator[Event]:
+        return iter_events(read_log(self.source).items())
+
+
+def _read_recording(folder: _Folder, relative: str) -> _Recorded:
     path = folder.at(relative)
     try:
         exists = folder.tree.exists(*folder.parts(relative))
@@ -395,12 +408,11 @@ def _read_recording(folder: _Folder, relative: str) -> tuple[list[Event], int]:
     log = read_log(folder.source(relative))
     if log.header is None:
         raise ScenarioError(f"{path}: not a session log (run `replay audit {path}`)")
-    events = list(iter_events(log.items()))
     seed = log.header.record.get("seedLength")
-    return events, seed if isinstance(seed, int) else 0
+    return _Recorded(folder.source(relative), seed if isinstance(seed, int) else 0)
 
 
-def _names(events: list[Event]) -> tuple[str, str]:
+def _names(events: Iterable[Event]) -> tuple[str, str]:
     """The provider and model names the recording's first assistant message carries."""
     for ev in events:
         message = ev.data.get("message") if ev.type == "assistant/message" and isinstance(ev.data, dict) else None
@@ -424,8 +436,7 @@ def _tools(config: ToolsConfig, recording: Recording | None) -> list[Tool]:
     return tools
 
 
-def _recorded_model(folder: _Folder, override: str | None, log: str, events: list[Event],
-                    seed: int) -> RecordedModel:
+def _recorded_model(folder: _Folder, override: str | None, log: str, recorded: _Recorded) -> RecordedModel:
     """The calls derived from the recording, after the override: an override that
     replaces them all (an array) needs no derivation — the recording may be one the
     harness could not derive from either."""
@@ -447,7 +458,7 @@ def _recorded_model(folder: _Folder, override: str | None, log: str, events: lis
     except ModelError as exc:
         raise ScenarioError(f"{folder.at(override or log)}: {exc}") from None
     try:
-        model = RecordedModel.from_events(events, seed)
+        model = RecordedModel.from_events(recorded.events(), recorded.seed)
     except ModelError as exc:
         raise ScenarioError(f"{folder.at(log)}: {exc}") from None
     if override is None:
@@ -466,15 +477,16 @@ def _session(tools: ToolsConfig, spec: ModelSpec, folder: _Folder, default_log: 
                   for s in spec.script or []]
         return _Session(ScriptedModel(script, call_prefix=prefix), _tools(tools, None))
     log = spec.log or default_log
-    events, seed = _read_recording(folder, log)
-    model = _recorded_model(folder, spec.override, log, events, seed)
+    recorded = _read_recording(folder, log)
+    model = _recorded_model(folder, spec.override, log, recorded)
     title = None
     if spec.title is not None:
-        title = TitleModel(_recorded_model(folder, spec.title.override, log, events, seed), spec.title.max_title_bytes)
-    recording = Recording.from_events(events, seed)
-    provider, model_name = _names(events)
+        title = TitleModel(_recorded_model(folder, spec.title.override, log, recorded), spec.title.max_title_bytes)
+    referenced = referenced_seqs(recorded.events(), recorded.seed)
+    recording = Recording.from_events(recorded.events(), recorded.seed, referenced)
+    provider, model_name = _names(recorded.events())
     # Today's harness persists a stream that threw as an error finish chunk; its 2026-07 generation did not.
-    current = detect_profile(events) == "2026-08"
+    current = detect_profile(recorded.events()) == "2026-08"
     return _Session(model, _tools(tools, recording), provider, model_name, recording, title, current)
 
 
@@ -485,6 +497,8 @@ class _Runner:
     folder: _Folder
     scenario: Scenario
     name: str
+    keep: bool = True
+    """Whether the logs keep their events (``False``: a test run, whose logs only count them)."""
     clock: Clock = field(default_factory=Clock)
     logs: list[SessionLog] = field(default_factory=list)
     models: list[tuple[str, Model]] = field(default_factory=list)
@@ -505,7 +519,7 @@ class _Runner:
             return ToolReply(f"Error: no subagent is configured for call {index} (add one to children)", True)
         spec = children[index - 1]
         child = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd, parent=parent.log.id,
-                               depth=int(parent.log.header["delegationDepth"]) + 1)
+                               depth=int(parent.log.header["delegationDepth"]) + 1, keep=self.keep)
         self.logs.append(child)
         session = _session(spec.tools, spec.model, self.folder, f"session.{index}.jsonl", f"call_c{index}")
         self._add_models(f"child {index}", session)
@@ -517,7 +531,7 @@ class _Runner:
         return ToolReply(text or "(the subagent finished without a final answer)")
 
     def run(self) -> Run:
-        primary = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd)
+        primary = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd, keep=self.keep)
         self.logs.append(primary)
         session = _session(self.scenario.tools, self.scenario.model, self.folder, "session.jsonl", "call")
         self._add_models("the primary session", session)
@@ -534,17 +548,19 @@ class _Runner:
         return Run(self.name, self.scenario, self.logs)
 
 
-def run_scenario(folder: Path, root: Tree | Path | None = None, name: str | None = None) -> Run:
+def run_scenario(folder: Path, root: Tree | Path | None = None, name: str | None = None, *,
+                 keep: bool = True) -> Run:
     """Run a scenario keylessly. Deterministic: the clock, ids and call ids are seeded
     by the scenario's name (``name``; default: the folder's), so a run gives the same
     logs on any machine. ``root`` is the scenario tree (default: the folder's parent,
     as named); the folder and every file it names are read through it: a link is
-    refused, never followed."""
+    refused, never followed. ``keep=False``: a test run, whose logs keep no events (it
+    tells whether the scenario runs, in memory that does not grow with its logs)."""
     where = _Folder.of(folder, root)
     scenario = _load(where)
     spec = where.at(SCENARIO_FILE)
     try:
-        return _Runner(where, scenario, name or where.name).run()
+        return _Runner(where, scenario, name or where.name, keep).run()
     except RunError as exc:
         raise ScenarioError(f"{spec}: {exc}") from None
     except ScenarioError as exc:
