@@ -214,3 +214,42 @@ def test_a_hostile_recording_fails_as_a_scenario_error_never_a_traceback(data: s
             import_log(Path(tmp) / "scenarios", "imported", folder / "session.jsonl", force=True)
             with contextlib.suppress(ScenarioError):
                 render_artefacts(run_scenario(Path(tmp) / "scenarios" / "imported"))
+
+
+# -- a long recording held compactly ------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(codec="utf-8") | st.characters(categories=["Cs"])),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=20)
+
+
+@given(JSON_VALUES)
+def test_a_packed_value_reads_back_exactly(value: Any) -> None:
+    """Compressed where orjson can write it, kept as it is where not (a lone surrogate,
+    an integer beyond 64 bits): either way the value read back is the value, key order
+    and types included."""
+    from replay.agent.packed import Packed
+
+    back = Packed(value).value()
+    assert back == value and json.dumps(back) == json.dumps(value)
+
+
+RECORDED = ["acp-2026-07-23/advanced-toolchain", "acp-2026-07-23/cancel-tool-calls",
+            "oracle-2026-07-23/event-surface-replace-bash", "oracle-2026-07-23/event-surface-replace-next-turn"]
+
+
+@pytest.mark.parametrize("relative", RECORDED)
+def test_keeping_only_the_seqs_foreign_events_name_changes_no_run(relative: str, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shortcut (a seq map for the seqs foreign events name: titles' messageSeqs,
+    replacements' ranges, sources) against the exact path (every seq mapped): the run
+    of an imported real session writes the same bytes."""
+    imported = import_log(tmp_path / "scenarios", "s", corpus_file(relative), force=True)
+    compact = [log.to_jsonl() for log in run_scenario(imported.folder).logs]
+    import replay.snapshot.scenario as scenario
+
+    monkeypatch.setattr(scenario, "referenced_seqs", lambda events, seed=0: None)
+    exact = [log.to_jsonl() for log in run_scenario(imported.folder).logs]
+    assert compact == exact
