@@ -25,7 +25,7 @@ import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 LOCK_NAME = ".refresh.lock"
 _TEMP_PREFIX = ".tmp-"
@@ -196,6 +196,27 @@ class GoldenStore:
                 return _read_regular(folder_fd, name, path, MAX_GOLDEN_BYTES, "the golden")
             except FileNotFoundError:
                 return None
+
+    @contextlib.contextmanager
+    def open(self, scenario: str, name: str) -> Iterator[BinaryIO | None]:
+        """The golden as a file to read (``None`` when it does not exist), with ``read``'s
+        checks; an error reading it is a ``StoreError``."""
+        _check_name(name)
+        path = self.root / scenario / name
+        with self._folder(scenario) as (_, folder_fd):
+            try:
+                fh = None if folder_fd is None else _open_regular(folder_fd, name, path, MAX_GOLDEN_BYTES,
+                                                                  "the golden")
+            except FileNotFoundError:
+                fh = None
+        if fh is None:
+            yield None
+            return
+        with fh:
+            try:
+                yield fh
+            except OSError as exc:
+                raise StoreError(f"{path}: cannot read the golden ({_reason(exc)})") from None
 
     def write(self, scenario: str, name: str, data: bytes) -> Written:
         """Write one golden atomically; leave it untouched when the bytes are equal."""
@@ -380,6 +401,20 @@ def _flock(fd: int, wait: float, taken: str, shared: bool = False) -> None:
 def _read_regular(dir_fd: int, name: str, path: Path, limit: int, what: str) -> bytes:
     """``name`` in the folder ``dir_fd``, never through a link, a regular file of at most
     ``limit`` bytes (``FileNotFoundError`` when it is not there, else ``StoreError``)."""
+    with _open_regular(dir_fd, name, path, limit, what) as fh:
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read {what} ({_reason(exc)})") from None
+    if len(data) > limit:
+        raise StoreError(f"{path}: larger than {limit} bytes; refused")
+    return data
+
+
+def _open_regular(dir_fd: int, name: str, path: Path, limit: int, what: str) -> BinaryIO:
+    """``name`` in the folder ``dir_fd`` opened to read, never through a link, a regular
+    file of at most ``limit`` bytes when opened (``FileNotFoundError`` when it is not
+    there, else ``StoreError``)."""
     try:
         fd = os.open(name, _READ, dir_fd=dir_fd)
     except FileNotFoundError:
@@ -388,18 +423,14 @@ def _read_regular(dir_fd: int, name: str, path: Path, limit: int, what: str) -> 
         if exc.errno == errno.ELOOP:
             raise _link_refused(path, "the file") from None
         raise StoreError(f"{path}: cannot read {what} ({_reason(exc)})") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise StoreError(f"{path}: cannot read {what}: not a regular file ({_kind(mode)}); refused")
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            data = fh.read(limit + 1)
-        except OSError as exc:
-            raise StoreError(f"{path}: cannot read {what} ({_reason(exc)})") from None
-    if len(data) > limit:
+        raise StoreError(f"{path}: cannot read {what}: not a regular file ({_kind(info.st_mode)}); refused")
+    if info.st_size > limit:
+        os.close(fd)
         raise StoreError(f"{path}: larger than {limit} bytes; refused")
-    return data
+    return os.fdopen(fd, "rb")
 
 
 def _write_atomically(dir_fd: int, folder: Path, name: str, data: bytes, what: str) -> None:
