@@ -20,6 +20,7 @@ Rejecting drops entries only.
 from __future__ import annotations
 
 import hashlib
+import io
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from pydantic import (
 from replay import __version__
 from replay.snapshot import PENDING_FOLDER
 from replay.snapshot.artefacts import is_artefact_name
-from replay.snapshot.diff import Change, changes, new_file_changes
+from replay.snapshot.diff import Change, stream_changes
 from replay.snapshot.scenario import SCENARIO_FILE, is_scenario_name, validation_problems
 from replay.snapshot.select import Selection, SelectorError
 from replay.snapshot.store import GoldenStore, StoreError, StoreLocked
@@ -270,13 +271,12 @@ class Workflow:
         return [e for e in entries if selection.wants(e.scenario, e.artefact)]
 
     def view(self, entry: Entry, full: bool = False) -> EntryView:
-        """The changes an accept would make (read-only)."""
-        data = self.pending.files.read(entry.scenario, entry.artefact) or b""
-        golden = self.goldens.read(entry.scenario, entry.artefact)
-        if golden is None:
-            return EntryView(entry, self.golden_path(entry), "new", tuple(new_file_changes(data, full)))
-        return EntryView(entry, self.golden_path(entry), "differs",
-                         tuple(changes(entry.artefact, golden, data, full)))
+        """The changes an accept would make (read-only), read as they are compared (a
+        file past the semantic diff's limit is never held)."""
+        with (self.pending.files.open(entry.scenario, entry.artefact) as data,
+              self.goldens.open(entry.scenario, entry.artefact) as golden):
+            found = tuple(stream_changes(entry.artefact, golden, data or io.BytesIO(), full))
+        return EntryView(entry, self.golden_path(entry), "new" if golden is None else "differs", found)
 
     def accept(self, entries: Iterable[Entry]) -> list[Decision]:
         """Write each pending golden over its golden, unless it is stale (refused)."""

@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+import tracemalloc
+from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from replay.cli import main
+from replay.pytest_plugin import golden_extension
+from replay.snapshot.compare import check_scenario, render_scenario
 from replay.snapshot.diff import (
     MAX_LINES,
+    SEMANTIC_DIFF_BYTES,
     Change,
     change_lines,
     changes,
@@ -21,6 +29,11 @@ from replay.snapshot.diff import (
     semantic_changes,
     stream_changes,
 )
+from replay.snapshot.pending import Entry, PendingStore, Workflow, sha256
+from replay.snapshot.store import GoldenStore
+from tests.helpers import REPO
+
+SCENARIO, ARTEFACT = "multi-turn", "stdout.expected.jsonl"
 
 
 def _jsonl(records: list[Any]) -> bytes:
@@ -154,3 +167,99 @@ def test_past_the_limit_the_report_is_never_empty_and_starts_at_the_first_line_t
     assert found[0] == _note(len(a), len(b), f"{limit:,} bytes")
     assert found[1].line == _first_line(a, b)
     assert len(change_lines(found[1:])) <= MAX_LINES + 1
+
+
+def _large_golden(size: int) -> bytes:
+    """About ``size`` bytes of the records of the multi-turn scenario's ACP golden, each
+    with its text changed (a record without text gets a field)."""
+    records = [json.loads(line) for line in (REPO / "goldens" / SCENARIO / ARTEFACT).read_bytes().splitlines()]
+    out = bytearray()
+    number = 0
+    while len(out) < size:
+        record = json.loads(json.dumps(records[number % len(records)]))
+        content = record["params"]["update"].get("content")
+        if isinstance(content, dict) and isinstance(content.get("text"), str):
+            content["text"] += f" #{number}"
+        else:
+            record["copy"] = number
+        out += json.dumps(record, separators=(",", ":")).encode() + b"\n"
+        number += 1
+    return bytes(out)
+
+
+def _tree(root: Path, golden: bytes) -> Path:
+    shutil.copytree(REPO / "scenarios" / SCENARIO, root / "scenarios" / SCENARIO)
+    shutil.copytree(REPO / "goldens" / SCENARIO, root / "goldens" / SCENARIO)
+    (root / "goldens" / SCENARIO / ARTEFACT).write_bytes(golden)
+    return root
+
+
+def test_check_of_a_golden_past_the_limit_says_it_compares_lines_and_cites_the_first(tmp_path: Path) -> None:
+    golden = _large_golden(SEMANTIC_DIFF_BYTES + 1)
+    root = _tree(tmp_path, golden)
+    run = (REPO / "goldens" / SCENARIO / ARTEFACT).read_bytes()
+    result = CliRunner().invoke(main, ["check", SCENARIO, "--scenarios", str(root / "scenarios"), "--goldens",
+                                       str(root / "goldens")])
+    assert result.exit_code == 1
+    path = f"{root}/goldens/{SCENARIO}/{ARTEFACT}"
+    first = golden.decode().splitlines()[0]
+    assert len(first) <= 200  # shown whole
+    old_lines, new_lines = golden.count(b"\n"), run.count(b"\n")
+    lines = result.output.splitlines()
+    start = lines.index(f"    {path}: differs")
+    assert lines[start + 1: start + 4] == [
+        f"      too large to compare record by record (golden {len(golden):,} bytes, this run {len(run):,}; the "
+        "limit is 1 MiB): compared line by line",
+        f"      {path}:1: @@ -1,{old_lines} +1,{new_lines} @@",
+        f"        -{first}"]
+
+
+def _peak(work: Any) -> tuple[Any, int]:
+    """What ``work()`` returns, and the most memory Python allocated while it ran."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        result = work()
+        return result, tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_check_holds_neither_the_large_golden_nor_a_parse_of_it(tmp_path: Path) -> None:
+    golden = _large_golden(3 * SEMANTIC_DIFF_BYTES)
+    root = _tree(tmp_path, golden)
+    run = render_scenario(root / "scenarios", None, SCENARIO)
+    result, peak = _peak(lambda: check_scenario(root / "scenarios", GoldenStore(root / "goldens"), SCENARIO,
+                                                rendered=run))
+    differs = [f for f in result.files if f.status == "differs"]
+    assert [f.name for f in differs] == [ARTEFACT] and differs[0].changes[0].text.startswith("too large")
+    assert peak < len(golden) // 4, peak  # the semantic diff held ~15x the golden; reading it whole, 1x
+
+
+def test_review_of_a_large_pending_golden_reads_it_as_it_compares(tmp_path: Path) -> None:
+    data = _large_golden(3 * SEMANTIC_DIFF_BYTES)
+    root = _tree(tmp_path, (REPO / "goldens" / SCENARIO / ARTEFACT).read_bytes())
+    pending = PendingStore(root / "pending")
+    pending.files.write(SCENARIO, ARTEFACT, data)
+    golden = (root / "goldens" / SCENARIO / ARTEFACT).read_bytes()
+    entry = Entry(scenario=SCENARIO, artefact=ARTEFACT, golden_sha256=sha256(golden), pending_sha256=sha256(data),
+                  replay_version="test")
+    workflow = Workflow(pending, GoldenStore(root / "goldens"), root / "scenarios")
+    view, peak = _peak(lambda: workflow.view(entry))
+    assert view.status == "differs"
+    old_lines, new_lines = golden.count(b"\n"), data.count(b"\n")
+    assert view.changes[:2] == (_note(len(golden), len(data), "1 MiB"),
+                                Change(f"@@ -1,{old_lines} +1,{new_lines} @@", 1, view.changes[1].body))
+    assert peak < len(data) // 4, peak
+
+
+def test_the_pytest_plugins_diff_of_a_large_golden_is_the_line_diff(tmp_path: Path) -> None:
+    old = b"".join(b"%d\n" % i for i in range(200_000))
+    assert len(old) > SEMANTIC_DIFF_BYTES
+    new = old.replace(b"0\n", b"zero\n", 1)
+    lines = list(golden_extension(tmp_path)().diff_lines(new, old))
+    assert lines == ["the golden: differs from this run:",
+                     f"too large to compare record by record (golden {len(old):,} bytes, this run {len(new):,}; "
+                     "the limit is 1 MiB): compared line by line",
+                     "the golden:1: @@ -1,2 +1,2 @@", "  -0", "  +zero", "   1"]
