@@ -10,13 +10,22 @@ real logs of ``$REPLAY_CORPUS`` (default ``../shared/corpus``):
   builder of ``audit_throughput.py``); the two sizes show whether memory grows with the
   log;
 * ``record-<N>mib.jsonl``: a real log whose one tool result holds a text of N MiB
-  (``--record-mib``, default 100), so the record is one line of that size.
+  (``--record-mib``, default 100), so the record is one line of that size;
+* ``golden-<N>mb/``: this repo's scenarios and goldens with one golden
+  (``multi-turn/stdout.expected.jsonl``) replaced by about N MB (``--golden-mb``,
+  default 140; 0 skips) of its own records, each changed (its text gets a number), so
+  that every line differs from what the scenario renders; and ``review/``, the
+  untouched scenarios and goldens with a pending folder whose pending golden is that
+  file (its manifest as ``check --pending`` writes one).
 
 Then runs, each in a fresh process (peak RSS from ``os.wait4`` of that child alone):
 ``audit --format json``, ``render acp``, ``render stdio``, ``render web``, ``render web
---html -o FILE``, ``plan`` and ``view`` (its page goes to the output folder), with
-stdout sent to a file. Prints a table (seconds, peak RSS in MB of 10**6 bytes, output
-size) and, with ``--json``, the figures as JSON.
+--html -o FILE``, ``plan``, ``view`` (its page goes to the output folder) and ``new
+--from-log`` (the import with its keyless test run, into a scenarios folder there), with
+stdout sent to a file; and on the golden trees ``check`` of the scenario, ``review`` of
+the pending golden (on a pseudo-terminal, answering ``s``: it shows the changes and
+skips) and ``accept`` of it. Prints tables (seconds, peak RSS in MB of 10**6 bytes,
+output size) and, with ``--json``, the figures as JSON.
 
 It also builds three ``.tar.zst`` bombs of hand-made headers, each a few KB on disk, and
 measures ``audit --format json`` of each (``--archives-only``: only these):
@@ -25,13 +34,18 @@ measures ``audit --format json`` of each (``--archives-only``: only these):
 * ``member-1tb.tar.zst``: a real log, then a member named like a log declaring 1 TB;
 * ``members-1m.tar.zst``: ``--members`` (default 1,000,000) empty members named like logs.
 
-    python3 bench/bounds.py [--sizes 12 50] [--record-mib 100] [--members N] [--archives-only] [--code DIR]
+    python3 bench/bounds.py [--sizes 12 50] [--record-mib 100] [--golden-mb 140] [--members N]
+                            [--archives-only] [--code DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
+import pty
+import select
 import shutil
 import subprocess
 import sys
@@ -59,6 +73,7 @@ COMMANDS: list[tuple[str, list[str]]] = [
     ("render web --html", ["render", "web", "--html", "-o", "{page}"]),
     ("plan", ["plan"]),
     ("view", ["view"]),
+    ("new --from-log", ["new", "imported", "--force", "--scenarios", "{scenarios}", "--from-log"]),
 ]
 
 
@@ -121,6 +136,116 @@ def build_bombs(corpus: Path, out: Path, members: int) -> list[tuple[str, Path]]
                 writer.write(_header("logs/empty.jsonl", 0) * (members % 1000))
             writer.write(end)
     return bombs
+GOLDEN = ("multi-turn", "stdout.expected.jsonl")
+"""The golden the golden trees replace with a large file of its own records, changed."""
+PROMPT = b"? help > "
+"""The end of ``replay review``'s prompt for a key."""
+
+
+def build_golden(source: Path, target: Path, size: int) -> None:
+    """About ``size`` bytes of the records of the golden ``source``, in turn, each changed:
+    its text gets the record's number (a record without text gets a field)."""
+    records = [orjson.loads(line) for line in source.read_bytes().splitlines() if line]
+    written = 0
+    with target.open("wb") as out:
+        number = 0
+        while written < size:
+            record = records[number % len(records)]
+            update = record.get("params", {}).get("update", {})
+            content = update.get("content")
+            if isinstance(content, dict) and isinstance(content.get("text"), str):
+                changed = {**record, "params": {**record["params"], "update": {
+                    **update, "content": {**content, "text": f"{content['text']} #{number}"}}}}
+            else:
+                changed = {**record, "copy": number}
+            line = orjson.dumps(changed) + b"\n"
+            out.write(line)
+            written += len(line)
+            number += 1
+
+
+def golden_tree(out: Path, mb: int) -> Path:
+    return out / f"golden-{mb}mb"
+
+
+def build_golden_trees(out: Path, mb: int) -> None:
+    """``golden-<N>mb/`` (built once) and ``review/`` (made again each run: accept uses it up)."""
+    tree = golden_tree(out, mb)
+    hostile = tree / "goldens" / GOLDEN[0] / GOLDEN[1]
+    if not hostile.exists():
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.copytree(at.REPO_ROOT / "scenarios", tree / "scenarios")
+        shutil.copytree(at.REPO_ROOT / "goldens", tree / "goldens")
+        build_golden(at.REPO_ROOT / "goldens" / GOLDEN[0] / GOLDEN[1], hostile, mb * MB)
+    review = out / "review"
+    shutil.rmtree(review, ignore_errors=True)
+    shutil.copytree(at.REPO_ROOT / "scenarios", review / "scenarios")
+    shutil.copytree(at.REPO_ROOT / "goldens", review / "goldens")
+    (review / "pending" / GOLDEN[0]).mkdir(parents=True)
+    os.link(hostile, review / "pending" / GOLDEN[0] / GOLDEN[1])
+
+    def sha256(path: Path) -> str:
+        digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            while block := fh.read(1 << 20):
+                digest.update(block)
+        return digest.hexdigest()
+
+    entry = {"scenario": GOLDEN[0], "artefact": GOLDEN[1],
+             "golden_sha256": sha256(review / "goldens" / GOLDEN[0] / GOLDEN[1]), "pending_sha256": sha256(hostile),
+             "replay_version": "bench"}
+    (review / "pending" / "manifest.json").write_text(json.dumps({"format": 1, "entries": [entry]}, indent=2) + "\n")
+
+
+def golden_commands(out: Path, mb: int) -> list[tuple[str, list[str], bytes | None]]:
+    """(label, ``replay`` arguments, the key to type on a terminal or ``None``) of the golden rows."""
+    tree, review = golden_tree(out, mb), out / "review"
+    trees = ["--pending", str(review / "pending"), "--scenarios", str(review / "scenarios"), "--goldens",
+             str(review / "goldens")]
+    return [
+        ("check", ["check", "--scenarios", str(tree / "scenarios"), "--goldens", str(tree / "goldens"), GOLDEN[0]],
+         None),
+        ("review (s)", ["review", *trees], b"s"),
+        ("accept", ["accept", *trees], None),
+    ]
+
+
+def measure_tty(args: list[str], key: bytes, out_dir: Path, code: Path = at.REPO_ROOT) -> dict[str, Any]:
+    """``replay ARGS`` on a pseudo-terminal, typing ``key`` at each prompt, as ``measure``."""
+    env = {**os.environ, "TMPDIR": str(out_dir), "NO_COLOR": "1", "PYTHONPATH": str(code)}
+    env.pop("CI", None)
+    started = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal on stdin, stdout and stderr
+        os.chdir(code)
+        os.execve(sys.executable, [sys.executable, "-m", "replay", *args], env)
+    size = 0
+    tail = b""  # what it printed last
+    unanswered = b""  # what it printed since the last key typed
+    while True:
+        ready, _, _ = select.select([fd], [], [], 600)
+        if not ready:
+            raise SystemExit(f"error: replay {' '.join(args)} printed nothing for 10 minutes")
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:  # the terminal closed: the command ended
+            break
+        if not chunk:
+            break
+        size += len(chunk)
+        tail = (tail + chunk)[-4096:]
+        unanswered = (unanswered + chunk)[-len(PROMPT):]
+        if unanswered.endswith(PROMPT):
+            os.write(fd, key)
+            unanswered = b""
+    _, status, usage = os.wait4(pid, 0)
+    os.close(fd)
+    seconds = time.perf_counter() - started
+    exit_code = os.waitstatus_to_exitcode(status)
+    if exit_code not in (0, 1):
+        raise SystemExit(f"error: replay {' '.join(args)} exited {exit_code}: {tail.decode(errors='replace')}")
+    return {"seconds": round(seconds, 2), "rss_mb": round(usage.ru_maxrss * 1024 / MB, 1), "output": size,
+            "exit": exit_code}
 
 
 def measure(args: list[str], out_dir: Path, code: Path = at.REPO_ROOT) -> dict[str, Any]:
@@ -165,6 +290,7 @@ def main() -> int:
     parser.add_argument("--record-mib", type=int, default=100)
     parser.add_argument("--members", type=int, default=1_000_000, help="empty members of the members bomb")
     parser.add_argument("--archives-only", action="store_true", help="only the archive bombs")
+    parser.add_argument("--golden-mb", type=int, default=140, help="the large golden's size in MB (0: no golden rows)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--code", type=Path, default=at.REPO_ROOT,
                         help="the checkout whose replay runs (default: this one), for before/after figures")
@@ -185,6 +311,8 @@ def main() -> int:
                 build_long(args.corpus, path, size * MB)
         if not record.exists():
             build_record(args.corpus, record, args.record_mib)
+        if args.golden_mb:
+            build_golden_trees(out, args.golden_mb)
         return 0
     # Built in a child: a child's peak RSS counts what its parent held when it forked.
     subprocess.run([sys.executable, __file__, "--build-only", *sys.argv[1:]], check=True)
@@ -209,9 +337,12 @@ def main() -> int:
         row = results.setdefault(label, {})
         cells = []
         for name, path in logs:
-            argv = [a.replace("{page}", str(page)) for a in command] + [str(path)]
+            scenarios = out / "imported-scenarios"
+            argv = [a.replace("{page}", str(page)).replace("{scenarios}", str(scenarios)) for a in command] \
+                + [str(path)]
             if command[0] == "render" and "-o" in command:
                 page.unlink(missing_ok=True)
+            shutil.rmtree(scenarios, ignore_errors=True)  # an import never overwrites: each starts afresh
             r = measure(argv, out, args.code.resolve())
             if page.exists():
                 r["output"] = page.stat().st_size
@@ -219,6 +350,17 @@ def main() -> int:
             row[name] = r
             cells.append(f"{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['output'] / MB:>9.1f}")
         print(f"{label:20}" + "".join(cells), flush=True)
+    if args.golden_mb:
+        golden = golden_tree(out, args.golden_mb) / "goldens" / GOLDEN[0] / GOLDEN[1]
+        print(f"\n{GOLDEN[0]}/{GOLDEN[1]}: {golden.stat().st_size / MB:.0f} MB")
+        print(f"{'':20}{'s':>8}{'RSS MB':>9}{'out MB':>9}")
+        for label, command, key in golden_commands(out, args.golden_mb):
+            if key is None:
+                r = measure(command, out, args.code.resolve())
+            else:
+                r = measure_tty(command, key, out, args.code.resolve())
+            results.setdefault(label, {})[f"{args.golden_mb} MB golden"] = r
+            print(f"{label:20}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['output'] / MB:>9.1f}", flush=True)
     if args.json:
         print(orjson.dumps(results).decode())
     shutil.rmtree(out / "tmp", ignore_errors=True)

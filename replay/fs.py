@@ -290,15 +290,19 @@ class Tree:
             except FileNotFoundError:
                 return None
 
-    def open(self, *parts: str, what: str = "the file") -> BinaryIO:
-        """A regular file for reading, never through a link (``FsError`` otherwise,
-        ``FileNotFoundError`` when it is not there)."""
+    def open(self, *parts: str, what: str = "the file", limit: int | None = None) -> BinaryIO:
+        """A regular file for reading, never through a link, of at most ``limit`` bytes
+        when opened (``FsError`` otherwise, ``FileNotFoundError`` when it is not there)."""
         *folder, name = parts
         check_name(name)
         with self.folder(*folder) as fd:
             if fd is None:
                 raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(self.at(*parts)))
-            return _open_regular(fd, name, self.at(*parts), what)
+            stream = _open_regular(fd, name, self.at(*parts), what)
+        if limit is not None and os.fstat(stream.fileno()).st_size > limit:
+            stream.close()
+            raise FsError(f"{self.at(*parts)}: {what} is larger than {limit} bytes; refused")
+        return stream
 
     # -- writing ------------------------------------------------------------------------
 
@@ -509,6 +513,9 @@ def _regular_stream(fd: int, path: PurePath, what: str) -> BinaryIO:
 
 
 def _read_stream(stream: BinaryIO, path: PurePath, limit: int, what: str) -> bytes:
+    if os.fstat(stream.fileno()).st_size > limit:  # refused before it is read
+        stream.close()
+        raise FsError(f"{path}: {what} is larger than {limit} bytes; refused")
     with stream:
         try:
             data = stream.read(limit + 1)

@@ -11,6 +11,7 @@ read or touched, so a partial run is safe for every other scenario.
 from __future__ import annotations
 
 import functools
+import io
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -22,7 +23,7 @@ from typing import Literal, Protocol
 from replay.fs import Tree
 from replay.parallel import Batch, in_order
 from replay.snapshot.artefacts import Producer, render_artefacts
-from replay.snapshot.diff import Change, changes, new_file_changes
+from replay.snapshot.diff import Change, new_file_changes, same_content, stream_changes
 from replay.snapshot.scenario import SCENARIO_FILE, SCENARIO_NAME_RULE, ScenarioError, is_scenario_name, run_scenario
 from replay.snapshot.select import Selection
 from replay.snapshot.store import GoldenStore, StoreError, as_tree
@@ -157,22 +158,36 @@ def _compare(store: GoldenStore, name: str, produced: dict[str, bytes], result: 
         if not selection.wants(name, file):
             continue
         started = time.perf_counter()
-        golden = store.read(name, file)
-        if golden is None:
+        against = golden_changes(store, name, file, data, full)
+        if against is None:
             found = FileResult(name, file, "missing", (Change(
                 f"no golden: run `replay refresh {name}` to create it"),))
-        elif golden == data:
+        elif not against:
             found = FileResult(name, file, "ok")
         else:
-            found = FileResult(name, file, "differs", tuple(changes(file, golden, data, full)))
+            found = FileResult(name, file, "differs", against)
         if found.failed and pending is not None:
-            pending.add(name, file, golden, data)
+            pending.add(name, file, None if against is None else store.read(name, file), data)
         result.files.append(FileResult(found.scenario, found.name, found.status, found.changes,
                                        time.perf_counter() - started))
     for file in store.files(name):
         if file not in produced and selection.wants(name, file):
             result.files.append(FileResult(name, file, "orphan", (Change(
                 "no artefact of this scenario produces this file: delete it, or run `replay refresh --prune`"),)))
+
+
+def golden_changes(store: GoldenStore, scenario: str, file: str, data: bytes,
+                   full: bool = False) -> tuple[Change, ...] | None:
+    """The changes from a golden to ``data``: ``None`` when there is no such golden,
+    ``()`` when it holds these bytes. The golden is read as it is compared (a golden
+    past the semantic diff's limit is never held)."""
+    with store.open(scenario, file) as golden:
+        if golden is None:
+            return None
+        run = io.BytesIO(data)
+        if same_content(golden, run):
+            return ()
+        return tuple(stream_changes(file, golden, run, full))
 
 
 def orphan_scenarios(scenarios_root: Tree | Path, store: GoldenStore) -> list[ScenarioResult]:
@@ -346,12 +361,12 @@ class _Refresh:
     def write(self, name: str, file: str, data: bytes) -> FileResult:
         if not self.dry_run:
             return FileResult(name, file, self.store.write(name, file, data))
-        golden = self.store.read(name, file)
-        if golden is None:
+        against = golden_changes(self.store, name, file, data, self.full)
+        if against is None:
             return FileResult(name, file, "created", tuple(new_file_changes(data, self.full)))
-        if golden == data:
+        if not against:
             return FileResult(name, file, "unchanged")
-        return FileResult(name, file, "updated", tuple(changes(file, golden, data, self.full)))
+        return FileResult(name, file, "updated", against)
 
     def orphan(self, name: str, file: str) -> FileResult:
         if not self.prune:

@@ -8,6 +8,14 @@ unified diff, one ``Change`` per hunk. Every change knows the line of the golden
 starts on (``goldens/<scenario>/<artefact>:<line>`` in a report). Values are shortened
 and the list is capped unless ``full``; a real difference never yields an empty report.
 
+Content past ``SEMANTIC_DIFF_BYTES`` (either side) is compared line by line instead, as
+it is read (``stream_changes`` reads files): the semantic diff holds both sides parsed,
+about fifteen times their size. The line diff reads ahead a window of lines
+(``_WINDOW_LINES``, ``_WINDOW_BYTES``, and always one line), so its memory is that of
+its largest lines, and its work is linear: it resyncs on the nearest line both windows
+hold, or takes both windows as changed. Its report is capped and its lines are cut even
+with ``full``, and its first line says it is a line diff.
+
 For byte-exact streams (``align_lines``, conformance): the two streams aligned, what
 is missing, extra or changed, and the first line that differs, with the first
 difference of its JSON value in document order (``first_difference``, which also sees
@@ -18,11 +26,14 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import io
 import json
+import os
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
 
 from deepdiff import DeepDiff
 
@@ -35,6 +46,17 @@ _MAX_DIFFS = 20_000
 the size of a golden record, and say so when it is reached anyway."""
 _SHORT = 70
 """The widest a value is shown (unless ``full``)."""
+SEMANTIC_DIFF_BYTES = 1 << 20
+"""The largest content compared record by record (both sides): what that holds is about
+fifteen times their size. Larger content is compared line by line."""
+_WINDOW_LINES = 64
+_WINDOW_BYTES = 1 << 16
+"""The line diff reads ahead at most this many lines and, past its first, bytes per side."""
+_LINE_WIDTH = 200
+"""The widest a line of the line diff is shown, in characters."""
+_LINE_LEAD = 40
+"""Characters shown before the first difference of a changed line too long to show whole."""
+_CHUNK = 1 << 16
 
 Path_ = tuple[str | int, ...]
 
@@ -404,19 +426,32 @@ def _never_empty(expected: bytes, actual: bytes) -> list[Change]:
                    "content compares equal: check key order, number spelling or escaping")]
 
 
-def guess_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
+def guess_changes(expected: bytes, actual: bytes, full: bool = False, *,
+                  limit: int = SEMANTIC_DIFF_BYTES) -> list[Change]:
     """``changes`` for content whose file name is unknown: JSON, JSONL or text, by what
-    the golden parses as."""
+    the golden parses as (past ``limit``, lines: it is not parsed)."""
+    if max(len(expected), len(actual)) > limit:
+        return changes("", expected, actual, full, limit=limit)
     try:
         json.loads(expected)
         name = ".json"
     except (ValueError, RecursionError):
         name = ".jsonl" if _parse_lines(expected) is not None else ".txt"
-    return changes(name, expected, actual, full)
+    return changes(name, expected, actual, full, limit=limit)
 
 
-def changes(name: str, expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
-    """The differences of one golden file, capped at ``MAX_LINES`` lines unless ``full``."""
+def changes(name: str, expected: bytes, actual: bytes, full: bool = False, *,
+            limit: int = SEMANTIC_DIFF_BYTES) -> list[Change]:
+    """The differences of one golden file, capped at ``MAX_LINES`` lines unless ``full``:
+    ``semantic_changes`` when both sides fit ``limit``, else line by line."""
+    if max(len(expected), len(actual)) <= limit:
+        return semantic_changes(name, expected, actual, full)
+    return _line_changes(io.BytesIO(expected), io.BytesIO(actual), _oversize(len(expected), len(actual), limit))
+
+
+def semantic_changes(name: str, expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
+    """The differences of one golden file record by record (JSON, JSONL) or as a
+    unified diff (text), capped at ``MAX_LINES`` lines unless ``full``, whatever its size."""
     if name.endswith(".jsonl"):
         found = jsonl_changes(expected, actual, full)
     elif name.endswith(".json"):
@@ -426,29 +461,329 @@ def changes(name: str, expected: bytes, actual: bytes, full: bool = False) -> li
     return found if full else list(_capped(found))
 
 
-def new_file_changes(actual: bytes, full: bool = False) -> list[Change]:
+def new_file_changes(actual: bytes, full: bool = False, *, limit: int = SEMANTIC_DIFF_BYTES) -> list[Change]:
     """A golden that does not exist yet, as the lines it would hold."""
+    if len(actual) > limit:
+        return _line_changes(io.BytesIO(b""), io.BytesIO(actual), _oversize(None, len(actual), limit))
     found = text_changes(b"", actual, full) if actual else [Change("an empty file")]
     return found if full else list(_capped(found))
 
 
-def _capped(found: list[Change]) -> Iterator[Change]:
-    """At most ``MAX_LINES`` lines; a hunk that does not fit is cut, and the rest counted."""
-    room = MAX_LINES
-    total = sum(1 + len(c.body) for c in found)
-    for change in found:
-        size = 1 + len(change.body)
-        if size <= room:
-            yield change
-            room -= size
+def stream_changes(name: str, expected: BinaryIO | None, actual: BinaryIO, full: bool = False, *,
+                   limit: int = SEMANTIC_DIFF_BYTES) -> list[Change]:
+    """``changes`` of a golden and a run read from seekable binary files, from their
+    start (``new_file_changes`` when ``expected`` is ``None``: there is no golden).
+    Content that fits ``limit`` is read whole; larger content is compared as it is
+    read, never held."""
+    golden = None if expected is None else _size(expected)
+    run = _size(actual)
+    if max(golden or 0, run) <= limit:
+        data = actual.read()
+        if expected is None:
+            return new_file_changes(data, full, limit=limit)
+        return changes(name, expected.read(), data, full, limit=limit)
+    return _line_changes(expected if expected is not None else io.BytesIO(b""), actual, _oversize(golden, run, limit))
+
+
+def same_content(expected: BinaryIO, actual: BinaryIO) -> bool:
+    """Whether two seekable binary files hold the same bytes, read a block at a time."""
+    size = _size(expected)
+    return size == _size(actual) and _same_prefix(expected, actual, size)[0]
+
+
+def _size(fh: BinaryIO) -> int:
+    """The size of a seekable file, left at its start."""
+    size = fh.seek(0, os.SEEK_END)
+    fh.seek(0)
+    return size
+
+
+def _same_prefix(expected: BinaryIO, actual: BinaryIO, end: int) -> tuple[bool, int]:
+    """Whether the first ``end`` bytes of both are the same, and the line breaks among
+    them (when they are); both are left at their start."""
+    expected.seek(0)
+    actual.seek(0)
+    breaks = 0
+    done = 0
+    same = True
+    while done < end:
+        want = min(_CHUNK, end - done)
+        block = expected.read(want)
+        if len(block) != want or block != actual.read(want):
+            same = False
+            break
+        breaks += block.count(b"\n")
+        done += want
+    expected.seek(0)
+    actual.seek(0)
+    return same, breaks
+
+
+def _stripped_size(fh: BinaryIO, size: int) -> int:
+    """The size without the line breaks that end the file, read from its end."""
+    end = size
+    while end > 0:
+        start = max(0, end - _CHUNK)
+        fh.seek(start)
+        kept = len(fh.read(end - start).rstrip(b"\n"))
+        if kept:
+            end = start + kept
+            break
+        end = start
+    fh.seek(0)
+    return end
+
+
+def _oversize(golden: int | None, run: int, limit: int) -> Change:
+    """The line that says content was compared line by line, and why (``golden``:
+    its size, ``None`` when there is none)."""
+    size = f"{limit >> 20} MiB" if limit and limit % (1 << 20) == 0 else f"{limit:,} bytes"
+    sizes = f"this run {run:,} bytes" if golden is None else f"golden {golden:,} bytes, this run {run:,}"
+    return Change(f"too large to compare record by record ({sizes}; the limit is {size}): compared line by line")
+
+
+def _line_changes(expected: BinaryIO, actual: BinaryIO, note: Change) -> list[Change]:
+    """``note``, then the changes line by line in unified hunks (one line of context),
+    as the two files are read; capped at ``MAX_LINES`` lines, each cut to ``_LINE_WIDTH``
+    characters around its first difference; ``[]`` when the bytes are the same."""
+    sizes = _size(expected), _size(actual)
+    if sizes[0] == sizes[1] and _same_prefix(expected, actual, sizes[0])[0]:
+        return []
+    stripped = _stripped_size(expected, sizes[0])
+    if stripped == _stripped_size(actual, sizes[1]):
+        same, breaks = _same_prefix(expected, actual, stripped)
+        if same:
+            return [note, Change("only the trailing newline differs", breaks + 1)]
+    cap = _Cap()
+    hunks = _Hunks(cap)
+    left, right = _Side(expected), _Side(actual)
+    while True:
+        old, new = left.peek(), right.peek()
+        if old is None and new is None:
+            break
+        if old == new:
+            hunks.equal(left.take(1)[0])
+            right.take(1)
             continue
-        if room > 1 and change.body:
-            yield Change(change.text, change.line, change.body[: room - 1])
-            room = 0
-        break
-    shown = MAX_LINES - room if total > MAX_LINES else total
-    if total > shown:
-        yield Change(f"… and {total - shown} more differences")
+        left.fill()
+        right.fill()
+        i, j = _resync(left.ahead, right.ahead)
+        hunks.change(left.take(i), right.take(j))
+    hunks.close()
+    return [note, *cap.end()]
+
+
+class _Side:
+    """One file read a line at a time (each line with its line break), with the lines
+    read ahead and not yet taken."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh = fh
+        self.ahead: deque[bytes] = deque()
+        self.ahead_bytes = 0
+        self.done = False
+
+    def _read(self) -> bool:
+        line = b"" if self.done else self.fh.readline()
+        if not line:
+            self.done = True
+            return False
+        self.ahead.append(line)
+        self.ahead_bytes += len(line)
+        return True
+
+    def peek(self) -> bytes | None:
+        if not self.ahead and not self._read():
+            return None
+        return self.ahead[0]
+
+    def fill(self) -> None:
+        """Read ahead up to the window: ``_WINDOW_LINES`` lines, and past the first,
+        ``_WINDOW_BYTES``."""
+        while len(self.ahead) < _WINDOW_LINES and (not self.ahead or self.ahead_bytes < _WINDOW_BYTES):
+            if not self._read():
+                break
+
+    def take(self, count: int) -> list[bytes]:
+        taken = [self.ahead.popleft() for _ in range(count)]
+        self.ahead_bytes -= sum(len(line) for line in taken)
+        return taken
+
+
+def _resync(old: Sequence[bytes], new: Sequence[bytes]) -> tuple[int, int]:
+    """How many lines of each window to take as changed before the nearest line both
+    have (the fewest in all); both whole windows when they have none in common."""
+    first: dict[bytes, int] = {}
+    for index, line in enumerate(new):
+        first.setdefault(line, index)
+    best: tuple[int, int] | None = None
+    for i, line in enumerate(old):
+        if best is not None and i >= best[0] + best[1]:
+            break
+        j = first.get(line)
+        if j is not None and (best is None or i + j < best[0] + best[1]):
+            best = (i, j)
+    return best if best is not None else (len(old), len(new))
+
+
+@dataclass
+class _Cap:
+    """``_capped`` as changes come: at most ``MAX_LINES`` lines; a hunk that does not fit
+    is cut, and the rest counted."""
+
+    room: int = MAX_LINES
+    total: int = 0
+    stopped: bool = False
+    shown: list[Change] = field(default_factory=list)
+
+    def keep(self) -> int:
+        """The most lines of the next hunk's body worth keeping."""
+        return 0 if self.stopped else max(self.room - 1, 0)
+
+    def add(self, change: Change, size: int) -> None:
+        """One change of ``size`` lines (``change.body`` may hold only what ``keep`` said)."""
+        self.total += size
+        if self.stopped:
+            return
+        if size <= self.room:
+            self.shown.append(change)
+            self.room -= size
+            return
+        if self.room > 1 and size > 1:
+            self.shown.append(Change(change.text, change.line, change.body[: self.room - 1]))
+            self.room = 0
+        self.stopped = True
+
+    def end(self) -> list[Change]:
+        shown = MAX_LINES - self.room if self.total > MAX_LINES else self.total
+        if self.total > shown:
+            return [*self.shown, Change(f"… and {self.total - shown} more differences")]
+        return self.shown
+
+
+def _capped(found: Iterable[Change]) -> list[Change]:
+    """At most ``MAX_LINES`` lines; a hunk that does not fit is cut, and the rest counted."""
+    cap = _Cap()
+    for change in found:
+        cap.add(change, 1 + len(change.body))
+    return cap.end()
+
+
+@dataclass
+class _Hunks:
+    """Changed lines gathered into unified hunks with one line of context (hunks two
+    equal lines apart are one), each handed to ``cap`` with as much of its body as it
+    keeps; the rest of a body is only counted."""
+
+    cap: _Cap
+    old_line: int = 0
+    """Lines of each side gone by."""
+    new_line: int = 0
+    before: bytes | None = None
+    """The equal line before the next change."""
+    trail: list[bytes] = field(default_factory=list)
+    """The equal lines since the open hunk's last change."""
+    open: bool = False
+    head: tuple[int, int, int] = (0, 0, 0)
+    """The open hunk's first line of each side (0-based) and its first changed golden line."""
+    spans: list[int] = field(default_factory=lambda: [0, 0])
+    body: list[str] = field(default_factory=list)
+    rows: int = 0
+    keep: int = 0
+
+    def _row(self, text: str) -> None:
+        if len(self.body) < self.keep:
+            self.body.append(text)
+        self.rows += 1
+
+    def _context(self, line: bytes) -> None:
+        self._row(" " + _shown_line(line, 0))
+        self.spans[0] += 1
+        self.spans[1] += 1
+
+    def equal(self, line: bytes) -> None:
+        if self.open:
+            self.trail.append(line)
+            if len(self.trail) > 2:
+                self.close()
+        self.before = line
+        self.old_line += 1
+        self.new_line += 1
+
+    def change(self, removed: list[bytes], added: list[bytes]) -> None:
+        if not self.open:
+            self.open = True
+            self.keep = self.cap.keep()
+            self.body, self.rows, self.spans = [], 0, [0, 0]
+            lead = self.before is not None
+            self.head = (self.old_line - lead, self.new_line - lead, self.old_line + 1)
+            if self.before is not None:
+                self._context(self.before)
+        for line in self.trail:
+            self._context(line)
+        self.trail = []
+        for mark, lines, others in (("-", removed, added), ("+", added, removed)):
+            for k, line in enumerate(lines):
+                at = _first_difference(line, others[k]) if k < len(others) else 0
+                self._row(mark + _shown_line(line, max(0, min(at - _LINE_LEAD, len(line) - _LINE_WIDTH))))
+                if not line.endswith(b"\n"):
+                    self._row("\\ No newline at end of file")
+        self.spans[0] += len(removed)
+        self.spans[1] += len(added)
+        self.old_line += len(removed)
+        self.new_line += len(added)
+        self.before = None
+
+    def close(self) -> None:
+        """End the open hunk (with the first equal line after it as its context)."""
+        if not self.open:
+            return
+        if self.trail:
+            self._context(self.trail[0])
+        old, new, line = self.head
+        header = f"@@ -{_span(old, self.spans[0])} +{_span(new, self.spans[1])} @@"
+        self.cap.add(Change(header, line, tuple(self.body)), 1 + self.rows)
+        self.open = False
+        self.trail = []
+        self.body = []
+
+
+def _span(start: int, length: int) -> str:
+    """A hunk's range as unified diffs write it: ``N`` for one line, ``N,0`` after line N."""
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    """Where two lines first differ (their line breaks aside), a block at a time."""
+    end = min(len(a) - a.endswith(b"\n"), len(b) - b.endswith(b"\n"))
+    left, right = memoryview(a), memoryview(b)
+    at = 0
+    while at < end and left[at : min(at + _CHUNK, end)] == right[at : min(at + _CHUNK, end)]:
+        at += _CHUNK
+    at = min(at, end)
+    high = min(at + _CHUNK, end)
+    while at < high:  # the first differing byte of this block, halving
+        mid = (at + high) // 2
+        if left[at : mid + 1] == right[at : mid + 1]:
+            at = mid + 1
+        else:
+            high = mid
+    return at
+
+
+def _shown_line(line: bytes, start: int) -> str:
+    """A line without its line break, from byte ``start`` (moved back to the start of
+    its character), at most ``_LINE_WIDTH`` characters; "…" where it is cut."""
+    body = line[:-1] if line.endswith(b"\n") else line
+    while 0 < start < len(body) and body[start] & 0xC0 == 0x80:
+        start -= 1
+    start = min(start, len(body))
+    piece = body[start : start + 4 * _LINE_WIDTH + 4]
+    text = piece.decode("utf-8", "replace")
+    cut = len(text) > _LINE_WIDTH or start + len(piece) < len(body)
+    return ("…" if start else "") + text[:_LINE_WIDTH] + ("…" if cut else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,11 +20,11 @@ Rejecting drops entries only.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, BinaryIO, Literal
 
 from pydantic import (
     BaseModel,
@@ -42,7 +42,7 @@ from replay import __version__
 from replay.fs import Tree
 from replay.snapshot import PENDING_FOLDER
 from replay.snapshot.artefacts import is_artefact_name
-from replay.snapshot.diff import Change, changes, new_file_changes
+from replay.snapshot.diff import Change, stream_changes
 from replay.snapshot.scenario import ScenarioError, is_scenario_name, load_scenario, validation_problems
 from replay.snapshot.select import Selection, SelectorError
 from replay.snapshot.store import GoldenStore, StoreError, StoreLocked, as_tree
@@ -66,6 +66,15 @@ class PendingError(Exception):
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _sha256_of(stream: BinaryIO) -> str:
+    """The sha256 of a seekable file, read a block at a time; left at its start."""
+    digest = hashlib.sha256()
+    while block := stream.read(1 << 16):
+        digest.update(block)
+    stream.seek(0)
+    return digest.hexdigest()
 
 
 _NAMES: dict[str, tuple[Callable[[str], bool], str]] = {
@@ -270,8 +279,6 @@ class EntryView:
     golden: str
     status: Literal["differs", "new"]
     changes: tuple[Change, ...]
-    data: bytes = b""
-    """The pending bytes shown, verified against the entry: what accepting it writes."""
 
 
 class Workflow:
@@ -298,37 +305,45 @@ class Workflow:
                                 f"(pending: {listed or 'none'})")
         return [e for e in entries if selection.wants(e.scenario, e.artefact)]
 
+    def _unverified(self, entry: Entry) -> StoreError:
+        return StoreError(f"{self.pending.path(entry)} does not hash to its manifest entry (changed after it was "
+                          f"written): run `replay check --pending` again, or `replay reject {entry.key}`")
+
+    def _missing(self, entry: Entry) -> StoreError:
+        return StoreError(f"{self.pending.path(entry)} is missing: run `replay check --pending` again, or "
+                          f"`replay reject {entry.key}`")
+
     def _pending_bytes(self, entry: Entry) -> bytes:
         """The entry's pending bytes, verified against the manifest; ``StoreError`` (which
         says what to do) when they are missing or changed."""
-        pending_path = self.pending.path(entry)
         data = self.pending.files.read(entry.scenario, entry.artefact)
         if data is None:
-            raise StoreError(f"{pending_path} is missing: run `replay check --pending` again, or "
-                             f"`replay reject {entry.key}`")
+            raise self._missing(entry)
         if sha256(data) != entry.pending_sha256:
-            raise StoreError(f"{pending_path} does not hash to its manifest entry (changed after it was written): "
-                             f"run `replay check --pending` again, or `replay reject {entry.key}`")
+            raise self._unverified(entry)
         return data
 
     def view(self, entry: Entry, full: bool = False) -> EntryView:
-        """The changes an accept would make (read-only), from the verified pending bytes."""
-        data = self._pending_bytes(entry)
-        golden = self.goldens.read(entry.scenario, entry.artefact)
-        if golden is None:
-            return EntryView(entry, self.golden_path(entry), "new", tuple(new_file_changes(data, full)), data)
-        return EntryView(entry, self.golden_path(entry), "differs",
-                         tuple(changes(entry.artefact, golden, data, full)), data)
+        """The changes an accept would make (read-only), read as they are compared (a
+        file past the semantic diff's limit is never held). Only bytes that hash to the
+        entry are shown: those are the bytes an accept writes (it checks the hash too)."""
+        with (self.pending.files.open(entry.scenario, entry.artefact) as data,
+              self.goldens.open(entry.scenario, entry.artefact) as golden):
+            if data is None:
+                raise self._missing(entry)
+            if _sha256_of(data) != entry.pending_sha256:
+                raise self._unverified(entry)
+            found = tuple(stream_changes(entry.artefact, golden, data, full))
+        return EntryView(entry, self.golden_path(entry), "new" if golden is None else "differs", found)
 
-    def accept(self, entries: Iterable[Entry], shown: Mapping[str, bytes] | None = None) -> list[Decision]:
-        """Write each pending golden over its golden, unless it is stale (refused).
-        ``shown``: the bytes a review showed, by entry key: exactly those are written."""
+    def accept(self, entries: Iterable[Entry]) -> list[Decision]:
+        """Write each pending golden over its golden, unless it is stale (refused)."""
         wanted = list(entries)
         if not wanted:
             return []
         try:
             with self.goldens.lock(), self.pending.lock():
-                return self._decide(wanted, lambda entry: self._accept_one(entry, (shown or {}).get(entry.key)))
+                return self._decide(wanted, self._accept_one)
         except (StoreLocked, StoreError) as exc:  # the goldens' lock is taken, or cannot be
             return [Decision(e, "refused", self.golden_path(e), str(exc)) for e in wanted]
 
@@ -362,7 +377,7 @@ class Workflow:
             self.pending.save(Manifest(entries=list(current.values())))
         return decisions
 
-    def _accept_one(self, entry: Entry, shown: bytes | None) -> Decision:
+    def _accept_one(self, entry: Entry) -> Decision:
         golden_path = self.golden_path(entry)
 
         def refuse(reason: str) -> Decision:
@@ -372,7 +387,7 @@ class Workflow:
         if problem is not None:
             return refuse(problem)
         try:
-            data = shown if shown is not None and sha256(shown) == entry.pending_sha256 else self._pending_bytes(entry)
+            data = self._pending_bytes(entry)
             golden = self.goldens.read(entry.scenario, entry.artefact)
         except StoreError as exc:
             return refuse(str(exc))

@@ -43,7 +43,7 @@ def review(workflow: Workflow, ask: Ask, selection: Selection | None = None, *, 
             if key.isupper():
                 every = key = key.lower()
             if key == "a":
-                decisions = workflow.accept([entry], {entry.key: view.data})  # exactly the bytes shown
+                decisions = workflow.accept([entry])  # the bytes shown: both hash to the entry
             elif key == "r":
                 decisions = workflow.reject([entry])
             else:

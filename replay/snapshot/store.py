@@ -14,8 +14,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-from replay.fs import FsError, Locked, Tree, Written
+from replay.fs import FsError, Locked, Tree, Written, reason
 
 LOCK_NAME = ".refresh.lock"
 MAX_GOLDEN_BYTES = 1 << 30
@@ -63,6 +64,22 @@ class GoldenStore:
         """The golden's bytes; ``None`` when it does not exist. ``StoreError`` when it
         exists but is not a regular file (a link, a folder, a FIFO) or cannot be read."""
         return self.tree.read(scenario, name, limit=MAX_GOLDEN_BYTES, what="the golden")
+
+    @contextlib.contextmanager
+    def open(self, scenario: str, name: str) -> Iterator[BinaryIO | None]:
+        """The golden as a file to read (``None`` when it does not exist), with
+        ``read``'s checks (a file over the read limit is refused before it is read);
+        an error reading it is a ``StoreError``."""
+        try:
+            stream = self.tree.open(scenario, name, what="the golden", limit=MAX_GOLDEN_BYTES)
+        except FileNotFoundError:
+            yield None
+            return
+        with stream:
+            try:
+                yield stream
+            except OSError as exc:
+                raise StoreError(f"{self.tree.at(scenario, name)}: cannot read the golden ({reason(exc)})") from None
 
     def write(self, scenario: str, name: str, data: bytes) -> Written:
         """Write one golden atomically; leave it untouched when the bytes are equal."""

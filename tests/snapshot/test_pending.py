@@ -279,31 +279,35 @@ def test_a_reject_that_cannot_delete_keeps_the_manifest_true(repo: Path) -> None
 
 
 def test_what_review_shows_is_what_accept_writes(repo: Path) -> None:
-    """The bytes a review shows are verified against the manifest, and accepting them
-    writes exactly those: pending bytes swapped after they were shown are never the
-    ones written (and bytes that do not hash to their entry are never shown)."""
+    """Only pending bytes that hash to their manifest entry are shown, and an accept
+    writes only bytes that hash to it: bytes swapped after they were shown are refused,
+    never written (and bytes that do not hash to their entry are never shown)."""
     from replay.snapshot.review import review
 
     golden = _pend(repo, data=b"shown\n")
     pending = repo / "pending" / SCENARIO / "web.expected.txt"
-    shown: list[bytes] = []
+    shown: list[tuple[str, ...]] = []
 
     def ask(view: Any, position: str) -> str:
-        shown.append(view.data)
+        shown.append(tuple(line for c in view.changes for line in c.lines()))
         pending.write_bytes(b"swapped after it was shown\n")  # a writer racing the review
         return "a"
 
     result = review(_workflow(repo), ask)
-    assert shown == [b"shown\n"]
-    assert [d.action for d in result.decisions] == ["accepted"]
-    assert (repo / "goldens" / SCENARIO / "web.expected.txt").read_bytes() == b"shown\n" != golden
+    assert len(shown) == 1 and any("shown" in line for line in shown[0])
+    assert [d.action for d in result.decisions] == ["refused"]
+    assert "does not hash to its manifest entry" in result.decisions[0].reason
+    assert (repo / "goldens" / SCENARIO / "web.expected.txt").read_bytes() == golden
     # Bytes that do not hash to their entry are refused, not shown.
-    _pend(repo, data=b"again\n")
-    pending.write_bytes(b"tampered\n")
     shown.clear()
     result = review(_workflow(repo), ask)
     assert shown == [] and [d.action for d in result.decisions] == ["refused"]
     assert "does not hash to its manifest entry" in result.decisions[0].reason
+    # Untouched, the bytes shown are the bytes written.
+    _pend(repo, data=b"kept\n")
+    result = review(_workflow(repo), lambda view, position: "a")
+    assert [d.action for d in result.decisions] == ["accepted"]
+    assert (repo / "goldens" / SCENARIO / "web.expected.txt").read_bytes() == b"kept\n"
 
 
 @pytest.mark.parametrize("bad", ["my scenario", "_x", "ümlaut", "x" * 101])

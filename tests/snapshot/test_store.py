@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import stat
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from replay.snapshot.store import GoldenStore
+from replay.snapshot.store import MAX_GOLDEN_BYTES, GoldenStore, StoreError
 
 
 @pytest.fixture
@@ -43,3 +44,37 @@ def test_a_rewritten_golden_keeps_its_mode(tmp_path: Path, umask_022: None) -> N
         assert store.write("s", "web.expected.txt", f"{mode}\n".encode()) == "updated"
         assert _mode(path) == mode and path.read_bytes() == f"{mode}\n".encode()
     assert [p.name for p in path.parent.iterdir()] == ["web.expected.txt"]  # no temp file left
+
+
+def test_a_golden_over_the_read_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    store = GoldenStore(tmp_path / "goldens")
+    store.write("s", "web.expected.txt", b"")
+    path = tmp_path / "goldens" / "s" / "web.expected.txt"
+    os.truncate(path, MAX_GOLDEN_BYTES + 1)  # sparse: nothing is written, and nothing may be read
+    tracemalloc.start()
+    try:
+        with pytest.raises(StoreError) as read:
+            store.read("s", "web.expected.txt")
+        with pytest.raises(StoreError) as opened, store.open("s", "web.expected.txt"):
+            pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(read.value) == str(opened.value) == f"{path}: the golden is larger than {MAX_GOLDEN_BYTES} bytes; refused"
+    assert peak < 1 << 20
+
+
+def test_open_gives_a_golden_to_read_with_the_checks_of_read(tmp_path: Path) -> None:
+    store = GoldenStore(tmp_path / "goldens")
+    store.write("s", "web.expected.txt", b"row\n")
+    with store.open("s", "web.expected.txt") as fh:
+        assert fh is not None and fh.read() == b"row\n"
+    for scenario, name in (("s", "stdio.expected.txt"), ("t", "web.expected.txt")):
+        with store.open(scenario, name) as fh:
+            assert fh is None
+    os.symlink(tmp_path / "goldens" / "s" / "web.expected.txt", tmp_path / "goldens" / "s" / "stdio.expected.txt")
+    with pytest.raises(StoreError) as read:
+        store.read("s", "stdio.expected.txt")
+    with pytest.raises(StoreError) as opened, store.open("s", "stdio.expected.txt"):
+        pass
+    assert str(opened.value) == str(read.value) and "a symbolic link; refused" in str(read.value)
