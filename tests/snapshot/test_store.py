@@ -60,7 +60,8 @@ def test_a_golden_over_the_read_limit_is_refused_before_it_is_read(tmp_path: Pat
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert str(read.value) == str(opened.value) == f"{path}: the golden is larger than {MAX_GOLDEN_BYTES} bytes; refused"
+    refused = f"{path}: the golden is larger than {MAX_GOLDEN_BYTES} bytes; refused"
+    assert str(read.value) == str(opened.value) == refused
     assert peak < 1 << 20
 
 
