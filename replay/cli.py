@@ -482,6 +482,10 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
 
     selection = _selection(names)
     selected = _scenario_names(scenarios_dir, selection, "check")
+    try:
+        goldens_dir.check_root()  # a linked root is refused before anything runs
+    except FsError as exc:
+        _fail("check", exc)
     shown_pending = sanitize(pending or "")
     if pending is not None and not Path(pending).is_dir() and _names_scenarios(pending, scenarios_dir):
         raise click.UsageError(f"--pending {shown_pending}: {shown_pending} is a scenario; write `replay check "

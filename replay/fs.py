@@ -205,6 +205,12 @@ class Tree:
             fd = child
         return fd
 
+    def check_root(self) -> None:
+        """``FsError`` when the root cannot be opened as a folder (a link replay found, a
+        file); a root that does not exist yet is fine."""
+        with self.root():
+            pass
+
     @contextlib.contextmanager
     def root(self, create: bool = False) -> Iterator[int | None]:
         """The root's descriptor (``None``: it does not exist), closed after."""

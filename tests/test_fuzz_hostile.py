@@ -357,6 +357,7 @@ TREE_OPS = st.sampled_from([
     "golden folder links out", "golden file links out", "lock is a folder", "lock links out", "lock is a FIFO",
     "golden is a FIFO", "scenario links out", "scenario.json links out", "scenario.json is a FIFO",
     "stray temp files", "orphan folder", "golden is a folder", "pending folder links out",
+    "goldens root links out", "scenarios root links out", ".replay links out", "pending root links out",
 ])
 
 
@@ -397,6 +398,18 @@ def _tree_op(op: str, repo: Path, outside: Path) -> None:
     elif op == "pending folder links out":
         (repo.parent / "pending").mkdir(exist_ok=True)
         (repo.parent / "pending" / SCENARIO).symlink_to(outside, target_is_directory=True)
+    elif op in ("goldens root links out", "scenarios root links out"):
+        root = goldens if op.startswith("goldens") else scenarios
+        if root.is_dir() and not root.is_symlink():
+            shutil.move(root, outside / f"{root.name}-copy")
+            root.symlink_to(outside / f"{root.name}-copy", target_is_directory=True)
+    elif op == ".replay links out" and not os.path.lexists(repo / ".replay"):
+        (outside / "dot-replay" / "pending").mkdir(parents=True)
+        (repo / ".replay").symlink_to(outside / "dot-replay", target_is_directory=True)
+    elif op == "pending root links out" and not os.path.lexists(repo / ".replay"):
+        (outside / "pending-copy").mkdir()
+        (repo / ".replay").mkdir()
+        (repo / ".replay" / "pending").symlink_to(outside / "pending-copy", target_is_directory=True)
     elif op == "orphan folder":
         (goldens / "gone\x1b[2J\u202e").mkdir(exist_ok=True)
         (goldens / "gone\x1b[2J\u202e" / "stdout.expected.jsonl").write_text("{}\n")
@@ -417,10 +430,12 @@ TREE_COMMANDS: list[tuple[list[str], str | None]] = [
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(ops=st.lists(TREE_OPS, max_size=4, unique=True), recipe=st.one_of(st.none(), LOGS))
-def test_every_tree_command_survives_a_hostile_tree(ops: list[str], recipe: Any) -> None:
+@given(ops=st.lists(TREE_OPS, max_size=4, unique=True), recipe=st.one_of(st.none(), LOGS), defaults=st.booleans())
+def test_every_tree_command_survives_a_hostile_tree(ops: list[str], recipe: Any, defaults: bool) -> None:
+    """Run on trees named on the command line, or (``defaults``) on the default
+    folders of the working directory, where a root that is a link is refused."""
     log = _build(recipe) if recipe is not None else None
-    with _sandbox() as box:
+    with _sandbox() as box, contextlib.ExitStack() as stack:
         work, outside = box.work, box.outside
         repo = work / "repo"
         shutil.copytree(REPO / "scenarios" / SCENARIO, repo / "scenarios" / SCENARIO)
@@ -428,13 +443,18 @@ def test_every_tree_command_survives_a_hostile_tree(ops: list[str], recipe: Any)
         if log is not None and not log[0].endswith(".zstd"):
             (repo / "scenarios" / SCENARIO / "session.jsonl").write_bytes(log[1])
         for op in ops:
-            _tree_op(op, repo, outside)
+            if defaults or "root" not in op and not op.startswith(".replay"):  # a root named is the user's
+                _tree_op(op, repo, outside)
         box.seal()
         tree = ["--scenarios", str(repo / "scenarios"), "--goldens", str(repo / "goldens")]
+        pending = str(work / "pending")
+        if defaults:
+            stack.enter_context(contextlib.chdir(repo))
+            tree, pending = [], ".replay/pending"
         for args, report in TREE_COMMANDS:
-            argv = [a.replace("{junit}", str(work / "junit.xml")).replace("{pending}", str(work / "pending"))
-                    for a in args]
+            argv = [a.replace("{junit}", str(work / "junit.xml")).replace("{pending}", pending) for a in args]
             _run([*argv, *tree], report=report)
+        _run(["new", "fresh", *tree[:2]], report="text")
         _check_file(work / "junit.xml", "JUnit XML", ["check", "--junit"])
 
 
@@ -524,3 +544,62 @@ def test_an_audit_survives_a_hostile_archive(recipe: Any) -> None:
             if report["path"] == str(path):
                 assert report["status"] == "unreadable" and [f["rule"] in ("IO", "LIMIT") for f in
                                                              report["findings"]] == [True], report
+
+
+# -- hostile folders to import -------------------------------------------------------------
+
+IMPORT_BASES = ["sessions-2026-08-20/examples_headless-agent_tests_snapshots/ralph-loop",
+                "acp-2026-07-23/todo-plan", "acp-2026-06-29/subagent-spawn"]
+IMPORT_OPS = st.sampled_from([
+    "session.jsonl links out", "session.jsonl is a FIFO", "session.jsonl is a folder", "a child links out",
+    "a child is a FIFO", "override links out", "override is a FIFO", "input.json links out", "input.json is a FIFO",
+    "a zstd twin links out", "the folder is empty",
+])
+SECRET = b"aws_secret_access_key = hunter2-FUZZ\n"
+
+
+def _import_op(op: str, folder: Path, outside: Path) -> None:
+    (outside / "credentials").write_bytes(SECRET)
+    names = {"session.jsonl": "session.jsonl", "a child": "session.1.jsonl", "override": "replay.override.json",
+             "input.json": "input.json", "a zstd twin": "session.jsonl.zstd"}
+    subject, _, what = op.partition(" links out") if op.endswith("links out") else op.partition(" is a ")
+    if op == "the folder is empty":
+        for entry in folder.iterdir():
+            entry.unlink() if not entry.is_dir() else shutil.rmtree(entry)
+        return
+    target = folder / names[subject]
+    if target.is_dir():
+        shutil.rmtree(target)
+    else:
+        target.unlink(missing_ok=True)
+    if op.endswith("links out"):
+        target.symlink_to(outside / "credentials")
+    elif what == "FIFO":
+        os.mkfifo(target)
+    else:
+        target.mkdir()
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(base=st.sampled_from(IMPORT_BASES), ops=st.lists(IMPORT_OPS, max_size=3, unique=True),
+       flags=st.sampled_from([[], ["--force"], ["--force", "--use-override"]]))
+def test_an_import_of_a_hostile_folder_copies_only_what_is_inside(base: str, ops: list[str],
+                                                                  flags: list[str]) -> None:
+    """Links, FIFOs and folders in place of a harness folder's files: the import never
+    hangs, never copies what a link points at, never leaves a link, a half-made scenario
+    or a hidden staging folder behind."""
+    with _sandbox() as box:
+        folder = box.work / "source"
+        shutil.copytree(corpus_file(base), folder)
+        for op in ops:
+            _import_op(op, folder, box.outside)
+        box.seal()
+        scenarios = box.work / "scenarios"
+        _run(["new", "imported", "--from-log", str(folder), *flags, "--scenarios", str(scenarios)], report="text")
+        if scenarios.exists():
+            found = list(scenarios.rglob("*"))
+            assert not any(p.is_symlink() for p in found), found
+            assert all(not p.name.startswith(".") for p in found), found  # no staging folder left
+            assert SECRET not in b"".join(p.read_bytes() for p in found if p.is_file())
+            made = scenarios / "imported"
+            assert not made.exists() or (made / "scenario.json").is_file()

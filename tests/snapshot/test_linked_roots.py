@@ -79,6 +79,7 @@ CASES = [
     ("goldens", ["refresh", FLIPPED], False),
     ("goldens", ["accept"], True),
     ("goldens", ["check", "--pending"], False),
+    ("goldens", ["check"], False),
     ("scenarios", ["refresh", "--prune"], False),
     ("scenarios", ["new", "fresh"], False),
     ("scenarios", ["accept"], True),
