@@ -24,7 +24,7 @@ from replay.check.runner import audit_units
 from replay.check.selection import Selection, SelectionError, audit_selection, find_config, read_config
 from replay.extras import MissingExtra
 from replay.findings import Severity
-from replay.log.discover import discover, path_exists
+from replay.log.discover import discover, path_exists, shown_path
 from replay.log.event import Event
 from replay.log.reader import Limits, LogRead, iter_events, read_log
 from replay.log.source import Unit, file_source, stdin_source
@@ -42,6 +42,7 @@ from replay.snapshot import PENDING_FOLDER
 from replay.style import sanitize, style_for, use_color
 from replay.todo.plan import SeqOutOfRange, plan_at, standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
+from replay.urls import NetworkError
 
 if TYPE_CHECKING:
     from replay.render.acp.profiles import Profile
@@ -79,7 +80,7 @@ def _progress(items: Iterable[T], length: int, label: str, shown: bool,
 def _stopping(command: str) -> Iterator[None]:
     """Ctrl-C ends the command with exit status 130 and one line, no traceback (the
     workers are already stopped and reaped); a missing extra or an unreachable
-    cluster is a usage error."""
+    cluster or URL is a usage error."""
     from replay.cluster import ClusterError
     from replay.parallel import WorkersFailed
 
@@ -88,7 +89,7 @@ def _stopping(command: str) -> Iterator[None]:
     except KeyboardInterrupt:
         click.echo(f"replay {command}: interrupted", err=True)
         sys.exit(130)
-    except (MissingExtra, ClusterError, WorkersFailed) as exc:
+    except (MissingExtra, ClusterError, WorkersFailed, NetworkError) as exc:
         raise click.UsageError(sanitize(str(exc))) from None
 
 
@@ -139,10 +140,10 @@ def _check_paths(paths: Iterable[str]) -> None:
     for raw in paths:
         try:
             found = path_exists(raw)
-        except MissingExtra as exc:
+        except (MissingExtra, NetworkError) as exc:
             raise click.UsageError(sanitize(str(exc))) from None
         if not found:
-            raise click.BadParameter(f"{sanitize(raw)}: no such file or directory", param_hint="PATH")
+            raise click.BadParameter(f"{sanitize(shown_path(raw))}: no such file or directory", param_hint="PATH")
 
 
 def _limits(max_record_bytes: int, max_log_bytes: int) -> Limits:
@@ -218,7 +219,8 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
     logs whose first line is a session header), a .tar or .tar.zst archive of logs,
     - for standard input, or a URL fsspec opens (s3://bucket/prefix, gs://…,
-    memory://…; needs replay[remote]), searched like a folder.
+    https://…; needs replay[remote]): one named like a log or an archive is read,
+    any other searched like a folder.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
     from replay.check.baseline import Baseline, BaselineError, baseline_bytes, read_baseline
@@ -650,7 +652,7 @@ def _read_or_exit(path: str, limits: Limits) -> tuple[LogRead, bool]:
     _check_paths([path])
     log, terminal = _render_input(path, limits)
     if log.header is None:
-        shown = sanitize(path)
+        shown = sanitize(shown_path(path))
         click.echo(f"{shown}: not a readable session log (run `replay audit {shown}` for why)", err=True)
         sys.exit(1)
     return log, terminal
