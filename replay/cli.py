@@ -29,7 +29,7 @@ from replay.log.event import Event
 from replay.log.reader import Limits, LogRead, iter_events, read_log
 from replay.log.source import Unit, file_source, stdin_source
 from replay.output import OutputError, TextOut, json_bytes, write_file
-from replay.parallel import fewer_gc_passes, usable_cpus
+from replay.parallel import MAX_JOBS, fewer_gc_passes, usable_cpus, workers_for
 from replay.report.audit import AuditJunit, AuditView, log_text
 from replay.report.registry import (
     AUDIT_FORMATS,
@@ -146,6 +146,29 @@ def _check_paths(paths: Iterable[str]) -> None:
             raise click.BadParameter(f"{sanitize(shown_path(raw))}: no such file or directory", param_hint="PATH")
 
 
+def _jobs(ctx: click.Context, param: click.Parameter, jobs: int | None) -> int | None:
+    """``--jobs``: a whole number from 1 to ``MAX_JOBS``."""
+    if jobs is not None and jobs < 1:
+        raise click.BadParameter(f"{jobs}: at least 1 (1 runs in this process)", ctx, param)
+    if jobs is not None and jobs > MAX_JOBS:
+        raise click.BadParameter(f"{jobs}: at most {MAX_JOBS} worker processes (and replay never starts more than "
+                                 f"the usable CPUs: {usable_cpus()} here)", ctx, param)
+    return jobs
+
+
+def _workers(command: str, jobs: int | None) -> int:
+    """The worker processes for ``--jobs`` (the usable CPUs when not given); asking
+    for more than the usable CPUs is said once on stderr."""
+    if jobs is None:
+        return usable_cpus()
+    used = workers_for(jobs)
+    if used < jobs:
+        click.echo(f"replay {command}: --jobs {jobs}: " + (
+            f"running at most {used} worker processes, as many as the usable CPUs" if used > 1 else
+            "running in this process, as this machine has 1 usable CPU"), err=True)
+    return used
+
+
 def _limits(max_record_bytes: int, max_log_bytes: int) -> Limits:
     return Limits(max_record_bytes=max_record_bytes, max_log_bytes=max_log_bytes)
 
@@ -203,9 +226,9 @@ def main() -> None:
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: the usable CPUs; 1 audits in this process). The report is the same "
-                   "for any number.")
+@click.option("--jobs", "-j", type=int, callback=_jobs, default=None,
+              help=f"Worker processes (default: the usable CPUs; 1 audits in this process; at most {MAX_JOBS}, and "
+                   "never more than the usable CPUs). The report is the same for any number.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its "
                    "workers read the logs themselves (needs replay[dask]).")
@@ -257,7 +280,8 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     selected: list[LogReport] = []  # before the baseline: what --write-baseline writes
     reporter.start()
     fingerprints = baseline_file is not None or write_baseline is not None or reporting.needs_fingerprints
-    results = audit_units(units, Policy(policy), limits, fingerprints, jobs=jobs or usable_cpus(), scheduler=scheduler)
+    results = audit_units(units, Policy(policy), limits, fingerprints, jobs=_workers("audit", jobs),
+                          scheduler=scheduler)
     describe: Callable[[LogReport | None], str] = lambda r: sanitize(r.path[-40:]) if r else ""  # noqa: E731
     with _stopping("audit"), fewer_gc_passes(), _progress(results, count, "auditing", shown, describe) as bar:
         for judged in bar:
@@ -379,9 +403,9 @@ def _append_step_summary(text: str) -> None:
 
 
 _jobs_option = click.option(
-    "--jobs", "-j", type=click.IntRange(min=1), default=None,
-    help="Worker processes (default: the usable CPUs; 1 runs in this process). The results are the same for "
-         "any number.")
+    "--jobs", "-j", type=int, callback=_jobs, default=None,
+    help=f"Worker processes (default: the usable CPUs; 1 runs in this process; at most {MAX_JOBS}, and never more "
+         "than the usable CPUs). The results are the same for any number.")
 
 
 @main.command()
@@ -446,7 +470,7 @@ def check(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, fmt: s
                 pending_store.manifest()  # an untrusted manifest is refused before anything runs
                 writer = PendingWriter(pending_store)
             # Workers from a fresh interpreter when a pending folder's lock is held here.
-            runs = render_scenarios(scenarios_dir, selected, jobs=jobs or usable_cpus(), fork=writer is None)
+            runs = render_scenarios(scenarios_dir, selected, jobs=_workers("check", jobs), fork=writer is None)
             with _stopping("check"), _progress(runs, len(selected), "checking", shown) as done:
                 results = [check_scenario(scenarios_dir, store, name, selection=selection, full=full, pending=writer,
                                           rendered=run) for name, run in done]
@@ -495,7 +519,7 @@ def refresh(names: tuple[str, ...], scenarios_dir: Path, goldens_dir: Path, prun
     try:
         with _stopping("refresh"):
             result = refresh_scenarios(scenarios_dir, goldens_dir, selection, prune=prune, dry_run=dry_run, full=full,
-                                       jobs=jobs or usable_cpus())
+                                       jobs=_workers("refresh", jobs))
     except (StoreLocked, StoreError) as exc:
         _fail("refresh", exc)
     echo(RefreshText.render(result, style_for(sys.stdout, no_color)))
