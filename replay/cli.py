@@ -22,6 +22,7 @@ from replay.check.engine import AuditResult, LogReport, Policy, failing_severiti
 from replay.check.registry import RULES
 from replay.check.runner import audit_units
 from replay.check.selection import Selection, SelectionError, audit_selection, find_config, read_config
+from replay.cluster import SCHEDULER_SECONDS
 from replay.extras import MissingExtra
 from replay.findings import Severity
 from replay.log.discover import discover, path_exists, shown_path
@@ -231,7 +232,8 @@ def main() -> None:
                    "never more than the usable CPUs). The report is the same for any number.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its "
-                   "workers read the logs themselves (needs replay[dask]).")
+                   "workers read the logs themselves (needs replay[dask]). Given up on (exit 2) when it does not "
+                   f"answer within {SCHEDULER_SECONDS:g} s.")
 @limit_options
 def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
           min_severity: str | None, policy: str, fail_on: tuple[str, ...], baseline_file: Path | None,
