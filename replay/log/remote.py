@@ -385,7 +385,15 @@ class _Search:
         if deeper:
             self.passed_over(self.shown, f"{deeper} object(s) more than {SEARCH_DEPTH} levels below it were not "
                                          "searched (name a deeper URL to audit them)")
+        if len(found) > SEARCH_OBJECTS:
+            found.sort(key=lambda item: redact(item[0]))
+            self.too_many()
+            del found[SEARCH_OBJECTS:]
         return found
+
+    def too_many(self) -> None:
+        self.passed_over(self.shown, f"the search keeps at most {SEARCH_OBJECTS} logs and archives: the rest were "
+                                     "not audited (name a narrower URL)")
 
     def http(self, fs: Any) -> list[tuple[str, int | None]]:
         """The logs and archives an HTTP URL's link pages lead to (breadth first, at
@@ -402,7 +410,7 @@ class _Search:
         queue: deque[tuple[str, str, list[str]]] = deque([(final, self.url, hrefs)])
         pages = 1
         deeper = unread = 0
-        stopped = False
+        stopped = more = False
         while queue:
             base, asked, links = queue.popleft()
             for href in links:
@@ -425,8 +433,11 @@ class _Search:
                         page = self._page(link)
                         if page is not None:
                             queue.append((page[0], link, page[1]))
-                elif named_as_unit(link) and len(objects) < SEARCH_OBJECTS:
-                    objects.add(link)
+                elif named_as_unit(link):
+                    if len(objects) < SEARCH_OBJECTS:
+                        objects.add(link)
+                    else:
+                        more = True
         if deeper:
             self.passed_over(self.shown, f"{deeper} link page(s) more than {SEARCH_DEPTH} levels below it were not "
                                          "searched (name a deeper URL to audit them)")
@@ -434,9 +445,8 @@ class _Search:
             why = (f"the search stopped after {self.timeouts.search:g} s" if stopped else
                    f"the search reads at most {SEARCH_PAGES} link pages")
             self.passed_over(self.shown, f"{why}: {unread} more link page(s) were not searched (name a narrower URL)")
-        if len(objects) >= SEARCH_OBJECTS:
-            self.passed_over(self.shown, f"the search keeps at most {SEARCH_OBJECTS} logs and archives: any more "
-                                         "were not audited (name a narrower URL)")
+        if more:
+            self.too_many()
         return [(location, None) for location in objects]
 
     def _page(self, url: str, root: bool = False) -> tuple[str, list[str]] | None:

@@ -23,6 +23,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from replay.cli import main
+from replay.log import remote
 from replay.log.remote import PAGE_BYTES, SEARCH_DEPTH
 from tests.helpers import REPO, TODO_WRITE, dump, index_of, records
 from tests.loopback import Handler, Served, closed_port, http_server, silent_port
@@ -275,6 +276,33 @@ def test_link_pages_that_fail_are_passed_over_and_the_rest_audited(log: bytes) -
         {"path": f"{base}/logs/c/", "reason": "the link page cannot be read (too many redirects (a redirect loop?))"},
         {"path": f"{base}/logs/huge/", "reason": f"the link page cannot be read (the link page is larger than "
                                                  f"{PAGE_BYTES} bytes)"}]
+
+
+def test_a_search_reads_so_many_pages_and_keeps_so_many_logs(log: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounds on link pages and on logs (lowered here) end a broad search, each
+    said once; an object store's listing is cut at the same number of logs."""
+    monkeypatch.setattr(remote, "SEARCH_PAGES", 3)
+    monkeypatch.setattr(remote, "SEARCH_OBJECTS", 4)
+    with http_server({"/logs/": lambda h: h.page([f"{n}/" for n in range(6)]),
+                      "/logs/*": lambda h: h.page(["a.jsonl", "b.jsonl"]) if h.path.endswith("/") else
+                      h.reply(200, log)}) as (base, _):
+        result = _audit("--format", "json", f"{base}/logs/")
+    assert [path for path, _, _ in _files(result)] == [f"{base}/logs/{n}/{name}.jsonl" for n in (0, 1)
+                                                       for name in "ab"]
+    assert json.loads(result.stdout)["passed_over"] == [
+        {"path": f"{base}/logs/", "reason": "the search reads at most 3 link pages: 4 more link page(s) were not "
+                                            "searched (name a narrower URL)"}]
+    fsspec = pytest.importorskip("fsspec")
+    memory = fsspec.filesystem("memory")
+    memory.pipe({f"/bounded-search/{n}.jsonl": log for n in range(6)})
+    try:
+        result = _audit("--format", "json", "memory://bounded-search")
+    finally:
+        memory.rm("/bounded-search", recursive=True)
+    assert [path for path, _, _ in _files(result)] == [f"memory://bounded-search/{n}.jsonl" for n in range(4)]
+    assert json.loads(result.stdout)["passed_over"] == [
+        {"path": "memory://bounded-search", "reason": "the search keeps at most 4 logs and archives: the rest were "
+                                                      "not audited (name a narrower URL)"}]
 
 
 # -- S3 ----------------------------------------------------------------------------------
