@@ -25,16 +25,17 @@ from replay.check.engine import AuditResult, LogReport, Policy, failing_severiti
 from replay.check.registry import RULES
 from replay.check.runner import audit_units
 from replay.check.selection import Selection, SelectionError, audit_selection, find_config
+from replay.cluster import SCHEDULER_SECONDS
 from replay.extras import MissingExtra
 from replay.findings import Severity
 from replay.fs import FsError, Tree, within, write_output
-from replay.log.discover import discover, path_exists
+from replay.log.discover import discover, path_exists, shown_path
 from replay.log.event import Event
 from replay.log.header import looks_like
 from replay.log.reader import Limits, LogRead, iter_events, read_log
 from replay.log.source import Unit, file_source, stdin_source
 from replay.output import OutputError, TextOut, json_bytes
-from replay.parallel import fewer_gc_passes, usable_cpus
+from replay.parallel import MAX_JOBS, fewer_gc_passes, usable_cpus, workers_for
 from replay.report.audit import AuditJunit, AuditView, log_text
 from replay.report.registry import (
     AUDIT_FORMATS,
@@ -47,6 +48,7 @@ from replay.snapshot import PENDING_FOLDER
 from replay.style import sanitize, style_for, use_color
 from replay.todo.plan import SeqOutOfRange, plan_at, standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
+from replay.urls import NetworkError
 
 if TYPE_CHECKING:
     from replay.render.acp.profiles import Profile
@@ -84,7 +86,7 @@ def _progress(items: Iterable[T], length: int, label: str, shown: bool,
 def _stopping(command: str) -> Iterator[None]:
     """Ctrl-C ends the command with exit status 130 and one line, no traceback (the
     workers are already stopped and reaped); a missing extra or an unreachable
-    cluster is a usage error."""
+    cluster or URL is a usage error."""
     from replay.cluster import ClusterError
     from replay.parallel import WorkersFailed
 
@@ -93,7 +95,7 @@ def _stopping(command: str) -> Iterator[None]:
     except KeyboardInterrupt:
         click.echo(f"replay {command}: interrupted", err=True)
         sys.exit(130)
-    except (MissingExtra, ClusterError, WorkersFailed) as exc:
+    except (MissingExtra, ClusterError, WorkersFailed, NetworkError) as exc:
         raise click.UsageError(sanitize(str(exc))) from None
 
 
@@ -179,10 +181,33 @@ def _check_paths(paths: Iterable[str]) -> None:
     for raw in paths:
         try:
             found = path_exists(raw)
-        except MissingExtra as exc:
+        except (MissingExtra, NetworkError) as exc:
             raise click.UsageError(sanitize(str(exc))) from None
         if not found:
-            raise click.BadParameter(f"{sanitize(raw)}: no such file or directory", param_hint="PATH")
+            raise click.BadParameter(f"{sanitize(shown_path(raw))}: no such file or directory", param_hint="PATH")
+
+
+def _jobs(ctx: click.Context, param: click.Parameter, jobs: int | None) -> int | None:
+    """``--jobs``: a whole number from 1 to ``MAX_JOBS``."""
+    if jobs is not None and jobs < 1:
+        raise click.BadParameter(f"{jobs}: at least 1 (1 runs in this process)", ctx, param)
+    if jobs is not None and jobs > MAX_JOBS:
+        raise click.BadParameter(f"{jobs}: at most {MAX_JOBS} worker processes (and replay never starts more than "
+                                 f"the usable CPUs: {usable_cpus()} here)", ctx, param)
+    return jobs
+
+
+def _workers(command: str, jobs: int | None) -> int:
+    """The worker processes for ``--jobs`` (the usable CPUs when not given); asking
+    for more than the usable CPUs is said once on stderr."""
+    if jobs is None:
+        return usable_cpus()
+    used = workers_for(jobs)
+    if used < jobs:
+        click.echo(f"replay {command}: --jobs {jobs}: " + (
+            f"running at most {used} worker processes, as many as the usable CPUs" if used > 1 else
+            "running in this process, as this machine has 1 usable CPU"), err=True)
+    return used
 
 
 def _limits(max_record_bytes: int, max_log_bytes: int) -> Limits:
@@ -242,12 +267,13 @@ def main() -> None:
 @click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: the usable CPUs; 1 audits in this process). The report is the same "
-                   "for any number.")
+@click.option("--jobs", "-j", type=int, callback=_jobs, default=None,
+              help=f"Worker processes (default: the usable CPUs; 1 audits in this process; at most {MAX_JOBS}, and "
+                   "never more than the usable CPUs). The report is the same for any number.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its "
-                   "workers read the logs themselves (needs replay[dask]).")
+                   "workers read the logs themselves (needs replay[dask]). Given up on (exit 2) when it does not "
+                   f"answer within {SCHEDULER_SECONDS:g} s.")
 @limit_options
 def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
           min_severity: str | None, policy: str, fail_on: tuple[str, ...], baseline_file: Path | None,
@@ -258,7 +284,8 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
     logs whose first line is a session header), a .tar or .tar.zst archive of logs,
     - for standard input, or a URL fsspec opens (s3://bucket/prefix, gs://…,
-    memory://…; needs replay[remote]), searched like a folder.
+    https://…; needs replay[remote]): one named like a log or an archive is read,
+    any other searched like a folder.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
     from replay.check.baseline import Baseline, BaselineError, baseline_bytes, read_baseline
@@ -295,8 +322,8 @@ def audit(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     selected: list[LogReport] = []  # before the baseline: what --write-baseline writes
     reporter.start()
     fingerprints = baseline_file is not None or write_baseline is not None or reporting.needs_fingerprints
-    results = audit_units(units, Policy(policy), limits, fingerprints, jobs=jobs or usable_cpus(), scheduler=scheduler,
-                          passed_over=pass_over)
+    results = audit_units(units, Policy(policy), limits, fingerprints, jobs=_workers("audit", jobs),
+                          scheduler=scheduler, passed_over=pass_over)
     describe: Callable[[LogReport | None], str] = lambda r: sanitize(r.path[-40:]) if r else ""  # noqa: E731
     with _stopping("audit"), fewer_gc_passes(), _progress(results, count, "auditing", shown, describe) as bar:
         for judged in bar:
@@ -437,9 +464,9 @@ def _append_step_summary(text: str) -> None:
 
 
 _jobs_option = click.option(
-    "--jobs", "-j", type=click.IntRange(min=1), default=None,
-    help="Worker processes (default: the usable CPUs; 1 runs in this process). The results are the same for "
-         "any number.")
+    "--jobs", "-j", type=int, callback=_jobs, default=None,
+    help=f"Worker processes (default: the usable CPUs; 1 runs in this process; at most {MAX_JOBS}, and never more "
+         "than the usable CPUs). The results are the same for any number.")
 
 
 @main.command()
@@ -507,7 +534,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
                 pending_store.manifest()  # an untrusted manifest is refused before anything runs
                 writer = PendingWriter(pending_store)
             # Workers from a fresh interpreter when a pending folder's lock is held here.
-            runs = render_scenarios(scenarios_dir, selected, jobs=jobs or usable_cpus(), fork=writer is None)
+            runs = render_scenarios(scenarios_dir, selected, jobs=_workers("check", jobs), fork=writer is None)
             with _stopping("check"), _progress(runs, len(selected), "checking", shown) as done:
                 results = [check_scenario(scenarios_dir, store, name, selection=selection, full=full, pending=writer,
                                           rendered=run) for name, run in done]
@@ -556,7 +583,7 @@ def refresh(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, prun
     try:
         with _stopping("refresh"):
             result = refresh_scenarios(scenarios_dir, goldens_dir, selection, prune=prune, dry_run=dry_run, full=full,
-                                       jobs=jobs or usable_cpus())
+                                       jobs=_workers("refresh", jobs))
     except (StoreLocked, StoreError) as exc:
         _fail("refresh", exc)
     echo(RefreshText.render(result, style_for(sys.stdout, no_color)))
@@ -722,7 +749,7 @@ def _read_or_exit(path: str, limits: Limits) -> tuple[LogRead, bool]:
     _check_paths([path])
     log, terminal = _render_input(path, limits)
     if not log.is_session_log:
-        shown = sanitize(path)
+        shown = sanitize(shown_path(path))
         what = (f"it looks like {looks_like(log.header.record)}" if log.header is not None
                 else f"not a readable session log (run `replay audit {shown}` for why)")
         click.echo(f"{shown}: {sanitize(what)}", err=True)

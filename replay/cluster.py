@@ -19,20 +19,24 @@ A batch marked ``here`` (standard input) runs in this process.
 from __future__ import annotations
 
 import contextlib
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from replay.extras import require
 from replay.parallel import Batch, Entry, Lost, Part, Window, run_items, settle
+from replay.urls import network_timeout, redact, scrub
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 TASKS_PER_THREAD = 4
 """Batches in flight per worker thread of the cluster."""
-CONNECT_TIMEOUT = 30.0
-"""Seconds to reach the scheduler (Dask's own default)."""
+SCHEDULER_SECONDS = 30.0
+"""Most seconds to reach the scheduler and hear from it (``REPLAY_NETWORK_TIMEOUTS``
+sets it as ``scheduler=``): then ``--scheduler`` gives up, whatever listens there."""
 
 
 class ClusterError(Exception):
@@ -44,22 +48,46 @@ def _distributed() -> Any:
 
 
 def connect(scheduler: str) -> Any:
-    """A client of the scheduler at ``scheduler`` (``ClusterError`` when unreachable,
-    or when Dask rejects the address).
+    """A client of the scheduler at ``scheduler``; ``ClusterError`` when it cannot be
+    reached or heard from within ``SCHEDULER_SECONDS``, or when Dask rejects the address.
+
+    Dask bounds the connection (``timeout``, and ``distributed.comm.timeouts.connect``
+    for each try) but not the handshake after it: a server that accepts the connection
+    and never speaks would hold the client for good. So the client is made in a thread
+    of its own, given the time limit, and given up on after it (the thread is a
+    daemon: it cannot keep the command alive).
 
     Dask closes the client it could not connect only on an ``OSError``; one whose
     address it rejects (a missing port, an unknown scheme, TLS without its
     configuration) stays half-open, and its finalizer then waits a minute at exit and
     prints a traceback. So the client is kept hold of from the start and closed here."""
     distributed = _distributed()
+    dask: Any = require("dask", "dask", "--scheduler (a Dask cluster)")
+    seconds = network_timeout("scheduler", SCHEDULER_SECONDS)
+    shown = redact(scheduler)
     client = distributed.Client.__new__(distributed.Client)  # made first, so that it can be closed
-    try:
-        client.__init__(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except Exception as exc:
+    failed: list[tuple[BaseException, float]] = []
+
+    def start() -> None:
+        try:
+            with dask.config.set({"distributed.comm.timeouts.connect": seconds}):
+                client.__init__(scheduler, timeout=seconds, set_as_default=False)
+        except Exception as exc:
+            failed.append((exc, time.monotonic()))
+
+    started = time.monotonic()
+    starting = threading.Thread(target=start, name="replay-scheduler", daemon=True)
+    starting.start()
+    starting.join(seconds)
+    # Still trying, or given up by Dask itself when the time was up (no connection): no answer.
+    late = starting.is_alive() or (bool(failed) and failed[0][1] - started >= seconds)
+    if late or failed:
+        why = (f"no answer within {seconds:g} s: is a Dask scheduler listening there?" if late else
+               scrub(" ".join(str(failed[0][0]).split()) or type(failed[0][0]).__name__, scheduler))
         with contextlib.suppress(Exception):
-            client.close(timeout=CONNECT_TIMEOUT)
-        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({exc}); check the address "
-                           "(tcp://host:8786) and that the scheduler runs") from None
+            client.close(timeout=1)
+        raise ClusterError(f"cannot reach the Dask scheduler at {shown} ({why}); check the address "
+                           "(tcp://host:8786) and that the scheduler runs")
     return client
 
 

@@ -51,6 +51,10 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
+MAX_JOBS = 1024
+"""The most worker processes a command may be asked for (more is a usage error). It
+starts no more than the usable CPUs, nor than there are batches of work."""
+
 WINDOW_PER_JOB = 16
 """Tasks in flight per worker. Results are handed on in order, so while a long task
 is at the head the others finish and wait: the window must hold enough of them that
@@ -98,9 +102,16 @@ def usable_cpus() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def workers_for(jobs: int) -> int:
+    """The worker processes to start for ``jobs``: no more than the usable CPUs."""
+    return max(1, min(jobs, usable_cpus()))
+
+
 def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], jobs: int, lost: Lost[T, R],
              fork: bool = True) -> Iterator[R]:
-    """``work(item)`` for each item of each batch, in order; on ``jobs`` processes.
+    """``work(item)`` for each item of each batch, in order; on at most ``jobs``
+    processes: never more than the usable CPUs (``workers_for``), nor than the
+    batches (up to that many are read ahead to know).
 
     ``work`` must be picklable (a module-level function, or a ``functools.partial``
     of one) and should not raise: an exception it raises in a worker becomes
@@ -109,12 +120,13 @@ def in_order(work: Callable[[T], R], batches: Iterable[Batch[T]], jobs: int, los
     lock held on a file stays this process's alone).
     """
     source = iter(batches)
-    head = list(islice(source, 2))
-    if jobs <= 1 or len(head) < 2:  # one batch (or none) is not worth starting a pool
+    workers = workers_for(jobs)
+    head = list(islice(source, workers))
+    if workers <= 1 or len(head) < 2:  # one batch (or none) is not worth starting a pool
         for batch in chain(head, source):
             yield from map(work, batch.items)
         return
-    yield from _Pool(work, jobs, lost, fork).run(chain(head, source))
+    yield from _Pool(work, len(head), lost, fork).run(chain(head, source))
 
 
 # -- in the worker ---------------------------------------------------------------------

@@ -42,7 +42,10 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from replay import parallel
+from replay.check import runner
 from replay.cli import main
+from replay.parallel import usable_cpus
 from tests.helpers import ACP, CONTROLS, REPO, SURROGATES, ascii_dump, corpus_file, hostile_text
 
 # The command line raises the recursion limit (deeply nested values); raise it before
@@ -443,7 +446,7 @@ def test_every_tree_command_survives_a_hostile_tree(ops: list[str], recipe: Any,
         if log is not None and not log[0].endswith(".zstd"):
             (repo / "scenarios" / SCENARIO / "session.jsonl").write_bytes(log[1])
         for op in ops:
-            if defaults or "root" not in op and not op.startswith(".replay"):  # a root named is the user's
+            if defaults or ("root" not in op and not op.startswith(".replay")):  # a root named is the user's
                 _tree_op(op, repo, outside)
         box.seal()
         tree = ["--scenarios", str(repo / "scenarios"), "--goldens", str(repo / "goldens")]
@@ -603,3 +606,65 @@ def test_an_import_of_a_hostile_folder_copies_only_what_is_inside(base: str, ops
             assert SECRET not in b"".join(p.read_bytes() for p in found if p.is_file())
             made = scenarios / "imported"
             assert not made.exists() or (made / "scenario.json").is_file()
+
+
+# -- extreme option values ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["audit", "{log}"], ["check"], ["refresh", "--dry-run"]])
+@pytest.mark.parametrize(("jobs", "why"), [
+    ("0", "0: at least 1 (1 runs in this process)"),
+    ("10000", "10000: at most 1024 worker processes (and replay never starts more than the usable CPUs: {cpus} here)"),
+    (str(10**12), f"{10**12}: at most 1024 worker processes (and replay never starts more than the usable CPUs: "
+                  "{cpus} here)"),
+    (str(10**23), f"{10**23}: at most 1024 worker processes (and replay never starts more than the usable CPUs: "
+                  "{cpus} here)"),
+])
+def test_an_absurd_number_of_jobs_is_a_usage_error(command: list[str], jobs: str, why: str) -> None:
+    log = str(corpus_file(BASES[0]))
+    result = CliRunner().invoke(main, [*(a.replace("{log}", log) for a in command), "--jobs", jobs])
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (f"Error: Invalid value for '--jobs' / '-j': "
+                                              f"{why.replace('{cpus}', str(usable_cpus()))}")
+
+
+def test_more_jobs_than_cpus_or_work_start_no_more_workers_and_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--jobs 64`` runs as many worker processes as the usable CPUs and says so once;
+    fewer batches of work than that start as many workers as batches, silently. The
+    report is the one of ``--jobs 1``."""
+    started: list[int] = []
+    pool = parallel._Pool.__init__
+
+    def counted(self: Any, work: Any, jobs: int, lost: Any, fork: bool) -> None:
+        started.append(jobs)
+        pool(self, work, jobs, lost, fork)
+
+    monkeypatch.setattr(parallel._Pool, "__init__", counted)
+    monkeypatch.setattr(runner, "BATCH_UNITS", 2)
+    logs = [str(corpus_file(base)) for base in BASES]  # five logs: three batches
+    alone = CliRunner().invoke(main, ["audit", "--jobs", "1", "--format", "json", *logs])
+    cpus = usable_cpus()
+    result = CliRunner().invoke(main, ["audit", "--jobs", "64", "--format", "json", *logs])
+    assert started == ([min(cpus, 3)] if cpus > 1 else [])
+    assert (result.exit_code, result.stdout_bytes) == (alone.exit_code, alone.stdout_bytes)
+    assert result.stderr == f"replay audit: --jobs 64: {_running(cpus)}\n"
+    started.clear()
+    monkeypatch.setattr(parallel, "usable_cpus", lambda: 8)
+    result = CliRunner().invoke(main, ["audit", "--jobs", "8", "--format", "json", *logs])
+    assert (result.exit_code, result.stdout_bytes, result.stderr) == (alone.exit_code, alone.stdout_bytes, "")
+    assert started == [3]
+
+
+def _running(cpus: int) -> str:
+    return (f"running at most {cpus} worker processes, as many as the usable CPUs" if cpus > 1 else
+            "running in this process, as this machine has 1 usable CPU")
+
+
+def test_check_and_refresh_say_when_they_run_fewer_workers_than_asked(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "scenarios" / SCENARIO, tmp_path / "scenarios" / SCENARIO)
+    shutil.copytree(REPO / "goldens" / SCENARIO, tmp_path / "goldens" / SCENARIO)
+    trees = ["--scenarios", str(tmp_path / "scenarios"), "--goldens", str(tmp_path / "goldens")]
+    for command in (["check"], ["refresh", "--dry-run"]):
+        result = CliRunner().invoke(main, [*command, *trees, "--jobs", "64"])
+        assert result.exit_code == 0, result.output
+        assert result.stderr == f"replay {command[0]}: --jobs 64: {_running(usable_cpus())}\n"

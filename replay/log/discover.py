@@ -8,14 +8,14 @@ import os
 from collections.abc import Iterable, Iterator
 
 from replay.log.source import DEFAULT_CAP, PassedOver, Unit, ignore, local_units, stdin_source
+from replay.urls import is_url, redact
+
+__all__ = ["discover", "is_url", "local_path", "path_exists", "shown_path"]
 
 
-def is_url(path: str) -> bool:
-    """A URL fsspec opens (``scheme://…``, or a chained ``a::b`` URL), not a local path."""
-    scheme, sep, _ = path.partition("://")
-    if sep and scheme and all(c.isalnum() or c in "+-." for c in scheme):
-        return True
-    return "::" in path
+def shown_path(path: str) -> str:
+    """A command-line path as messages show it: a URL without its credentials."""
+    return redact(path) if is_url(local_path(path)) else path
 
 
 def local_path(path: str) -> str:
@@ -24,7 +24,8 @@ def local_path(path: str) -> str:
 
 
 def path_exists(path: str) -> bool:
-    """Whether a command-line path names something (``-`` always does)."""
+    """Whether a command-line path names something (``-`` always does); for a URL,
+    ``replay.urls.NetworkError`` when it cannot be asked."""
     if path == "-":
         return True
     path = local_path(path)
@@ -43,9 +44,9 @@ def discover(paths: Iterable[str], passed_over: PassedOver = ignore, cap: int = 
     marked ``discovered`` (those whose first record is not a session header, such as
     transcripts and goldens, are passed over when read, so each file is opened
     once), and every ``.tar`` / ``.tar.zst`` archive, whose logs are found the same
-    way when it is read. What a local folder search leaves out is told to
+    way when it is read. What a folder's or a URL's search leaves out is told to
     ``passed_over``; what cannot be kept on disk (standard input, a FIFO) is read
-    under ``cap``.
+    under ``cap``. A URL that cannot be searched at all is a ``NetworkError``.
     """
     for raw in paths:
         if raw == "-":
@@ -55,6 +56,6 @@ def discover(paths: Iterable[str], passed_over: PassedOver = ignore, cap: int = 
         if is_url(path):
             from replay.log.remote import discover_url
 
-            yield from discover_url(path)
+            yield from discover_url(path, passed_over)
         else:
             yield from local_units(path, passed_over, cap)

@@ -28,6 +28,7 @@ from typing import BinaryIO
 from replay.fs import FsError, Tree
 from replay.log.bounded import Spool
 from replay.log.reader import Limits, Opener, Source
+from replay.urls import is_url
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
 ARCHIVE_SUFFIXES = (".tar", ".tar.zst", ".tar.zstd")
@@ -134,8 +135,9 @@ def stdin_source(stream: BinaryIO | None = None, cap: int = DEFAULT_CAP) -> Sour
 
 def display_path(path: str, cwd: str | None = None) -> str:
     """How a report names a log: relative to the working directory when the log is
-    inside it, else as it was given; standard input as ``<stdin>``."""
-    if path == "<stdin>":
+    inside it, else as it was given; standard input as ``<stdin>``, a log at a URL
+    as its URL (as ``replay.urls.redact`` shows it)."""
+    if path == "<stdin>" or is_url(path):
         return path
     base = os.path.abspath(cwd if cwd is not None else os.getcwd())
     full = os.path.abspath(path)

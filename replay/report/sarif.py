@@ -35,6 +35,7 @@ from replay.log.source import display_path
 from replay.report.audit import AuditReporter
 from replay.report.rules import help_text, paragraphs
 from replay.style import LONE_SURROGATE
+from replay.urls import is_url
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 ROOT = "%SRCROOT%"
@@ -53,10 +54,17 @@ def number(value: int | None) -> int | str | None:
     return value if value is None or -_SAFE <= value <= _SAFE else str(value)
 
 
+_URL_SAFE = ":/?#[]@!$&'()*+,;=%~"
+"""What stays as it is when a URL is written as a SARIF URI (its own syntax)."""
+
+
 def artifact_uri(path: str, cwd: str | None = None) -> tuple[str, str | None]:
     """The URI of a log and its base id: relative to the working directory
     (``%SRCROOT%``) when the log is inside it or was named relatively, else an absolute
-    ``file`` URI; each path segment percent-encoded from its bytes."""
+    ``file`` URI; each path segment percent-encoded from its bytes. A log found at a
+    URL is that URL (as reports name it: without credentials)."""
+    if is_url(path):
+        return quote(path.encode("utf-8", "surrogatepass"), safe=_URL_SAFE), None
     shown = display_path(path, cwd)
     segments = [quote(_path_bytes(part), safe="") for part in shown.split(os.sep)]
     if os.path.isabs(shown):

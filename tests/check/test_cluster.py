@@ -4,6 +4,7 @@ is an ``INTERNAL`` finding for it alone; an unreachable scheduler is a usage err
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from replay.check import runner
 from replay.cli import main
 from replay.parallel import Batch
 from tests.helpers import REPO, corpus_root
+from tests.loopback import closed_port, http_server, silent_port
 
 pytestmark = pytest.mark.slow
 
@@ -72,7 +74,7 @@ def _allow_failures(count: int, dask_scheduler: Any) -> int:
 
 
 def test_an_unreachable_scheduler_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setenv("REPLAY_NETWORK_TIMEOUTS", "scheduler=1")
     (tmp_path / "x.jsonl").write_bytes(b"")
     result = CliRunner().invoke(main, ["audit", "--scheduler", "tcp://127.0.0.1:9", str(tmp_path / "x.jsonl")])
     assert result.exit_code == 2
@@ -99,3 +101,38 @@ def test_a_malformed_scheduler_address_is_a_usage_error_at_once(tmp_path: Path, 
         f"Error: cannot reach the Dask scheduler at {shown} ({why}); check the address "
         "(tcp://host:8786) and that the scheduler runs")
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("server", ["silent", "closed", "not Dask"])
+def test_a_scheduler_address_where_no_scheduler_answers_is_given_up_on_in_time(tmp_path: Path, server: str) -> None:
+    """A port that accepts and never speaks (Dask waits for its handshake forever), a
+    port where nothing listens, an HTTP server: a usage error once the scheduler's
+    time limit is up (here 1 s: ``REPLAY_NETWORK_TIMEOUTS``), never a traceback."""
+    (tmp_path / "x.jsonl").write_bytes(b"")
+    with contextlib.ExitStack() as stack:
+        if server == "silent":
+            port = stack.enter_context(silent_port())
+        elif server == "closed":
+            port = closed_port()
+        else:
+            base, _ = stack.enter_context(http_server({}))
+            port = int(base.rsplit(":", 1)[1])
+        done = subprocess.run([sys.executable, "-m", "replay", "audit", "--scheduler", f"tcp://127.0.0.1:{port}",
+                               "x.jsonl"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONPATH": str(REPO), "REPLAY_NETWORK_TIMEOUTS": "scheduler=1"})
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"Error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (no answer within 1 s: is a Dask "
+        "scheduler listening there?); check the address (tcp://host:8786) and that the scheduler runs")
+    assert done.stdout == ""
+
+
+def test_the_credentials_of_a_scheduler_address_are_not_shown(tmp_path: Path) -> None:
+    (tmp_path / "x.jsonl").write_bytes(b"")
+    result = CliRunner().invoke(main, ["audit", "--scheduler", "tcp://alice:hunter2@127.0.0.1:1",
+                                       str(tmp_path / "x.jsonl")])
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        "Error: cannot reach the Dask scheduler at tcp://***@127.0.0.1:1 (invalid address '***@127.0.0.1:1'; maybe: "
+        "ipv6 needs brackets like [::1]); check the address (tcp://host:8786) and that the scheduler runs")
