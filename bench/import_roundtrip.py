@@ -32,10 +32,10 @@ ROOTS = ("acp-2026-07-23", "acp-2026-06-29")
 
 def one_run(corpus: Path, work: Path) -> dict[str, Any]:
     """Import and refresh every derivable scenario into ``work``; time those two steps."""
-    from replay.snapshot.compare import refresh_scenarios
-    from replay.snapshot.conformance import check_conformance, corpus_profile, round_trip
-    from replay.snapshot.harness import find_harness_scenarios
-    from replay.snapshot.importer import ImportRefused, import_log
+    from replay.scenarios.check import refresh_scenarios
+    from replay.scenarios.conformance import check_conformance, corpus_profile, round_trip
+    from replay.scenarios.harness import find_harness_scenarios
+    from replay.scenarios.importer import ImportRefused, import_log
 
     scenarios, goldens = work / "scenarios", work / "goldens"
     found = [s for root in ROOTS for s in find_harness_scenarios([corpus / root])

@@ -29,6 +29,7 @@ from replay.cluster import SCHEDULER_SECONDS
 from replay.extras import MissingExtra
 from replay.findings import Severity
 from replay.fs import FsError, Tree, within, write_output
+from replay.goldens import PENDING_FOLDER
 from replay.log.discover import discover, path_exists, shown_path
 from replay.log.event import Event
 from replay.log.header import looks_like
@@ -44,17 +45,16 @@ from replay.report.registry import (
     RULE_FORMATS,
     RULE_HELP_FORMATS,
 )
-from replay.snapshot import PENDING_FOLDER
 from replay.style import sanitize, style_for, use_color
 from replay.todo.plan import SeqOutOfRange, plan_at, standing_plan
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
 from replay.urls import NetworkError
 
 if TYPE_CHECKING:
+    from replay.goldens.pending import Workflow
+    from replay.goldens.select import Selection as GoldenSelection
     from replay.render.acp.profiles import Profile
     from replay.render.acp.translate import Mode
-    from replay.snapshot.pending import Workflow
-    from replay.snapshot.select import Selection as GoldenSelection
 
 T = TypeVar("T")
 
@@ -392,9 +392,9 @@ def tree_options(f: click.decorators.FC) -> click.decorators.FC:
 
 
 def _selection(names: tuple[str, ...]) -> GoldenSelection:
-    """The goldens the selectors name (``replay.snapshot.select``; not an audit's rule selection)."""
-    from replay.snapshot.select import Selection as GoldenSelection
-    from replay.snapshot.select import SelectorError
+    """The goldens the selectors name (``replay.goldens.select``; not an audit's rule selection)."""
+    from replay.goldens.select import Selection as GoldenSelection
+    from replay.goldens.select import SelectorError
 
     try:
         return GoldenSelection.parse(names)
@@ -403,9 +403,9 @@ def _selection(names: tuple[str, ...]) -> GoldenSelection:
 
 
 def _scenario_names(scenarios_dir: Tree, selection: GoldenSelection, command: str) -> list[str]:
-    from replay.snapshot.compare import selected_scenarios
-    from replay.snapshot.select import SelectorError
-    from replay.snapshot.store import StoreError
+    from replay.goldens.select import SelectorError
+    from replay.goldens.store import StoreError
+    from replay.scenarios.check import selected_scenarios
 
     try:
         selected = selected_scenarios(scenarios_dir, selection)
@@ -422,8 +422,8 @@ def _scenario_names(scenarios_dir: Tree, selection: GoldenSelection, command: st
 def _names_scenarios(text: str, scenarios_dir: Tree) -> bool:
     """Whether ``text`` read as a selector selects a scenario (``--pending NAME`` took a
     selector for its folder)."""
-    from replay.snapshot.compare import scenario_names
-    from replay.snapshot.select import Selector, SelectorError
+    from replay.goldens.select import Selector, SelectorError
+    from replay.scenarios.check import scenario_names
 
     try:
         selector = Selector.parse(text)
@@ -494,8 +494,10 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
     all goldens match, 1 a golden differs, is missing or orphaned, or a scenario fails
     to run, 2 usage error.
     """
+    from replay.goldens.pending import PendingError, PendingStore, PendingWriter, checked_scope
+    from replay.goldens.store import GoldenStore
     from replay.report.snapshot import CheckJunit, CheckStepSummary
-    from replay.snapshot.compare import (
+    from replay.scenarios.check import (
         CheckContext,
         CheckReport,
         PendingWritten,
@@ -503,9 +505,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
         orphan_scenarios,
         render_scenarios,
     )
-    from replay.snapshot.hints import in_ci
-    from replay.snapshot.pending import PendingError, PendingStore, PendingWriter, checked_scope
-    from replay.snapshot.store import GoldenStore
+    from replay.scenarios.hints import in_ci
 
     selection = _selection(names)
     selected = _scenario_names(scenarios_dir, selection, "check")
@@ -574,9 +574,9 @@ def refresh(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, prun
     none). Exit status: 0 done (--dry-run: nothing would change), 1 a scenario failed
     to run or the tree is locked (--dry-run: something would change), 2 usage error.
     """
+    from replay.goldens.store import StoreError, StoreLocked
     from replay.report.snapshot import RefreshText
-    from replay.snapshot.compare import refresh_scenarios
-    from replay.snapshot.store import StoreError, StoreLocked
+    from replay.scenarios.check import refresh_scenarios
 
     selection = _selection(names)
     _scenario_names(scenarios_dir, selection, "refresh")
@@ -605,8 +605,8 @@ def pending_options(f: click.decorators.FC) -> click.decorators.FC:
 
 
 def _workflow(pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree) -> Workflow:
-    from replay.snapshot.pending import PendingStore, Workflow
-    from replay.snapshot.store import GoldenStore
+    from replay.goldens.pending import PendingStore, Workflow
+    from replay.goldens.store import GoldenStore
 
     return Workflow(PendingStore(pending_dir), GoldenStore(goldens_dir), scenarios_dir)
 
@@ -623,11 +623,11 @@ def review(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tree, golde
     and all after it). Needs a terminal. Exit status: 0 done, 1 an accept was refused
     (its golden changed since), 2 usage error or no terminal.
     """
+    from replay.goldens.pending import Decision, EntryView, PendingError
+    from replay.goldens.review import KEYS
+    from replay.goldens.review import review as run_review
+    from replay.goldens.select import SelectorError
     from replay.report.snapshot import REVIEW_HELP, REVIEW_KEYS, PendingText, entry_text
-    from replay.snapshot.pending import Decision, EntryView, PendingError
-    from replay.snapshot.review import KEYS
-    from replay.snapshot.review import review as run_review
-    from replay.snapshot.select import SelectorError
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         click.echo("replay review: needs a terminal (it asks one key per pending golden); off a terminal, use "
@@ -702,9 +702,9 @@ def _read_key() -> str:
 
 def _decide(command: str, names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree,
             no_color: bool) -> NoReturn:
+    from replay.goldens.pending import PendingError, accept, reject
+    from replay.goldens.select import SelectorError
     from replay.report.snapshot import PendingText
-    from replay.snapshot.pending import PendingError, accept, reject
-    from replay.snapshot.select import SelectorError
 
     workflow = _workflow(pending_dir, scenarios_dir, goldens_dir)
     try:
@@ -760,7 +760,7 @@ def _read_or_exit(path: str, limits: Limits) -> tuple[LogRead, bool]:
 def _render_input(path: str, limits: Limits) -> tuple[LogRead, bool]:
     """A log (file or -), or a harness scenario folder: its primary log and the client's
     terminal capability from input.json."""
-    from replay.snapshot.harness import is_scenario_folder, load_harness_scenario
+    from replay.scenarios.harness import is_scenario_folder, load_harness_scenario
 
     if path == "-":
         return read_log(stdin_source(cap=limits.max_log_bytes), limits), False
@@ -915,7 +915,7 @@ def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
     compare the streams with its goldens; exit 1 when a scored scenario differs.
     Scenarios with replay.override.json are derived by a keyless run with the override
     as the model (in a temporary folder) and counted apart, as are slash-command prompts."""
-    from replay.snapshot.conformance import run_conformance
+    from replay.scenarios.conformance import run_conformance
 
     chosen: Profile | None = None if profile is None else "2026-08" if profile == "2026-08" else "2026-07"
     report = run_conformance(roots, profile=chosen)
@@ -937,7 +937,7 @@ def schema(what: str, policy: str | None) -> None:
     if what == "scenario":
         if policy is not None:
             raise click.UsageError("--policy belongs to `replay schema todo_write`")
-        from replay.snapshot.scenario import shipped_schema
+        from replay.scenarios.scenario import shipped_schema
 
         click.echo(shipped_schema(), nl=False)
         return
@@ -973,7 +973,7 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
     if from_log is None and (force or use_override or locale != "en"):
         raise click.UsageError("--force, --use-override and --locale belong to an import (--from-log PATH)")
     from replay.report.scenario import new_text
-    from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log, scaffold
+    from replay.scenarios.importer import ImportRefused, NewScenarioError, import_log, scaffold
 
     root = _folder_tree(scenarios_dir if scenarios_dir is not None else Path(SCENARIOS), Path(SCENARIOS))
     out = stdout()

@@ -140,3 +140,15 @@ class TextOut(io.TextIOBase):
 
     def _failed(self, exc: OSError) -> OutputError:
         return OutputError(f"{self._name}: cannot write ({exc.strerror or exc})", exc.errno == errno.EPIPE)
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short JSON-ish rendering of a value for a finding's message."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:  # beyond 64 bits, a lone surrogate, deeper than orjson writes
+        try:
+            text = json_text(value)
+        except RecursionError:
+            text = "(a value nested too deeply to show)"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -46,14 +46,14 @@ from typing import Any
 import pytest
 
 from replay.fs import Tree
+from replay.goldens.diff import guess_changes, new_file_changes
+from replay.goldens.pending import DEFAULT_FOLDER, PendingStore, PendingWriter
+from replay.goldens.store import GoldenStore
 from replay.report.snapshot import change_text
-from replay.snapshot.artefacts import render_artefacts
-from replay.snapshot.compare import scenario_names
-from replay.snapshot.diff import guess_changes, new_file_changes
-from replay.snapshot.hints import in_ci
-from replay.snapshot.pending import DEFAULT_FOLDER, PendingStore, PendingWriter
-from replay.snapshot.scenario import run_scenario
-from replay.snapshot.store import GoldenStore
+from replay.scenarios.artefacts import render_artefacts
+from replay.scenarios.check import scenario_names
+from replay.scenarios.hints import in_ci
+from replay.scenarios.scenario import run_scenario
 from replay.style import PLAIN, sanitize
 
 __all__ = ["golden_extension", "replay_scenario", "replay_snapshot", "scenario_names"]

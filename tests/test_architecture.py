@@ -130,7 +130,8 @@ def test_the_flow_has_one_direction() -> None:
     edges = level_graph(import_graph(), "replay")
     importers = {source for source, targets in edges.items() if "replay.cli" in targets}
     assert importers == {"replay.__main__"}  # nothing but `python -m replay` imports the CLI
-    order = ["replay.log", "replay.check", "replay.project", "replay.render", "replay.snapshot", "replay.report"]
+    order = ["replay.log", "replay.check", "replay.project", "replay.render", "replay.goldens", "replay.scenarios",
+             "replay.report"]
     for i, stage in enumerate(order):
         assert not edges.get(stage, set()) & set(order[i + 1:]), f"{stage} imports a later stage"
     assert edges["replay.check"] >= {"replay.todo"} and "replay.check" not in edges.get("replay.todo", set())

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from replay.snapshot.compare import scenario_names
+from replay.scenarios.check import scenario_names
 from tests.helpers import REPO
 
 

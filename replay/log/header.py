@@ -9,7 +9,8 @@ from typing import Any
 
 from replay.findings import Finding, Rule
 from replay.log.lines import Unparsable, decode_json
-from replay.log.values import CWD_PLACEHOLDER, is_nonneg_safe_int, is_number, is_placeholder, json_type, show
+from replay.log.values import CWD_PLACEHOLDER, is_nonneg_safe_int, is_number, is_placeholder, json_type
+from replay.output import show
 
 A1 = Rule("A1", "format", "storage", "the log starts with one complete header line")
 A2 = Rule("A2", "format", "storage", "the header line is valid JSON")

@@ -12,7 +12,8 @@ from typing import Any
 
 from replay.findings import Finding, Rule
 from replay.log.event import Event
-from replay.log.values import hashable, is_nonempty_str, is_safe_int, show
+from replay.log.values import hashable, is_nonempty_str, is_safe_int
+from replay.output import show
 
 B3 = Rule("B3", "format", "storage", "no event the harness retired (request/header-delta, mode/set, reason fallback)")
 B4 = Rule("B4", "format", "storage",

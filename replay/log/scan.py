@@ -20,8 +20,9 @@ from replay.log.event import PACKED_TAGS, ChunkRun, ChunkSpan, Event
 from replay.log.legacy import Migration
 from replay.log.lines import Unparsable, decode_json
 from replay.log.rows import RowError, decode_row
-from replay.log.values import MAX_SAFE_INTEGER, json_type, show
+from replay.log.values import MAX_SAFE_INTEGER, json_type
 from replay.log.zstd import A9
+from replay.output import show
 
 A6 = Rule("A6", "format", "storage", "every record can be read (valid JSON; packed chunk rows well formed)")
 A7 = Rule("A7", "format", "storage", "seqs count 0, 1, 2, … with no gap or repeat")

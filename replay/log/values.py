@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from replay.output import show
+
 MAX_SAFE_INTEGER = 2**53 - 1
 
 
@@ -36,22 +38,6 @@ _JSON_TYPES: dict[type, str] = {dict: "object", list: "array", str: "string", in
 def json_type(value: Any) -> str:
     """What JSON calls the type of a parsed value ("object", "array", "null", …)."""
     return _JSON_TYPES.get(type(value), "value")
-
-
-def show(value: Any, limit: int = 60) -> str:
-    """A short JSON-ish rendering of a value for a finding's message."""
-    import orjson
-
-    from replay.output import json_text
-
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:  # beyond 64 bits, a lone surrogate, deeper than orjson writes
-        try:
-            text = json_text(value)
-        except RecursionError:
-            text = "(a value nested too deeply to show)"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def hashable(value: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Reporters of a conformance run (``replay.snapshot.conformance.ConformanceReport``):
+"""Reporters of a conformance run (``replay.scenarios.conformance.ConformanceReport``):
 text and JSON for ``--format``."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from replay.report.base import Reporter
 from replay.style import sanitize
 
 if TYPE_CHECKING:
-    from replay.snapshot.conformance import ConformanceReport, ConformanceResult, ModeResult
+    from replay.scenarios.conformance import ConformanceReport, ConformanceResult, ModeResult
 
 CLIP = 200
 """The widest a compared line is shown in the text report."""

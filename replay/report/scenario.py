@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from replay.snapshot.importer import NewScenario
+from replay.scenarios.importer import NewScenario
 from replay.style import sanitize
 
 

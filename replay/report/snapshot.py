@@ -1,7 +1,7 @@
-"""Reporters of snapshot results: a check (``replay.snapshot.compare.CheckReport``) as
+"""Reporters of snapshot results: a check (``replay.scenarios.check.CheckReport``) as
 text, JSON and GitHub annotations for ``--format``, a Markdown step summary and JUnit
 XML beside them; a refresh (``RefreshResult``) as text; accept, reject and review
-(``replay.snapshot.pending.PendingResult``) as text, and one pending golden as review
+(``replay.goldens.pending.PendingResult``) as text, and one pending golden as review
 shows it.
 
 Every change is cited as ``goldens/<scenario>/<artefact>:<line>`` (the golden's line
@@ -17,13 +17,13 @@ from replay.output import json_bytes
 from replay.report.base import Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
-from replay.snapshot.hints import Step, next_steps
+from replay.scenarios.hints import Step, next_steps
 from replay.style import Style, sanitize
 
 if TYPE_CHECKING:
-    from replay.snapshot.compare import CheckReport, FileResult, RefreshResult, ScenarioResult
-    from replay.snapshot.diff import Change
-    from replay.snapshot.pending import EntryView, PendingResult
+    from replay.goldens.diff import Change
+    from replay.goldens.pending import EntryView, PendingResult
+    from replay.scenarios.check import CheckReport, FileResult, RefreshResult, ScenarioResult
 
 _MARKS = {True: ("✗", "red"), False: ("✓", "green")}
 ANNOTATION_LIMIT = 10

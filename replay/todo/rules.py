@@ -8,7 +8,7 @@ from typing import Any
 from replay.checker import Checker, Found
 from replay.findings import Rule, Severity
 from replay.log.event import Event
-from replay.log.values import show
+from replay.output import show
 from replay.todo.model import STATUSES, js_trim
 
 T1 = Rule("T1", "invariant", "todo", "todo/write's todos is a list")

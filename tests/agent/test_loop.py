@@ -15,7 +15,7 @@ from replay.agent.writer import pack_chunks
 from replay.jsjson import dumps
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
-from replay.snapshot.scenario import ScenarioError, run_scenario
+from replay.scenarios.scenario import ScenarioError, run_scenario
 from replay.todo.plan import standing_plan
 from tests.helpers import ACP, audit_bytes, bytes_source, corpus_file, corpus_root, summary
 

@@ -20,9 +20,9 @@ from replay.agent.recording import Recording
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
-from replay.snapshot.artefacts import render_artefacts
-from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log
-from replay.snapshot.scenario import ScenarioError, run_scenario
+from replay.scenarios.artefacts import render_artefacts
+from replay.scenarios.importer import ImportRefused, NewScenarioError, import_log
+from replay.scenarios.scenario import ScenarioError, run_scenario
 from tests.helpers import audit_bytes, bytes_source, corpus_file, dump, records, summary
 
 OLD = "acp-2026-07-23"
@@ -248,7 +248,7 @@ def test_keeping_only_the_seqs_foreign_events_name_changes_no_run(relative: str,
     of an imported real session writes the same bytes."""
     imported = import_log(tmp_path / "scenarios", "s", corpus_file(relative), force=True)
     compact = [log.to_jsonl() for log in run_scenario(imported.folder).logs]
-    import replay.snapshot.scenario as scenario
+    import replay.scenarios.scenario as scenario
 
     monkeypatch.setattr(scenario, "referenced_seqs", lambda events, seed=0: None)
     exact = [log.to_jsonl() for log in run_scenario(imported.folder).logs]

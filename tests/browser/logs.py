@@ -10,7 +10,7 @@ from typing import Any
 from replay.log.event import Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
-from replay.snapshot.scenario import run_scenario
+from replay.scenarios.scenario import run_scenario
 from tests.render.web.builders import compact, hostile_events, plan_log, to_events, todo_records
 
 LONG_TASK = ("Refactor the entire authentication subsystem to use the new token broker, "

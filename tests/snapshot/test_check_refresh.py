@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from replay.cli import main
-from replay.snapshot.compare import check_scenarios, refresh_scenarios
-from replay.snapshot.diff import change_lines
-from replay.snapshot.store import GoldenStore, StoreLocked
+from replay.goldens.diff import change_lines
+from replay.goldens.store import GoldenStore, StoreLocked
+from replay.scenarios.check import check_scenarios, refresh_scenarios
 from tests.helpers import REPO
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.snapshot.diff import MAX_LINES, Change, change_lines, changes, json_lines, value_changes
+from replay.goldens.diff import MAX_LINES, Change, change_lines, changes, json_lines, value_changes
 
 
 def _jsonl(records: list[Any]) -> bytes:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from replay.snapshot.artefacts import render_artefacts
-from replay.snapshot.scenario import run_scenario, shipped_schema
+from replay.scenarios.artefacts import render_artefacts
+from replay.scenarios.scenario import run_scenario, shipped_schema
 from tests.helpers import REPO
 
 DOC = REPO / "docs" / "scenarios.md"

@@ -22,11 +22,11 @@ from replay.findings import Severity
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.render.acp.profiles import Profile
-from replay.snapshot.compare import check_scenarios, refresh_scenarios
-from replay.snapshot.conformance import ConformanceResult, check_conformance, corpus_profile, round_trip
-from replay.snapshot.harness import find_harness_scenarios, load_harness_scenario
-from replay.snapshot.importer import ImportRefused, import_log, scaffold_document
-from replay.snapshot.scenario import ScenarioError, run_scenario, shipped_schema
+from replay.scenarios.check import check_scenarios, refresh_scenarios
+from replay.scenarios.conformance import ConformanceResult, check_conformance, corpus_profile, round_trip
+from replay.scenarios.harness import find_harness_scenarios, load_harness_scenario
+from replay.scenarios.importer import ImportRefused, import_log, scaffold_document
+from replay.scenarios.scenario import ScenarioError, run_scenario, shipped_schema
 from tests.helpers import ACP, REPO, corpus_file, corpus_root
 
 ROOTS = ("acp-2026-07-23", "acp-2026-06-29")
@@ -413,7 +413,7 @@ def test_the_bytes_audited_are_the_bytes_kept(tmp_path: Path, monkeypatch: pytes
     folder.mkdir()
     original = corpus_file(f"{ACP}/todo-write/session.jsonl").read_bytes()
     (folder / "session.jsonl").write_bytes(original)
-    import replay.snapshot.importer as importer
+    import replay.scenarios.importer as importer
 
     real_copy = importer._copy
 
@@ -428,7 +428,7 @@ def test_the_bytes_audited_are_the_bytes_kept(tmp_path: Path, monkeypatch: pytes
 
 
 def test_a_log_over_the_cap_is_not_imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import replay.snapshot.importer as importer
+    import replay.scenarios.importer as importer
 
     log = corpus_file(f"{ACP}/todo-write/session.jsonl")
     monkeypatch.setattr(importer, "MAX_LOG_BYTES", 1000)

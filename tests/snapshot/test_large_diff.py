@@ -16,9 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.cli import main
-from replay.pytest_plugin import golden_extension
-from replay.snapshot.compare import check_scenario, render_scenario
-from replay.snapshot.diff import (
+from replay.goldens.diff import (
     MAX_LINES,
     SEMANTIC_DIFF_BYTES,
     Change,
@@ -29,8 +27,10 @@ from replay.snapshot.diff import (
     semantic_changes,
     stream_changes,
 )
-from replay.snapshot.pending import Entry, PendingStore, Workflow, sha256
-from replay.snapshot.store import GoldenStore
+from replay.goldens.pending import Entry, PendingStore, Workflow, sha256
+from replay.goldens.store import GoldenStore
+from replay.pytest_plugin import golden_extension
+from replay.scenarios.check import check_scenario, render_scenario
 from tests.helpers import REPO
 
 SCENARIO, ARTEFACT = "multi-turn", "stdout.expected.jsonl"

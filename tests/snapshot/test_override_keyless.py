@@ -19,11 +19,11 @@ from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
 from replay.log.source import file_source
 from replay.render.acp.stream import normalized_lines
-from replay.snapshot.compare import refresh_scenarios
-from replay.snapshot.conformance import derive_keyless, run_conformance
-from replay.snapshot.harness import find_harness_scenarios, load_harness_scenario
-from replay.snapshot.importer import import_log
-from replay.snapshot.scenario import ScenarioError, run_scenario
+from replay.scenarios.check import refresh_scenarios
+from replay.scenarios.conformance import derive_keyless, run_conformance
+from replay.scenarios.harness import find_harness_scenarios, load_harness_scenario
+from replay.scenarios.importer import import_log
+from replay.scenarios.scenario import ScenarioError, run_scenario
 from tests.helpers import ACP, corpus_file, corpus_root
 
 CORPORA = ("acp-2026-07-23", "acp-2026-06-29", ACP)

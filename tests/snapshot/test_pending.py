@@ -17,9 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay.cli import main
-from replay.snapshot.artefacts import is_artefact_name
-from replay.snapshot.compare import check_scenarios, scenario_names
-from replay.snapshot.pending import (
+from replay.goldens.pending import (
     MAX_MANIFEST_BYTES,
     Manifest,
     PendingError,
@@ -30,8 +28,10 @@ from replay.snapshot.pending import (
     reject,
     sha256,
 )
-from replay.snapshot.select import Selection, SelectorError
-from replay.snapshot.store import GoldenStore
+from replay.goldens.select import Selection, SelectorError
+from replay.goldens.store import GoldenStore
+from replay.scenarios.artefacts import is_artefact_name
+from replay.scenarios.check import check_scenarios, scenario_names
 from tests.helpers import REPO
 
 SCENARIO = "zero-todos"
@@ -282,7 +282,7 @@ def test_what_review_shows_is_what_accept_writes(repo: Path) -> None:
     """Only pending bytes that hash to their manifest entry are shown, and an accept
     writes only bytes that hash to it: bytes swapped after they were shown are refused,
     never written (and bytes that do not hash to their entry are never shown)."""
-    from replay.snapshot.review import review
+    from replay.goldens.review import review
 
     golden = _pend(repo, data=b"shown\n")
     pending = repo / "pending" / SCENARIO / "web.expected.txt"

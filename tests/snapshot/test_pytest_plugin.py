@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from replay import pytest_plugin
 from replay.cli import main
-from replay.snapshot.compare import refresh_scenarios
+from replay.scenarios.check import refresh_scenarios
 from tests.helpers import REPO
 
 TEST_FILE = '''

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
 from replay.cli import main
-from replay.snapshot.scenario import SCHEMA_FILE, ScenarioError, load_scenario, schema_text, shipped_schema
+from replay.scenarios.scenario import SCHEMA_FILE, ScenarioError, load_scenario, schema_text, shipped_schema
 from tests.helpers import REPO
 
 SCENARIOS = sorted((REPO / "scenarios").glob("*/scenario.json"))
-REGENERATE = "python -m replay.snapshot.scenario"
+REGENERATE = "python -m replay.scenarios.scenario"
 
 
 def _validator() -> Draft202012Validator:
@@ -35,7 +35,7 @@ def test_the_shipped_schema_is_the_model_s() -> None:
 
 def test_the_scenarios_folder_holds_the_shipped_schema() -> None:
     assert (REPO / "scenarios" / SCHEMA_FILE).read_text(encoding="utf-8") == shipped_schema(), (
-        f"copy replay/snapshot/{SCHEMA_FILE} to scenarios/ (replay new does it)")
+        f"copy replay/scenarios/{SCHEMA_FILE} to scenarios/ (replay new does it)")
 
 
 def test_the_repo_has_scenarios_to_check() -> None:

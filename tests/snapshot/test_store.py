@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.snapshot.store import MAX_GOLDEN_BYTES, GoldenStore, StoreError
+from replay.goldens.store import MAX_GOLDEN_BYTES, GoldenStore, StoreError
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from replay.goldens.diff import LineDiff, compare_lines
 from replay.report.conformance import ConformanceJson, ConformanceText
-from replay.snapshot.conformance import (
+from replay.scenarios.conformance import (
     ConformanceReport,
     ConformanceResult,
     ModeResult,
@@ -18,8 +19,7 @@ from replay.snapshot.conformance import (
     rendered_update_lines,
     run_conformance,
 )
-from replay.snapshot.diff import LineDiff, compare_lines
-from replay.snapshot.harness import (
+from replay.scenarios.harness import (
     golden_update_lines,
     load_harness_scenario,
     slash_prompts,

@@ -47,6 +47,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from replay.goldens.diff import LineDiff, align_lines
 from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
 from replay.log.source import file_source
@@ -54,16 +55,15 @@ from replay.render.acp import PresenterRegistry
 from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, Profile, detect_profile
 from replay.render.acp.stream import normalized_lines
 from replay.render.acp.translate import Mode
-from replay.snapshot.artefacts import normalize_log
-from replay.snapshot.diff import LineDiff, align_lines
-from replay.snapshot.harness import (
+from replay.scenarios.artefacts import normalize_log
+from replay.scenarios.harness import (
     HarnessScenario,
     find_harness_scenarios,
     golden_load_lines,
     golden_update_lines,
 )
-from replay.snapshot.importer import ImportRefused, NewScenarioError, import_log
-from replay.snapshot.scenario import ScenarioError, load_scenario, run_scenario
+from replay.scenarios.importer import ImportRefused, NewScenarioError, import_log
+from replay.scenarios.scenario import ScenarioError, load_scenario, run_scenario
 
 EXCLUDED_UPDATES = ("available_commands_update", "current_mode_update")
 """Updates that come from the agent's configuration, not from the log."""

@@ -8,8 +8,8 @@ calls of the tools listed under ``tools.recorded`` and brings back every event t
 loop does not write itself. Children (subagents) have their own tools and model.
 
 The format is documented in ``docs/scenarios.md``; its JSON Schema, generated from
-the models below, ships as ``replay/snapshot/scenario.schema.json`` (regenerate it
-with ``python -m replay.snapshot.scenario``) and is printed by
+the models below, ships as ``replay/scenarios/scenario.schema.json`` (regenerate it
+with ``python -m replay.scenarios.scenario``) and is printed by
 ``replay schema scenario``.
 """
 
@@ -330,7 +330,7 @@ def schema_text() -> str:
 
 def shipped_schema() -> str:
     """The schema file shipped in the package (what ``replay schema scenario`` prints)."""
-    return resources.files("replay.snapshot").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    return resources.files("replay.scenarios").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
 
 
 @dataclass

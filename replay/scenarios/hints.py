@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a type only: `replay audit` does not import the snapshot stage
-    from replay.snapshot.compare import CheckReport
+    from replay.scenarios.check import CheckReport
 
 
 def in_ci(environ: Mapping[str, str]) -> bool:

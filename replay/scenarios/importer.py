@@ -54,6 +54,7 @@ from replay.agent.tools import ToolReply
 from replay.check.engine import LogReport, audit_sources
 from replay.findings import Severity
 from replay.fs import FsError, Tree, kind, reason
+from replay.goldens.store import as_tree
 from replay.jsjson import parse
 from replay.log.bounded import BLOCK
 from replay.log.event import Event
@@ -62,8 +63,8 @@ from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import TreeFile
 from replay.log.values import CWD_PLACEHOLDER
 from replay.output import pretty_json, utf8
-from replay.snapshot.harness import terminal_capability
-from replay.snapshot.scenario import (
+from replay.scenarios.harness import terminal_capability
+from replay.scenarios.scenario import (
     MAX_JSON_BYTES,
     SCENARIO_FILE,
     SCENARIO_NAME_RULE,
@@ -76,7 +77,6 @@ from replay.snapshot.scenario import (
     run_scenario,
     shipped_schema,
 )
-from replay.snapshot.store import as_tree
 from replay.todo.tool import TOOL_NAME, policy_of_description
 
 OVERRIDE_FILE = "replay.override.json"

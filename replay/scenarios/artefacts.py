@@ -24,7 +24,7 @@ from replay.render.acp.stream import normalized_lines
 from replay.render.acp.translate import Mode
 from replay.render.stdio import stdio_text
 from replay.render.web import web_golden
-from replay.snapshot.scenario import Run
+from replay.scenarios.scenario import Run
 from replay.todo.plan import plan_changes
 
 Artefacts = dict[str, bytes]

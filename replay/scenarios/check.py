@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from replay.fs import Tree
+from replay.goldens.diff import Change, new_file_changes, same_content, stream_changes
+from replay.goldens.select import Selection
+from replay.goldens.store import GoldenStore, StoreError, as_tree
 from replay.parallel import Batch, in_order
-from replay.snapshot.artefacts import Producer, render_artefacts
-from replay.snapshot.diff import Change, new_file_changes, same_content, stream_changes
-from replay.snapshot.scenario import SCENARIO_FILE, SCENARIO_NAME_RULE, ScenarioError, is_scenario_name, run_scenario
-from replay.snapshot.select import Selection
-from replay.snapshot.store import GoldenStore, StoreError, as_tree
+from replay.scenarios.artefacts import Producer, render_artefacts
+from replay.scenarios.scenario import SCENARIO_FILE, SCENARIO_NAME_RULE, ScenarioError, is_scenario_name, run_scenario
 
 FileStatus = Literal["ok", "differs", "missing", "orphan", "created", "updated", "unchanged", "deleted"]
 

@@ -40,12 +40,12 @@ from pydantic import (
 
 from replay import __version__
 from replay.fs import Tree
-from replay.snapshot import PENDING_FOLDER
-from replay.snapshot.artefacts import is_artefact_name
-from replay.snapshot.diff import Change, stream_changes
-from replay.snapshot.scenario import ScenarioError, is_scenario_name, load_scenario, validation_problems
-from replay.snapshot.select import Selection, SelectorError
-from replay.snapshot.store import GoldenStore, StoreError, StoreLocked, as_tree
+from replay.goldens import PENDING_FOLDER
+from replay.goldens.diff import Change, stream_changes
+from replay.goldens.select import Selection, SelectorError
+from replay.goldens.store import GoldenStore, StoreError, StoreLocked, as_tree
+from replay.scenarios.artefacts import is_artefact_name
+from replay.scenarios.scenario import ScenarioError, is_scenario_name, load_scenario, validation_problems
 
 MANIFEST = "manifest.json"
 FORMAT = 1

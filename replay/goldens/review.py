@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from replay.snapshot.pending import Decision, EntryView, PendingResult, Workflow
-from replay.snapshot.select import Selection
-from replay.snapshot.store import StoreError
+from replay.goldens.pending import Decision, EntryView, PendingResult, Workflow
+from replay.goldens.select import Selection
+from replay.goldens.store import StoreError
 
 KEYS = frozenset("arsqARS")
 

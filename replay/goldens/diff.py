@@ -37,7 +37,7 @@ from typing import Any, BinaryIO
 
 from deepdiff import DeepDiff
 
-from replay.log.values import show
+from replay.output import show
 
 MAX_LINES = 40
 """The most lines of changes a golden reports (unless ``full``)."""
