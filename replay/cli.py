@@ -494,8 +494,9 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
     all goldens match, 1 a golden differs, is missing or orphaned, or a scenario fails
     to run, 2 usage error.
     """
-    from replay.goldens.pending import PendingError, PendingStore, PendingWriter, checked_scope
+    from replay.goldens.pending import PendingError, PendingWriter, checked_scope
     from replay.goldens.store import GoldenStore
+    from replay.hints import in_ci
     from replay.report.snapshot import CheckJunit, CheckStepSummary
     from replay.scenarios.check import (
         CheckContext,
@@ -505,7 +506,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
         orphan_scenarios,
         render_scenarios,
     )
-    from replay.scenarios.hints import in_ci
+    from replay.scenarios.names import pending_store
 
     selection = _selection(names)
     selected = _scenario_names(scenarios_dir, selection, "check")
@@ -529,10 +530,10 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
         with ExitStack() as stack:
             writer = None
             if pending is not None:
-                pending_store = PendingStore(_folder_tree(Path(pending), Path(PENDING_FOLDER)))
-                stack.enter_context(pending_store.lock())
-                pending_store.manifest()  # an untrusted manifest is refused before anything runs
-                writer = PendingWriter(pending_store)
+                folder = pending_store(_folder_tree(Path(pending), Path(PENDING_FOLDER)), scenarios_dir)
+                stack.enter_context(folder.lock())
+                folder.manifest()  # an untrusted manifest is refused before anything runs
+                writer = PendingWriter(folder)
             # Workers from a fresh interpreter when a pending folder's lock is held here.
             runs = render_scenarios(scenarios_dir, selected, jobs=_workers("check", jobs), fork=writer is None)
             with _stopping("check"), _progress(runs, len(selected), "checking", shown) as done:
@@ -605,10 +606,9 @@ def pending_options(f: click.decorators.FC) -> click.decorators.FC:
 
 
 def _workflow(pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree) -> Workflow:
-    from replay.goldens.pending import PendingStore, Workflow
-    from replay.goldens.store import GoldenStore
+    from replay.scenarios.names import workflow
 
-    return Workflow(PendingStore(pending_dir), GoldenStore(goldens_dir), scenarios_dir)
+    return workflow(pending_dir, goldens_dir, scenarios_dir)
 
 
 @main.command()

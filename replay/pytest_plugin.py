@@ -49,10 +49,11 @@ from replay.fs import Tree
 from replay.goldens.diff import guess_changes, new_file_changes
 from replay.goldens.pending import DEFAULT_FOLDER, PendingStore, PendingWriter
 from replay.goldens.store import GoldenStore
+from replay.hints import command, in_ci, line
 from replay.report.snapshot import change_text
 from replay.scenarios.artefacts import render_artefacts
 from replay.scenarios.check import scenario_names
-from replay.scenarios.hints import in_ci
+from replay.scenarios.names import pending_store
 from replay.scenarios.scenario import run_scenario
 from replay.style import PLAIN, sanitize
 
@@ -71,7 +72,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--replay-force-update", action="store_true", default=False,
                     help="under CI, let --snapshot-update write the goldens themselves")
     group.addoption("--replay-lock-wait", type=float, default=60.0,
-                    help="seconds a golden write waits for a running `replay refresh` (default: 60)")
+                    help=f"seconds a golden write waits for a running {command('refresh')} (default: 60)")
 
 
 def _tree(config: pytest.Config, option: str, default: str | Path) -> Tree:
@@ -124,7 +125,8 @@ def _writes(config: pytest.Config) -> _Writes:
     writes = config.stash.get(_WRITES, None)
     if writes is None:
         ci_pending = in_ci(os.environ) and not config.getoption("--replay-force-update")
-        pending = PendingStore(_tree(config, "--replay-pending", DEFAULT_FOLDER)) if ci_pending else None
+        scenarios = _tree(config, "--replay-scenarios", "scenarios")
+        pending = pending_store(_tree(config, "--replay-pending", DEFAULT_FOLDER), scenarios) if ci_pending else None
         writes = _Writes(GoldenStore(_tree(config, "--replay-goldens", "goldens")), pending,
                          lock_wait=config.getoption("--replay-lock-wait"))
         config.stash[_WRITES] = writes
@@ -212,7 +214,8 @@ def golden_extension(goldens: Tree | Path, writes: _Writes | None = None,
             golden = self.golden or "the golden"
             new = bytes(serialized_data)
             if not snapshot_data:
-                yield f"{sanitize(golden)}: no such golden; `pytest --snapshot-update` (or `replay refresh`) writes it:"
+                yield (f"{sanitize(golden)}: no such golden; `pytest --snapshot-update` (or {command('refresh')}) "
+                       "writes it:")
                 found = new_file_changes(new)
             else:
                 yield f"{sanitize(golden)}: differs from this run:"
@@ -274,9 +277,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if not written:
         return
     folder = _folder(config, "--replay-pending", DEFAULT_FOLDER)
-    where = "" if folder == Path(config.rootpath) / DEFAULT_FOLDER else f" --pending {_shown(folder, config)}"
+    where = () if folder == Path(config.rootpath) / DEFAULT_FOLDER else ("--pending", _shown(folder, config))
     terminalreporter.write_sep("-", "replay: pending goldens", red=True)
     terminalreporter.write_line(
         f"CI is set: --snapshot-update wrote {written} pending golden(s) to {_shown(folder, config)} instead of "
         f"the goldens (--replay-force-update writes the goldens). Keep that folder as the job's artefact; then, "
-        f"in your checkout: replay review{where}")
+        f"in your checkout: {line('review', *where)}")

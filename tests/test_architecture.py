@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,39 @@ def test_the_readme_layout_is_the_tree() -> None:
     assert sorted(inside - tree) == [], "the README lists what does not exist"
     assert sorted(tree - inside) == [], "the README's layout omits these"
     assert all((REPO / p).exists() for p in outside), outside
+
+
+GOLDEN_ENGINE_MAY_NOT_IMPORT = ("replay.log", "replay.check", "replay.render", "replay.agent", "replay.todo",
+                                "replay.project", "replay.scenarios")
+
+
+def test_the_golden_engine_knows_nothing_of_harness_logs_or_scenarios() -> None:
+    """``replay.goldens`` (store, pending, review, select, diff, compare) is the snapshot
+    engine alone, as insta's library is apart from cargo-insta: scenario running uses
+    it, never the other way round."""
+    edges = level_graph(import_graph(), "replay")
+    assert not edges.get("replay.goldens", set()) & set(GOLDEN_ENGINE_MAY_NOT_IMPORT)
+    assert "replay.goldens" in edges.get("replay.scenarios", set())
+
+
+_COMMANDS = re.compile(r"\breplay (audit|check|refresh|review|accept|reject|new|render|view|plan|conformance|schema|"
+                       r"rules|diff|completion)\b")
+
+
+def _strings(path: Path) -> Iterator[tuple[int, str]]:
+    """The string literals of a module that are not docstrings (f-string parts included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node.lineno, node.value
+
+
+def test_no_library_message_spells_a_command_itself() -> None:
+    """Every command a message suggests is spelt by ``replay.hints`` (a renamed command
+    or option is one change there); the command line spells its own."""
+    found = [f"{path.relative_to(REPO)}:{line}: {text!r}" for path in sorted(PACKAGE.rglob("*.py"))
+             if path.name not in ("cli.py", "hints.py") for line, text in _strings(path) if _COMMANDS.search(text)]
+    assert found == []

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, overload
 
 from replay.agent.packed import Packed
+from replay.hints import command
 from replay.jsjson import dumps
 from replay.log.event import Event
 from replay.log.values import hashable
@@ -155,7 +156,7 @@ class _Deriver:
         problem = chunk_problem(chunk)
         if problem is not None:
             raise ModelError(f"the recorded chunk at line {ev.line} (seq {ev.seq}) {problem}; the recording "
-                             "cannot play the model (run `replay audit` on it)")
+                             f"cannot play the model (run {command('audit')} on it)")
         assert isinstance(chunk, dict)
         if not self.step.open:
             self.step.line = ev.line

@@ -31,6 +31,7 @@ from replay.check.fingerprint import file_identity
 from replay.check.selection import filtered
 from replay.findings import Finding
 from replay.fs import FsError, read_named
+from replay.hints import command
 from replay.log.reader import Limits
 from replay.output import json_bytes
 
@@ -114,8 +115,8 @@ def baseline_document(reports: Iterable[LogReport]) -> dict[str, Any]:
                          "message": f.message})
     rows.sort(key=lambda r: (r["file"], r["line"] if r["line"] is not None else 0, r["rule"], r["fingerprint"]))
     return {"replay-baseline": FORMAT,
-            "comment": "Findings `replay audit --baseline` does not report again; written by "
-                       "`replay audit --write-baseline`. line and message are for reading only.",
+            "comment": f"Findings {command('audit', '--baseline')} does not report again; written by "
+                       f"{command('audit', '--write-baseline')}. line and message are for reading only.",
             "findings": rows}
 
 

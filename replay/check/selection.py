@@ -30,6 +30,7 @@ from replay.check.engine import LogReport
 from replay.check.registry import RULES, rule_series
 from replay.findings import Finding, Severity
 from replay.fs import FsError, read_named
+from replay.hints import command
 
 SEVERITY_ORDER: Mapping[Severity, int] = {Severity.POLICY: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 """Severities from least to most severe (what ``min_severity`` compares)."""
@@ -60,7 +61,7 @@ def parse_selectors(values: Iterable[str], where: str) -> tuple[str, ...]:
             if token != "ALL" and token not in RULES and token not in series:
                 known = ", ".join(sorted(series))
                 raise SelectionError(f"{where}: {raw.strip()!r} is neither a rule id nor a series of rules "
-                                     f"(series: {known}, or ALL; `replay rules` lists every rule id)")
+                                     f"(series: {known}, or ALL; {command('rules')} lists every rule id)")
             found.append(token)
     return tuple(found)
 

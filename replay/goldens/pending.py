@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, BinaryIO, Literal
+from typing import Annotated, BinaryIO, Literal, Protocol, cast
 
 from pydantic import (
     BaseModel,
@@ -43,9 +43,9 @@ from replay.fs import Tree
 from replay.goldens import PENDING_FOLDER
 from replay.goldens.diff import Change, stream_changes
 from replay.goldens.select import Selection, SelectorError
-from replay.goldens.store import GoldenStore, StoreError, StoreLocked, as_tree
-from replay.scenarios.artefacts import is_artefact_name
-from replay.scenarios.scenario import ScenarioError, is_scenario_name, load_scenario, validation_problems
+from replay.goldens.store import GoldenStore, StoreError, StoreLocked
+from replay.hints import command
+from replay.validation import validation_problems
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -77,11 +77,28 @@ def _sha256_of(stream: BinaryIO) -> str:
     return digest.hexdigest()
 
 
-_NAMES: dict[str, tuple[Callable[[str], bool], str]] = {
-    "scenario": (is_scenario_name, "a scenario name (one folder name: letters, digits, '.', '_', '-')"),
-    "artefact": (is_artefact_name, "a golden replay writes (e.g. web.expected.txt)"),
-}
-"""What may name a pending golden: nothing that leads out of the scenario or golden tree."""
+class Names(Protocol):
+    """What may name a golden, as the caller says: the golden engine knows nothing of
+    what makes a scenario or an artefact (``replay.scenarios`` derives both from its
+    scenario name rule and its producers)."""
+
+    def folder_problem(self, name: str) -> str | None:
+        """Why ``name`` cannot name a golden folder (``None``: it can)."""
+
+    def file_problem(self, name: str) -> str | None:
+        """Why ``name`` cannot name a golden file (``None``: it can)."""
+
+    def accept_problem(self, folder: str, file: str) -> str | None:
+        """Why accepting golden ``folder/file`` is refused, in words that say what to do
+        (``None``: it may be accepted): it would be an orphan (nothing produces it), or
+        what would produce it cannot be read."""
+
+
+def _names(info: ValidationInfo) -> Names:
+    names = info.context.get("names") if isinstance(info.context, dict) else None
+    if names is None:
+        raise ValueError("no name policy to check names against")  # a bug: every reader passes one
+    return cast(Names, names)
 
 
 class Entry(BaseModel):
@@ -99,9 +116,10 @@ class Entry(BaseModel):
     @field_validator("scenario", "artefact")
     @classmethod
     def _name(cls, value: str, info: ValidationInfo) -> str:
-        valid, what = _NAMES[info.field_name or ""]
-        if not valid(value):
-            raise ValueError(f"{value!r} is not {what}")
+        names = _names(info)
+        problem = names.folder_problem(value) if info.field_name == "scenario" else names.file_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @property
@@ -133,11 +151,13 @@ class Manifest(BaseModel):
 
 
 class PendingStore:
-    """A pending folder: the bytes (a ``GoldenStore`` rooted there) and the manifest."""
+    """A pending folder: the bytes (a ``GoldenStore`` rooted there) and the manifest,
+    whose names are checked against ``names``."""
 
-    def __init__(self, root: Tree | Path) -> None:
+    def __init__(self, root: Tree | Path, names: Names) -> None:
         self.files = GoldenStore(root)
         self.root = self.files.root
+        self.names = names
 
     @property
     def manifest_path(self) -> Path:
@@ -148,15 +168,15 @@ class PendingStore:
         try:
             raw = self.files.read_top(MANIFEST, MAX_MANIFEST_BYTES)
         except StoreError as exc:
-            raise PendingError(f"{exc}; delete {self.root} and run `replay check --pending` again") from None
+            raise PendingError(f"{exc}; delete {self.root} and run {command('check', '--pending')} again") from None
         if raw is None:
             return Manifest()
         try:
-            return Manifest.model_validate_json(raw)
+            return Manifest.model_validate_json(raw, context={"names": self.names})
         except ValidationError as exc:
             problems = "; ".join(validation_problems(exc)[:5])
             raise PendingError(f"{self.manifest_path}: not a pending-goldens manifest replay can use ({problems}); "
-                               f"delete {self.root} and run `replay check --pending` again") from None
+                               f"delete {self.root} and run {command('check', '--pending')} again") from None
 
     def save(self, manifest: Manifest) -> None:
         try:
@@ -195,9 +215,10 @@ class PendingWriter:
         """Write one pending golden; ``PendingError`` when its names are not ones a
         manifest may hold, or it cannot be written (nothing is recorded then)."""
         try:
-            entry = Entry(scenario=scenario, artefact=artefact,
-                          golden_sha256=None if golden is None else sha256(golden), pending_sha256=sha256(data),
-                          replay_version=__version__)
+            fields = {"scenario": scenario, "artefact": artefact,
+                      "golden_sha256": None if golden is None else sha256(golden), "pending_sha256": sha256(data),
+                      "replay_version": __version__}
+            entry = Entry.model_validate(fields, context={"names": self.store.names})
         except ValidationError as exc:
             raise PendingError(f"{self.store.root}/{scenario}/{artefact}: not written as a pending golden "
                                f"({'; '.join(validation_problems(exc))})") from None
@@ -222,11 +243,16 @@ class PendingWriter:
         try:
             for scenario in self.store.files.scenarios():
                 for name in self.store.files.files(scenario):
-                    if f"{scenario}/{name}" not in keep and gone(scenario, name) and is_artefact_name(name):
+                    if f"{scenario}/{name}" not in keep and gone(scenario, name) \
+                            and self.store.names.file_problem(name) is None:
                         self.store.files.delete(scenario, name)
         except StoreError as exc:
             raise PendingError(f"{exc} (the manifest is written; what it lists is pending)") from None
         return len(entries)
+
+
+def _again(entry: Entry) -> str:
+    return f"run {command('check', '--pending')} again, or {command('reject', entry.key)}"
 
 
 def checked_scope(selection: Selection, checked: Iterable[str]) -> Callable[[str, str], bool]:
@@ -285,10 +311,9 @@ class Workflow:
     """Pending goldens against one golden tree and its scenarios: list, show, accept,
     reject. Each accept or reject takes the locks, re-reads the manifest, and writes it."""
 
-    def __init__(self, pending: PendingStore, goldens: GoldenStore, scenarios_root: Tree | Path) -> None:
+    def __init__(self, pending: PendingStore, goldens: GoldenStore) -> None:
         self.pending = pending
         self.goldens = goldens
-        self.scenarios = as_tree(scenarios_root)
 
     def golden_path(self, entry: Entry) -> str:
         return f"{self.goldens.root}/{entry.key}"
@@ -307,11 +332,10 @@ class Workflow:
 
     def _unverified(self, entry: Entry) -> StoreError:
         return StoreError(f"{self.pending.path(entry)} does not hash to its manifest entry (changed after it was "
-                          f"written): run `replay check --pending` again, or `replay reject {entry.key}`")
+                          f"written): {_again(entry)}")
 
     def _missing(self, entry: Entry) -> StoreError:
-        return StoreError(f"{self.pending.path(entry)} is missing: run `replay check --pending` again, or "
-                          f"`replay reject {entry.key}`")
+        return StoreError(f"{self.pending.path(entry)} is missing: {_again(entry)}")
 
     def _pending_bytes(self, entry: Entry) -> bytes:
         """The entry's pending bytes, verified against the manifest; ``StoreError`` (which
@@ -383,7 +407,7 @@ class Workflow:
         def refuse(reason: str) -> Decision:
             return Decision(entry, "refused", golden_path, reason)
 
-        problem = self._orphan(entry)
+        problem = self.pending.names.accept_problem(entry.scenario, entry.artefact)
         if problem is not None:
             return refuse(problem)
         try:
@@ -398,29 +422,12 @@ class Workflow:
             made = "no golden" if entry.golden_sha256 is None else f"sha256 {entry.golden_sha256[:12]}"
             found = "none" if now is None else f"sha256 {now[:12]}"
             return refuse(f"{golden_path} changed since this pending golden was made (it was made against {made}; "
-                          f"the golden now is {found}): refused, so newer work is not overwritten; run `replay "
-                          f"check --pending` again, or `replay reject {entry.key}`")
+                          f"the golden now is {found}): refused, so newer work is not overwritten; {_again(entry)}")
         try:
             self.goldens.write(entry.scenario, entry.artefact, data)
         except StoreError as exc:
             return refuse(str(exc))
         return self._drop(entry, Decision(entry, "accepted", golden_path))
-
-    def _orphan(self, entry: Entry) -> str | None:
-        """Why accepting ``entry`` would make a golden no scenario produces (``None``: it would not)."""
-        folder = self.scenarios.at(entry.scenario)
-        try:
-            scenario = load_scenario(folder, self.scenarios)
-        except ScenarioError as exc:
-            if not self.scenarios.exists(entry.scenario):
-                return (f"no scenario named {entry.scenario} in {self.scenarios}: accepting {entry.key} would make an "
-                        f"orphan golden; `replay reject {entry.key}` drops it")
-            return f"{exc}: fix it, then accept again"
-        if not is_artefact_name(entry.artefact, len(scenario.children)):
-            return (f"no artefact of {entry.scenario} is named {entry.artefact} (it has {len(scenario.children)} "
-                    f"child session(s)): accepting it would make an orphan golden; `replay reject {entry.key}` "
-                    "drops it")
-        return None
 
     def _drop(self, entry: Entry, decision: Decision) -> Decision:
         """Delete the entry's pending file after its decision; one that cannot be

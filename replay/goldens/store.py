@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from replay.fs import FsError, Locked, Tree, Written, reason
+from replay.hints import command, line
 
 LOCK_NAME = ".refresh.lock"
 MAX_GOLDEN_BYTES = 1 << 30
@@ -127,12 +128,12 @@ class GoldenStore:
         ``StoreError`` when the lock file cannot be taken (a folder or a link in its
         place, a tree that cannot be written)."""
         if shared:
-            taken = (f"another `replay refresh` holds {self.root}; waited {wait:g} s (let it finish, or raise "
+            taken = (f"another {command('refresh')} holds {self.root}; waited {wait:g} s (let it finish, or raise "
                      "--replay-lock-wait)")
         else:
-            taken = (f"another `replay refresh` is running on {self.root} (or a pytest --snapshot-update is "
+            taken = (f"another {command('refresh')} is running on {self.root} (or a pytest --snapshot-update is "
                      "writing to it); wait for it to finish")
-        with self.tree.lock(LOCK_NAME, wait, taken, shared=shared, maker="replay refresh",
+        with self.tree.lock(LOCK_NAME, wait, taken, shared=shared, maker=line("refresh"),
                             needs="the golden folder must be writable to refresh it"):
             yield
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replay.findings import Finding, Rule
+from replay.hints import command
 from replay.log.lines import Unparsable, decode_json
 from replay.log.values import CWD_PLACEHOLDER, is_nonneg_safe_int, is_number, is_placeholder, json_type
 from replay.output import show
@@ -46,8 +47,8 @@ def looks_like(record: dict[str, Any]) -> str:
     """What a JSON first line that is not a session header looks like, in words, for
     the commands that need a session log (``render``, ``plan``, ``view``, ``new``)."""
     if "jsonrpc" in record:
-        return ("an ACP transcript (JSON-RPC messages, such as a harness's stdout.expected.jsonl or what `replay "
-                "render acp` writes), not a session log: give the session.jsonl it was rendered from")
+        return ("an ACP transcript (JSON-RPC messages, such as a harness's stdout.expected.jsonl or what "
+                f"{command('render', 'acp')} writes), not a session log: give the session.jsonl it was rendered from")
     if "seq" in record or "seq0" in record:
         return ("a session log's events without its session header (the log's first line is missing): give the "
                 "whole log")

@@ -29,9 +29,10 @@ from typing import Any, ClassVar, TextIO
 from replay.check.engine import AuditResult, LogReport, Summary
 from replay.check.registry import RULES, rule_order
 from replay.findings import Finding, Severity, message_shape
+from replay.hints import line
 from replay.log.source import display_path
 from replay.output import json_bytes
-from replay.report.base import Reporter
+from replay.report.base import RULES_HINT, Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
 from replay.style import PLAIN, Style, sanitize
@@ -204,7 +205,7 @@ def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style, b
         out.append(f"{_plural(baselined, 'finding')} in the baseline not reported")
     table = rule_table(reports)
     if table:
-        out += ["", *table, "", "`replay rules ID` explains a rule, with an example of a bad record."]
+        out += ["", *table, "", RULES_HINT]
     text = "\n".join(out) + "\n"
     if style.color:
         verdict = style.paint("red", f"{summary.failed} failed") if summary.failed else style.paint("green", "all ok")
@@ -339,4 +340,4 @@ class AuditJunit(AuditReporter):
             if not by_rule:
                 suite.cases.append(Case("audit"))
             suites.append(suite)
-        self.write(junit_xml("replay audit", suites).decode("utf-8"))
+        self.write(junit_xml(line("audit"), suites).decode("utf-8"))

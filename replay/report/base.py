@@ -20,7 +20,11 @@ import io
 from collections.abc import Sequence
 from typing import ClassVar, Generic, TextIO, TypeVar
 
+from replay.hints import command
 from replay.style import PLAIN, Style
+
+RULES_HINT = f"{command('rules', 'ID')} explains a rule, with an example of a bad record."
+"""The line that closes a rule table: where the rules are explained."""
 
 U = TypeVar("U")
 R = TypeVar("R")

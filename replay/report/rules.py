@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from replay.check.explain import RuleHelp
-from replay.report.base import Reporter
+from replay.report.base import RULES_HINT, Reporter
 from replay.style import PLAIN, Style
 
 WIDTH = 88
@@ -32,7 +32,7 @@ class RulesText(RulesReporter):
         self.write(f"{r.id:<9}{r.kind:<10}{r.domain:<8}{r.summary}\n")
 
     def finish(self, result: Sequence[RuleHelp]) -> None:
-        self.write("\n`replay rules ID` explains a rule, with an example of a bad record.\n")
+        self.write(f"\n{RULES_HINT}\n")
 
 
 def paragraphs(text: str, indent: str = "") -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
+from replay.hints import line
 from replay.scenarios.importer import NewScenario
 from replay.style import sanitize
 
@@ -14,8 +14,8 @@ def new_text(result: NewScenario, scenarios_option: Path | None) -> str:
     (naming ``--scenarios`` when the scenarios folder is not the default)."""
     lines = [f"created {sanitize(str(result.folder / name))}" for name in result.files]
     lines.extend(f"note: {sanitize(note)}" for note in result.notes)
-    where = f" --scenarios {shlex.quote(str(scenarios_option))}" if scenarios_option is not None else ""
+    where = ("--scenarios", str(scenarios_option)) if scenarios_option is not None else ()
     lines.append("next:")
-    lines.append(f"  replay refresh{where} {result.name}    # run it keylessly and write its goldens")
-    lines.append(f"  replay check{where} {result.name}      # compare the goldens with a fresh run")
+    lines.append(f"  {line('refresh', *where, result.name)}    # run it keylessly and write its goldens")
+    lines.append(f"  {line('check', *where, result.name)}      # compare the goldens with a fresh run")
     return "\n".join(lines) + "\n"

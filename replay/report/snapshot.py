@@ -13,17 +13,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from replay.hints import line
 from replay.output import json_bytes
 from replay.report.base import Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
-from replay.scenarios.hints import Step, next_steps
+from replay.scenarios.steps import Step, next_steps
 from replay.style import Style, sanitize
 
 if TYPE_CHECKING:
+    from replay.goldens.compare import FileResult
     from replay.goldens.diff import Change
     from replay.goldens.pending import EntryView, PendingResult
-    from replay.scenarios.check import CheckReport, FileResult, RefreshResult, ScenarioResult
+    from replay.scenarios.check import CheckReport, RefreshResult, ScenarioResult
 
 _MARKS = {True: ("✗", "red"), False: ("✓", "green")}
 ANNOTATION_LIMIT = 10
@@ -163,11 +165,11 @@ class CheckGithub(CheckReporter):
             self.write("".join(a + "\n" for a, _ in items))
             return
         shown = ANNOTATION_LIMIT - 1
-        group = f"replay check: {len(items)} failing goldens and scenarios"
+        group = f"{line('check')}: {len(items)} failing goldens and scenarios"
         self.write("".join(a + "\n" for a, _ in items[:shown]))
         self.write(annotation("error", f"{len(items) - shown} more goldens or scenarios failed; the folded group "
                                        f"'{group}' of this step's log lists all {len(items)}",
-                              title="replay check") + "\n")
+                              title=line("check")) + "\n")
         self.write(f"::group::{group}\n")
         self.write("".join(sanitize(line) + "\n" for _, line in items))
         self.write("::endgroup::\n")
@@ -222,7 +224,7 @@ class CheckStepSummary(CheckReporter):
         failed = sum(1 for r in scenarios if r.failed)
         title = (f"{failed} of {len(scenarios)} scenarios failed ({_failed_files(result)} golden files)" if failed
                  else f"all {len(scenarios)} scenarios match their goldens")
-        out = [f"### replay check: {title}", "", "| scenario | goldens | status | first change |",
+        out = [f"### {line('check')}: {title}", "", "| scenario | goldens | status | first change |",
                "| --- | --- | --- | --- |"]
         for r in scenarios:
             ok = sum(1 for f in r.files if f.status == "ok")
@@ -261,7 +263,7 @@ class CheckJunit(CheckReporter):
                 suite.cases.append(Case(f.name, message, details, type=f.status if f.failed else None,
                                         time=f.seconds, file=path))
             suites.append(suite)
-        self.write(junit_xml("replay check", suites, time=result.seconds).decode("utf-8"))
+        self.write(junit_xml(line("check"), suites, time=result.seconds).decode("utf-8"))
 
 
 class RefreshText(Reporter["ScenarioResult", "RefreshResult"]):

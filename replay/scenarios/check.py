@@ -11,43 +11,20 @@ read or touched, so a partial run is safe for every other scenario.
 from __future__ import annotations
 
 import functools
-import io
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Literal, Protocol
 
 from replay.fs import Tree
-from replay.goldens.diff import Change, new_file_changes, same_content, stream_changes
+from replay.goldens.compare import FileResult, Pending, compare_folder, orphan_folder, refresh_folder
 from replay.goldens.select import Selection
 from replay.goldens.store import GoldenStore, StoreError, as_tree
 from replay.parallel import Batch, in_order
 from replay.scenarios.artefacts import Producer, render_artefacts
 from replay.scenarios.scenario import SCENARIO_FILE, SCENARIO_NAME_RULE, ScenarioError, is_scenario_name, run_scenario
-
-FileStatus = Literal["ok", "differs", "missing", "orphan", "created", "updated", "unchanged", "deleted"]
-
-
-@dataclass(frozen=True)
-class FileResult:
-    scenario: str
-    name: str
-    status: FileStatus
-    changes: tuple[Change, ...] = ()
-    seconds: float = 0.0
-    """How long comparing (or writing) it took."""
-
-    @property
-    def failed(self) -> bool:
-        return self.status in ("differs", "missing", "orphan")
-
-    @property
-    def line(self) -> int | None:
-        """The golden line its first change starts on (``None``: none known)."""
-        return next((c.line for c in self.changes if c.line is not None), None)
 
 
 @dataclass
@@ -64,13 +41,6 @@ class ScenarioResult:
     @property
     def failed(self) -> bool:
         return self.error is not None or any(f.failed for f in self.files)
-
-
-class Pending(Protocol):
-    """Where ``check --pending`` puts what a run produced for a golden that differs
-    (``golden`` its bytes now) or is missing (``golden`` ``None``)."""
-
-    def add(self, scenario: str, artefact: str, golden: bytes | None, data: bytes) -> None: ...
 
 
 def scenario_names(scenarios_root: Tree | Path) -> list[str]:
@@ -145,49 +115,11 @@ def check_scenario(scenarios_root: Tree | Path, store: GoldenStore, name: str, p
     result = ScenarioResult(name, error=run.error)
     if run.artefacts is not None:
         try:
-            _compare(store, name, run.artefacts, result, selection or Selection(), full, pending)
+            result.files.extend(compare_folder(store, name, run.artefacts, selection or Selection(), full, pending))
         except StoreError as exc:
             result.error = str(exc)
     result.seconds = run.seconds + time.perf_counter() - started
     return result
-
-
-def _compare(store: GoldenStore, name: str, produced: dict[str, bytes], result: ScenarioResult,
-             selection: Selection, full: bool, pending: Pending | None) -> None:
-    for file, data in produced.items():
-        if not selection.wants(name, file):
-            continue
-        started = time.perf_counter()
-        against = golden_changes(store, name, file, data, full)
-        if against is None:
-            found = FileResult(name, file, "missing", (Change(
-                f"no golden: run `replay refresh {name}` to create it"),))
-        elif not against:
-            found = FileResult(name, file, "ok")
-        else:
-            found = FileResult(name, file, "differs", against)
-        if found.failed and pending is not None:
-            pending.add(name, file, None if against is None else store.read(name, file), data)
-        result.files.append(FileResult(found.scenario, found.name, found.status, found.changes,
-                                       time.perf_counter() - started))
-    for file in store.files(name):
-        if file not in produced and selection.wants(name, file):
-            result.files.append(FileResult(name, file, "orphan", (Change(
-                "no artefact of this scenario produces this file: delete it, or run `replay refresh --prune`"),)))
-
-
-def golden_changes(store: GoldenStore, scenario: str, file: str, data: bytes,
-                   full: bool = False) -> tuple[Change, ...] | None:
-    """The changes from a golden to ``data``: ``None`` when there is no such golden,
-    ``()`` when it holds these bytes. The golden is read as it is compared (a golden
-    past the semantic diff's limit is never held)."""
-    with store.open(scenario, file) as golden:
-        if golden is None:
-            return None
-        run = io.BytesIO(data)
-        if same_content(golden, run):
-            return ()
-        return tuple(stream_changes(file, golden, run, full))
 
 
 def orphan_scenarios(scenarios_root: Tree | Path, store: GoldenStore) -> list[ScenarioResult]:
@@ -200,9 +132,7 @@ def orphan_scenarios(scenarios_root: Tree | Path, store: GoldenStore) -> list[Sc
             continue
         result = ScenarioResult(folder, exists=False)
         try:
-            result.files = [FileResult(folder, f, "orphan", (Change(f"no scenario named {folder}: delete its golden "
-                                                                    "folder, or run `replay refresh --prune`"),))
-                            for f in store.files(folder)]
+            result.files = orphan_folder(store, folder)
         except StoreError as exc:
             result.error = str(exc)
         results.append(result)
@@ -335,8 +265,8 @@ class _Refresh:
                     result = ScenarioResult(folder, exists=False)
                     results.append(result)
                     try:
-                        for file in self.store.files(folder):
-                            result.files.append(self.orphan(folder, file))
+                        result.files = orphan_folder(self.store, folder, prune=self.prune, dry_run=self.dry_run,
+                                                     check=False)
                     except StoreError as exc:
                         result.error = str(exc)
         return results
@@ -344,33 +274,11 @@ class _Refresh:
     def scenario(self, name: str, run: Rendered) -> ScenarioResult:
         started = time.perf_counter()
         result = ScenarioResult(name, error=run.error)
-        produced = run.artefacts
-        if produced is not None:
+        if run.artefacts is not None:
             try:
-                for file, data in produced.items():
-                    if self.selection.wants(name, file):
-                        result.files.append(self.write(name, file, data))
-                for file in self.store.files(name):
-                    if file not in produced and self.selection.wants(name, file):
-                        result.files.append(self.orphan(name, file))
+                result.files = refresh_folder(self.store, name, run.artefacts, self.selection, prune=self.prune,
+                                              dry_run=self.dry_run, full=self.full)
             except StoreError as exc:
                 result.error = str(exc)
         result.seconds = run.seconds + time.perf_counter() - started
         return result
-
-    def write(self, name: str, file: str, data: bytes) -> FileResult:
-        if not self.dry_run:
-            return FileResult(name, file, self.store.write(name, file, data))
-        against = golden_changes(self.store, name, file, data, self.full)
-        if against is None:
-            return FileResult(name, file, "created", tuple(new_file_changes(data, self.full)))
-        if not against:
-            return FileResult(name, file, "unchanged")
-        return FileResult(name, file, "updated", against)
-
-    def orphan(self, name: str, file: str) -> FileResult:
-        if not self.prune:
-            return FileResult(name, file, "orphan")
-        if not self.dry_run:
-            self.store.delete(name, file)
-        return FileResult(name, file, "deleted")

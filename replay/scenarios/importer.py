@@ -55,6 +55,7 @@ from replay.check.engine import LogReport, audit_sources
 from replay.findings import Severity
 from replay.fs import FsError, Tree, kind, reason
 from replay.goldens.store import as_tree
+from replay.hints import command, line
 from replay.jsjson import parse
 from replay.log.bounded import BLOCK
 from replay.log.event import Event
@@ -161,8 +162,8 @@ def _target(tree: Tree, name: str) -> Path:
         raise NewScenarioError(f"{name!r}: {SCENARIO_NAME_RULE}")
     target = tree.at(name)
     if tree.exists(name):
-        raise NewScenarioError(f"{target} already exists: pick another name, or delete it first (replay new never "
-                               "overwrites a scenario)")
+        raise NewScenarioError(f"{target} already exists: pick another name, or delete it first ({line('new')} "
+                               "never overwrites a scenario)")
     return target
 
 
@@ -379,7 +380,7 @@ def _session_log(source: Source) -> LogRead:
 def _summarize(source: Source, name: str) -> _Log:
     log = _session_log(source)
     if log.header is None:
-        raise NewScenarioError(f"{source.path}: not a session log (run `replay audit {source.path}` for why)")
+        raise NewScenarioError(f"{source.path}: not a session log (run {command('audit', source.path)} for why)")
     found = _Log(source, name, dict(log.header.record))
     turn: int | None = None
     prompted: set[int] = set()

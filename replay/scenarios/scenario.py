@@ -32,6 +32,7 @@ from replay.agent.title import TitleModel
 from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolReply
 from replay.agent.writer import Clock, Ids, SessionLog
 from replay.fs import FsError, Tree
+from replay.hints import command
 from replay.jsjson import parse
 from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
@@ -39,6 +40,7 @@ from replay.log.source import tree_source
 from replay.log.values import CWD_PLACEHOLDER
 from replay.render.acp.profiles import detect_profile
 from replay.todo.tool import TOOL_NAME, Config
+from replay.validation import validation_problems as problems_of
 
 SCENARIO_FILE = "scenario.json"
 SCHEMA_FILE = "scenario.schema.json"
@@ -249,22 +251,9 @@ class ScenarioError(Exception):
     turn, step and call) and says what to fix."""
 
 
-def _where(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(root)"
-
-
 def validation_problems(exc: ValidationError) -> list[str]:
-    """One ``path: message`` per problem, paths as in the file (``model.script[2].toolCalls[0].name``)."""
-    problems = []
-    for e in exc.errors():
-        message = str(e["msg"]).removeprefix("Value error, ")
-        if e["type"] == "extra_forbidden":
-            message = "unknown field (misspelt?); see `replay schema scenario` for the fields"
-        problems.append(f"{_where(tuple(e['loc']))}: {message}")
-    return problems
+    """One ``path: message`` per problem of a scenario file (``replay.validation``)."""
+    return problems_of(exc, f"unknown field (misspelt?); see {command('schema', 'scenario')} for the fields")
 
 
 def load_scenario(folder: Path, root: Tree | Path | None = None) -> Scenario:
@@ -407,7 +396,7 @@ def _read_recording(folder: _Folder, relative: str) -> _Recorded:
         raise ScenarioError(str(exc)) from None
     log = read_log(folder.source(relative))
     if log.header is None:
-        raise ScenarioError(f"{path}: not a session log (run `replay audit {path}`)")
+        raise ScenarioError(f"{path}: not a session log (run {command('audit', str(path))})")
     seed = log.header.record.get("seedLength")
     return _Recorded(folder.source(relative), seed if isinstance(seed, int) else 0)
 

@@ -16,6 +16,7 @@ from replay.check.engine import AuditResult, LogReport, failing_severities
 from replay.check.explain import RuleDoc, RuleHelp
 from replay.cli import main
 from replay.findings import Finding, Rule, Severity
+from replay.goldens.compare import FileResult
 from replay.goldens.diff import Change, LineDiff
 from replay.report.audit import AuditGithub, AuditJson, AuditJunit, AuditText, AuditView
 from replay.report.base import Reporter
@@ -23,7 +24,7 @@ from replay.report.conformance import ConformanceJson, ConformanceText
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS
 from replay.report.rules import RuleHelpText, RulesJson, RulesText
 from replay.report.snapshot import CheckGithub, CheckJson, CheckJunit, CheckStepSummary, CheckText, RefreshText
-from replay.scenarios.check import CheckContext, CheckReport, FileResult, PendingWritten, RefreshResult, ScenarioResult
+from replay.scenarios.check import CheckContext, CheckReport, PendingWritten, RefreshResult, ScenarioResult
 from replay.scenarios.conformance import ConformanceReport, ModeResult
 from replay.scenarios.conformance import ConformanceResult as Conformance
 from replay.style import COLORED, PLAIN

@@ -27,10 +27,11 @@ from replay.goldens.diff import (
     semantic_changes,
     stream_changes,
 )
-from replay.goldens.pending import Entry, PendingStore, Workflow, sha256
+from replay.goldens.pending import Entry, Workflow, sha256
 from replay.goldens.store import GoldenStore
 from replay.pytest_plugin import golden_extension
 from replay.scenarios.check import check_scenario, render_scenario
+from replay.scenarios.names import pending_store
 from tests.helpers import REPO
 
 SCENARIO, ARTEFACT = "multi-turn", "stdout.expected.jsonl"
@@ -240,12 +241,13 @@ def test_check_holds_neither_the_large_golden_nor_a_parse_of_it(tmp_path: Path) 
 def test_review_of_a_large_pending_golden_reads_it_as_it_compares(tmp_path: Path) -> None:
     data = _large_golden(3 * SEMANTIC_DIFF_BYTES)
     root = _tree(tmp_path, (REPO / "goldens" / SCENARIO / ARTEFACT).read_bytes())
-    pending = PendingStore(root / "pending")
+    pending = pending_store(root / "pending", root / "scenarios")
     pending.files.write(SCENARIO, ARTEFACT, data)
     golden = (root / "goldens" / SCENARIO / ARTEFACT).read_bytes()
-    entry = Entry(scenario=SCENARIO, artefact=ARTEFACT, golden_sha256=sha256(golden), pending_sha256=sha256(data),
-                  replay_version="test")
-    workflow = Workflow(pending, GoldenStore(root / "goldens"), root / "scenarios")
+    entry = Entry.model_validate({"scenario": SCENARIO, "artefact": ARTEFACT, "golden_sha256": sha256(golden),
+                                  "pending_sha256": sha256(data), "replay_version": "test"},
+                                 context={"names": pending.names})
+    workflow = Workflow(pending, GoldenStore(root / "goldens"))
     view, peak = _peak(lambda: workflow.view(entry))
     assert view.status == "differs"
     old_lines, new_lines = golden.count(b"\n"), data.count(b"\n")

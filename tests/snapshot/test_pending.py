@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay.cli import main
+from replay.fs import Tree
 from replay.goldens.pending import (
     MAX_MANIFEST_BYTES,
     Manifest,
     PendingError,
-    PendingStore,
     PendingWriter,
     Workflow,
     accept,
@@ -29,9 +29,9 @@ from replay.goldens.pending import (
     sha256,
 )
 from replay.goldens.select import Selection, SelectorError
-from replay.goldens.store import GoldenStore
 from replay.scenarios.artefacts import is_artefact_name
 from replay.scenarios.check import check_scenarios, scenario_names
+from replay.scenarios.names import ScenarioNames, pending_store, workflow
 from tests.helpers import REPO
 
 SCENARIO = "zero-todos"
@@ -45,13 +45,13 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _workflow(repo: Path) -> Workflow:
-    return Workflow(PendingStore(repo / "pending"), GoldenStore(repo / "goldens"), repo / "scenarios")
+    return workflow(repo / "pending", repo / "goldens", repo / "scenarios")
 
 
 def _pend(repo: Path, artefact: str = "web.expected.txt", data: bytes = b"new\n") -> bytes:
     """One pending golden, made the way check --pending makes it; the golden's bytes."""
     golden = (repo / "goldens" / SCENARIO / artefact).read_bytes()
-    store = PendingStore(repo / "pending")
+    store = pending_store(repo / "pending", repo / "scenarios")
     with store.lock():
         writer = PendingWriter(store)
         writer.add(SCENARIO, artefact, golden, data)
@@ -126,10 +126,11 @@ def test_pending_bytes_that_do_not_hash_to_their_entry_are_refused(repo: Path) -
 
 def test_an_entry_for_a_scenario_that_does_not_exist_is_refused(repo: Path) -> None:
     data = b"new\n"
-    store = PendingStore(repo / "pending")
+    store = pending_store(repo / "pending", repo / "scenarios")
     store.files.write("gone-scenario", "web.expected.txt", data)
     store.save(Manifest.model_validate({"entries": [_entry(scenario="gone-scenario", golden_sha256=None,
-                                                           pending_sha256=sha256(data))]}))
+                                                           pending_sha256=sha256(data))]},
+                                       context={"names": store.names}))
     result = accept(_workflow(repo))
     assert result.decisions[0].action == "refused"
     assert result.decisions[0].reason.startswith(f"no scenario named gone-scenario in {repo / 'scenarios'}: "
@@ -163,7 +164,7 @@ def test_check_pending_writes_only_below_its_folder_and_replaces_its_own_entries
     doc = json.loads(original)
     doc["tools"]["todo_write"]["allowParallelInProgress"] = False
     path.write_text(json.dumps(doc))
-    store = PendingStore(repo / "pending")
+    store = pending_store(repo / "pending", repo / "scenarios")
     with store.lock():
         writer = PendingWriter(store)
         report = check_scenarios(repo / "scenarios", repo / "goldens", pending=writer)
@@ -197,7 +198,8 @@ def test_every_artefact_replay_writes_has_a_name_a_manifest_accepts() -> None:
                        max_size=6))
 def test_no_manifest_entry_names_a_path_outside_the_trees(fields: dict[str, Any]) -> None:
     try:
-        manifest = Manifest.model_validate_json(json.dumps({"format": 1, "entries": [fields]}))
+        manifest = Manifest.model_validate_json(json.dumps({"format": 1, "entries": [fields]}),
+                                                context={"names": ScenarioNames(Tree.named(REPO / "scenarios"))})
     except ValueError:
         return
     entry = manifest.entries[0]
@@ -221,10 +223,11 @@ def test_a_linked_folder_in_the_pending_tree_is_never_followed(repo: Path, tmp_p
     outside.mkdir()
     (outside / "web.expected.txt").write_text("not replay's\n")
     data = b"new\n"
-    store = PendingStore(repo / "pending")
+    store = pending_store(repo / "pending", repo / "scenarios")
     store.files.root.mkdir(parents=True)
     (repo / "pending" / SCENARIO).symlink_to(outside)
-    store.save(Manifest.model_validate({"entries": [_entry(pending_sha256=sha256(data))]}))
+    store.save(Manifest.model_validate({"entries": [_entry(pending_sha256=sha256(data))]},
+                                       context={"names": store.names}))
     result = reject(_workflow(repo))
     assert [(d.action, d.reason.split(" (")[0]) for d in result.decisions] == [
         ("refused", f"{repo / 'pending' / SCENARIO}: a symbolic link; refused")]
@@ -243,7 +246,7 @@ def test_accept_writes_only_an_artefact_the_scenario_makes(repo: Path) -> None:
     """A child's number the scenario has no child for names no golden it makes:
     accepting it would write an orphan; refused, the entry kept for a reject."""
     data = b"{}\n"
-    store = PendingStore(repo / "pending")
+    store = pending_store(repo / "pending", repo / "scenarios")
     with store.lock():
         writer = PendingWriter(store)
         writer.add(SCENARIO, "session.999.expected.jsonl", None, data)
@@ -251,8 +254,8 @@ def test_accept_writes_only_an_artefact_the_scenario_makes(repo: Path) -> None:
         writer.commit()
     result = accept(_workflow(repo))
     assert [(d.entry.artefact, d.action, d.reason) for d in result.decisions] == [
-        (name, "refused", f"no artefact of {SCENARIO} is named {name} (it has 0 child session(s)): accepting it would "
-                          f"make an orphan golden; `replay reject {SCENARIO}/{name}` drops it")
+        (name, "refused", f"no artefact of {SCENARIO} is named {name} (it has 0 child session(s)): accepting "
+                          f"{SCENARIO}/{name} would make an orphan golden; `replay reject {SCENARIO}/{name}` drops it")
         for name in ("plan.1.expected.json", "session.999.expected.jsonl")]
     assert sorted(p.name for p in (repo / "goldens" / SCENARIO).iterdir()) == sorted(
         p.name for p in (REPO / "goldens" / SCENARIO).iterdir())

@@ -1,8 +1,8 @@
-"""CI detection, and the next command a check report names.
+"""The next commands a check report names.
 
-Under CI (``CI`` set to anything but ``""``, ``0`` or ``false``, as insta and jest read
-it; or ``--ci``) nothing writes goldens implicitly, and no suggested command does:
-CI is told to keep the run's output as pending goldens instead.
+Under CI (``replay.hints.in_ci``, or ``--ci``) nothing writes goldens implicitly, and
+no suggested command does: CI is told to keep the run's output as pending goldens
+instead.
 
 The closing hint names the exact command (with the ``--scenarios``/``--goldens``
 options the check was given): ``replay review`` when pending goldens exist,
@@ -12,18 +12,14 @@ a scenario that did not run (its error says what to fix in which file).
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # a type only: `replay audit` does not import the snapshot stage
+from replay.hints import line
+
+if TYPE_CHECKING:  # a type only: `replay audit` does not import scenario running
     from replay.scenarios.check import CheckReport
-
-
-def in_ci(environ: Mapping[str, str]) -> bool:
-    """Whether the environment says CI: ``CI`` set and not empty, ``0`` or ``false``."""
-    return environ.get("CI", "").strip().lower() not in ("", "0", "false")
 
 
 @dataclass(frozen=True)
@@ -35,7 +31,7 @@ class Step:
 
 
 def _command(*words: str, tree_args: Sequence[str] = (), names: Sequence[str] = ()) -> str:
-    return shlex.join(["replay", *words, *tree_args, *names])
+    return line(*words, *tree_args, *names)
 
 
 def pending_option(report: CheckReport) -> tuple[str, ...]:
