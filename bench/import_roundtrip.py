@@ -32,9 +32,9 @@ ROOTS = ("acp-2026-07-23", "acp-2026-06-29")
 
 def one_run(corpus: Path, work: Path) -> dict[str, Any]:
     """Import and refresh every derivable scenario into ``work``; time those two steps."""
+    from replay.log.harness import find_harness_scenarios
     from replay.scenarios.check import refresh_scenarios
     from replay.scenarios.conformance import check_conformance, corpus_profile, round_trip
-    from replay.scenarios.harness import find_harness_scenarios
     from replay.scenarios.importer import ImportRefused, import_log
 
     scenarios, goldens = work / "scenarios", work / "goldens"

@@ -651,6 +651,27 @@ def _write_output(path: Path, chunks: Iterable[bytes | str]) -> None:
         os.close(dir_fd)
 
 
+def append_output(path: Path, text: str) -> None:
+    """Append ``text`` to a file the user named (``$GITHUB_STEP_SUMMARY``): the one
+    write that is not atomic, as the file is another program's, shared. ``FsError``
+    names the path and says why it cannot be written."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        raise FsError(f"{path}: cannot write ({reason(exc)})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise FsError(f"{path}: cannot write: {kind(mode)}, not a regular file")
+        with os.fdopen(fd, "ab", closefd=False) as fh:
+            for piece in encoded(text):
+                fh.write(piece)
+    except OSError as exc:
+        raise FsError(f"{path}: cannot write ({reason(exc)})") from None
+    finally:
+        os.close(fd)
+
+
 def _flock(fd: int, wait: float, taken: str, shared: bool = False) -> None:
     deadline = time.monotonic() + wait
     while True:

@@ -411,7 +411,7 @@ def test_ctrl_c_before_the_work_starts_exits_130(monkeypatch: pytest.MonkeyPatch
     def interrupted(path: str) -> bool:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("replay.cli.path_exists", interrupted)
+    monkeypatch.setattr("replay.log.discover.path_exists", interrupted)
     result = CliRunner().invoke(main, ["audit", _log(tmp_path, records(TODO_WRITE))])
     assert (result.exit_code, result.output) == (130, "replay audit: interrupted\n")
 

@@ -36,6 +36,17 @@ def path_exists(path: str) -> bool:
     return os.path.exists(path)
 
 
+class NoSuchPath(Exception):
+    """A command-line path that names nothing (a usage error)."""
+
+
+def require_paths(paths: Iterable[str]) -> None:
+    """``NoSuchPath`` for the first path that names nothing."""
+    for raw in paths:
+        if not path_exists(raw):
+            raise NoSuchPath(f"{shown_path(raw)}: no such file or directory")
+
+
 def discover(paths: Iterable[str], passed_over: PassedOver = ignore, cap: int = DEFAULT_CAP) -> Iterator[Unit]:
     """Expand the command line's paths into logs and archives to audit, in order.
 

@@ -13,17 +13,20 @@ from __future__ import annotations
 import functools
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from replay.fs import Tree
+from replay.fs import Tree, within
+from replay.goldens import PENDING_FOLDER
 from replay.goldens.compare import FileResult, Pending, compare_folder, orphan_folder, refresh_folder
+from replay.goldens.pending import PendingWriter, checked_scope
 from replay.goldens.select import Selection
 from replay.goldens.store import GoldenStore, StoreError, as_tree
 from replay.parallel import Batch, in_order
 from replay.scenarios.artefacts import Producer, render_artefacts
+from replay.scenarios.names import pending_store
 from replay.scenarios.scenario import SCENARIO_FILE, SCENARIO_NAME_RULE, ScenarioError, is_scenario_name, run_scenario
 
 
@@ -58,10 +61,21 @@ def as_selection(names: Selection | Sequence[str] | None) -> Selection:
     return Selection.parse(names or ())
 
 
+class NoScenarios(Exception):
+    """The scenario folder holds no scenario (a usage error)."""
+
+
+class PendingInsideTree(Exception):
+    """The pending folder asked for lies inside the golden or scenario tree (a usage error)."""
+
+
 def selected_scenarios(scenarios_root: Tree | Path, names: Selection | Sequence[str] | None) -> list[str]:
     """The scenarios to run: those the selectors name (``SelectorError`` for one that
-    matches none), or all."""
-    return as_selection(names).scenarios(scenario_names(scenarios_root), str(scenarios_root))
+    matches none), or all; ``NoScenarios`` when the tree holds none."""
+    found = as_selection(names).scenarios(scenario_names(scenarios_root), str(scenarios_root))
+    if not found:
+        raise NoScenarios(f"no scenarios in {scenarios_root} (a scenario is a folder with {SCENARIO_FILE})")
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,18 +199,49 @@ class CheckReport:
 
 def check_scenarios(
     scenarios_root: Tree | Path, goldens_root: Tree | Path, names: Selection | Sequence[str] | None = None,
-    producers: list[Producer] | None = None, *, full: bool = False, pending: Pending | None = None, jobs: int = 1,
+    producers: list[Producer] | None = None, *, full: bool = False, pending: Tree | Path | None = None,
+    jobs: int = 1, context: CheckContext | None = None, on_scenario: Callable[[ScenarioResult], None] | None = None,
 ) -> CheckReport:
     """Check the selected scenarios (all, and orphan golden folders, when none is
-    selected), running them on ``jobs`` worker processes."""
+    selected), running them on ``jobs`` worker processes; ``on_scenario`` hears each
+    result as it is made. Never writes to the goldens. With a ``pending`` folder,
+    each golden that differs or is missing is written there, as this run made it,
+    under the folder's lock, and its manifest is committed: the report says how many
+    are pending (``context.pending``)."""
     selection = as_selection(names)
+    scenarios = as_tree(scenarios_root)
     store = GoldenStore(goldens_root)
-    runs = render_scenarios(scenarios_root, selected_scenarios(scenarios_root, selection), producers, jobs)
-    results = [check_scenario(scenarios_root, store, n, producers, selection=selection, full=full, pending=pending,
-                              rendered=run) for n, run in runs]
-    if selection.everything:
-        results.extend(orphan_scenarios(scenarios_root, store))
-    return CheckReport(str(goldens_root), results, CheckContext(str(scenarios_root)))
+    selected = selected_scenarios(scenarios, selection)
+    store.tree.check_root()  # a linked root is refused before anything runs
+    context = context or CheckContext(str(scenarios))
+
+    def check(writer: Pending | None) -> list[ScenarioResult]:
+        # Workers from a fresh interpreter when a pending folder's lock is held here.
+        runs = render_scenarios(scenarios, selected, producers, jobs, fork=writer is None)
+        results = []
+        for name, run in runs:
+            result = check_scenario(scenarios, store, name, producers, selection=selection, full=full,
+                                    pending=writer, rendered=run)
+            results.append(result)
+            if on_scenario is not None:
+                on_scenario(result)
+        if selection.everything:
+            results.extend(orphan_scenarios(scenarios, store))
+        return results
+
+    if pending is None:
+        return CheckReport(str(store.root), check(None), context)
+    folder = pending_store(pending, scenarios)
+    if any(within(folder.root, tree.path) for tree in (store.tree, scenarios)):
+        raise PendingInsideTree(f"{folder.root}: inside the golden or scenario tree; pending goldens go elsewhere "
+                                f"(the default is {PENDING_FOLDER})")
+    with folder.lock():
+        folder.manifest()  # an untrusted manifest is refused before anything runs
+        writer = PendingWriter(folder)
+        results = check(writer)
+        count = writer.commit(checked_scope(selection, selected))
+    written = PendingWritten(str(folder.root), count, folder.root == Path(PENDING_FOLDER))
+    return CheckReport(str(store.root), results, replace(context, pending=written))
 
 
 @dataclass
@@ -235,6 +280,7 @@ def refresh_scenarios(
     selection = as_selection(names)
     store = GoldenStore(goldens_root)
     selected = selected_scenarios(scenarios_root, selection)
+    store.tree.check_root()
     refresh = _Refresh(scenarios_root, store, selection, prune, producers, dry_run, full, jobs)
     if dry_run:
         results = refresh.run(selected)

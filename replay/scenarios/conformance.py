@@ -49,6 +49,12 @@ from typing import Literal
 
 from replay.goldens.diff import LineDiff, align_lines
 from replay.log.event import Event
+from replay.log.harness import (
+    HarnessScenario,
+    find_harness_scenarios,
+    golden_load_lines,
+    golden_update_lines,
+)
 from replay.log.reader import Source, iter_events, read_log
 from replay.log.source import file_source
 from replay.render.acp import PresenterRegistry
@@ -56,12 +62,6 @@ from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, Profile, detec
 from replay.render.acp.stream import normalized_lines
 from replay.render.acp.translate import Mode
 from replay.scenarios.artefacts import normalize_log
-from replay.scenarios.harness import (
-    HarnessScenario,
-    find_harness_scenarios,
-    golden_load_lines,
-    golden_update_lines,
-)
 from replay.scenarios.importer import ImportRefused, NewScenarioError, import_log
 from replay.scenarios.scenario import ScenarioError, load_scenario, run_scenario
 

@@ -59,12 +59,12 @@ from replay.hints import command, line
 from replay.jsjson import parse
 from replay.log.bounded import BLOCK
 from replay.log.event import Event
+from replay.log.harness import terminal_capability
 from replay.log.header import looks_like
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import TreeFile
 from replay.log.values import CWD_PLACEHOLDER
 from replay.output import pretty_json, utf8
-from replay.scenarios.harness import terminal_capability
 from replay.scenarios.scenario import (
     MAX_JSON_BYTES,
     SCENARIO_FILE,

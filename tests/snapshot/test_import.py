@@ -19,12 +19,12 @@ from jsonschema import Draft202012Validator
 from replay.check.engine import audit_log
 from replay.cli import main
 from replay.findings import Severity
+from replay.log.harness import find_harness_scenarios, load_harness_scenario
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.render.acp.profiles import Profile
 from replay.scenarios.check import check_scenarios, refresh_scenarios
 from replay.scenarios.conformance import ConformanceResult, check_conformance, corpus_profile, round_trip
-from replay.scenarios.harness import find_harness_scenarios, load_harness_scenario
 from replay.scenarios.importer import ImportRefused, import_log, scaffold_document
 from replay.scenarios.scenario import ScenarioError, run_scenario, shipped_schema
 from tests.helpers import ACP, REPO, corpus_file, corpus_root

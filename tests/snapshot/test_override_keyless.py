@@ -16,12 +16,12 @@ from replay.agent.model import ModelCall
 from replay.agent.title import normalize_title, title_of
 from replay.cli import main
 from replay.log.event import Event
+from replay.log.harness import find_harness_scenarios, load_harness_scenario
 from replay.log.reader import Source, iter_events, read_log
 from replay.log.source import file_source
 from replay.render.acp.stream import normalized_lines
 from replay.scenarios.check import refresh_scenarios
 from replay.scenarios.conformance import derive_keyless, run_conformance
-from replay.scenarios.harness import find_harness_scenarios, load_harness_scenario
 from replay.scenarios.importer import import_log
 from replay.scenarios.scenario import ScenarioError, run_scenario
 from tests.helpers import ACP, corpus_file, corpus_root

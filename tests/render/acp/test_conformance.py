@@ -9,6 +9,13 @@ from pathlib import Path
 import pytest
 
 from replay.goldens.diff import LineDiff, compare_lines
+from replay.log.harness import (
+    golden_update_lines,
+    load_harness_scenario,
+    slash_prompts,
+    terminal_capability,
+    update_lines,
+)
 from replay.report.conformance import ConformanceJson, ConformanceText
 from replay.scenarios.conformance import (
     ConformanceReport,
@@ -18,13 +25,6 @@ from replay.scenarios.conformance import (
     compare_mode,
     rendered_update_lines,
     run_conformance,
-)
-from replay.scenarios.harness import (
-    golden_update_lines,
-    load_harness_scenario,
-    slash_prompts,
-    terminal_capability,
-    update_lines,
 )
 from tests.helpers import corpus_file, corpus_root
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from replay.log.harness import load_harness_scenario
 from replay.report.conformance import ConformanceText
 from replay.scenarios.conformance import ConformanceReport, check_conformance, run_conformance
-from replay.scenarios.harness import load_harness_scenario
 from tests.helpers import corpus_root
 
 ORACLE = corpus_root() / "oracle-2026-07-23"

@@ -1,0 +1,105 @@
+"""The audit of paths, whole, as ``replay audit`` runs it: the paths checked, the logs
+found (folders, archives, URLs, standard input), the rule selection (the command
+line's over the nearest ``[tool.replay.audit]`` table), a baseline applied and one
+written, on this process, worker processes or a Dask cluster.
+
+``Audit(request, passed_over)`` prepares it (every usage problem is raised here, before
+a log is read); ``listed()`` finds every log first (for a progress bar, which needs the
+count); ``run(on_report)`` audits, telling each report as it comes, in order, and
+returns the ``AuditResult``. A reporter is the caller's: this module never prints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replay.check.baseline import Baseline, baseline_bytes, read_baseline
+from replay.check.engine import AuditResult, LogReport, Policy, failing_severities
+from replay.check.runner import audit_units
+from replay.check.selection import Selection, audit_selection, find_config
+from replay.findings import Severity
+from replay.fs import write_output
+from replay.log.discover import discover, require_paths
+from replay.log.reader import Limits
+from replay.log.source import PassedOver, Unit, ignore
+
+
+class NoLogs(Exception):
+    """The paths given hold no session log (a usage error)."""
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """What to audit and how: the command line's choices, parsed."""
+
+    paths: tuple[str, ...]
+    policy: Policy = Policy.PARALLEL
+    limits: Limits = field(default_factory=Limits)
+    select: tuple[str, ...] | None = None
+    """Rule ids or series (``None``: the table's, else every rule)."""
+    ignore: tuple[str, ...] | None = None
+    min_severity: str | None = None
+    fail_on: tuple[Severity, ...] = ()
+    baseline: Path | None = None
+    """Report only findings not in this baseline file."""
+    write_baseline: Path | None = None
+    """Write this audit's findings (after the selection) as a baseline to this file."""
+    fingerprints: bool = False
+    """Fingerprint every finding (a baseline needs them; so do some report formats)."""
+    jobs: int = 1
+    scheduler: str | None = None
+
+
+class Audit:
+    """One audit, prepared: the selection and the baseline read, the logs to find."""
+
+    def __init__(self, request: AuditRequest, passed_over: PassedOver = ignore) -> None:
+        require_paths(request.paths)
+        self.request = request
+        self.selection: Selection = audit_selection(request.select, request.ignore, request.min_severity,
+                                                    find_config())
+        self.baseline = read_baseline(request.baseline) if request.baseline is not None else Baseline()
+        self.passed: list[tuple[str, str]] = []
+
+        def pass_over(path: str, why: str) -> None:
+            self.passed.append((path, why))
+            passed_over(path, why)
+
+        self._pass_over = pass_over
+        self.units: Iterable[Unit] = discover(request.paths, pass_over, request.limits.max_log_bytes)
+
+    @property
+    def fingerprints(self) -> bool:
+        return self.request.fingerprints or self.request.baseline is not None or \
+            self.request.write_baseline is not None
+
+    def listed(self) -> int:
+        """Find every log now (a progress bar needs their count); how many."""
+        self.units = list(self.units)
+        return len(self.units)
+
+    def run(self, on_report: Callable[[LogReport], None] = lambda report: None) -> AuditResult:
+        """Audit every log found, telling each report (after the selection and the
+        baseline) to ``on_report`` in order; with ``write_baseline``, write it."""
+        request = self.request
+        reports: list[LogReport] = []
+        selected: list[LogReport] = []
+        results = audit_units(self.units, request.policy, request.limits, self.fingerprints, jobs=request.jobs,
+                              scheduler=request.scheduler, passed_over=self._pass_over)
+        for judged in results:
+            report = self.selection.apply(judged)
+            if request.write_baseline is not None:
+                selected.append(report)
+            report = self.baseline.apply(report)
+            reports.append(report)
+            on_report(report)
+        if not reports:
+            raise NoLogs("no session logs found in the given paths")
+        if request.write_baseline is not None:
+            write_output(request.write_baseline, [baseline_bytes(selected)])
+            self.baseline_written = sum(len(r.findings) for r in selected)
+        return AuditResult(reports, failing_severities(request.fail_on), self.baseline.matched, tuple(self.passed))
+
+    baseline_written: int | None = None
+    """How many findings ``run`` wrote as a baseline (``None``: it wrote none)."""

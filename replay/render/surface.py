@@ -1,0 +1,179 @@
+"""One log through one surface, as ``replay render``, ``replay view`` and ``replay plan``
+show it: the log opened (a file, ``-``, or a harness scenario folder, whose
+``input.json`` gives the client's terminal capability), checked to be a session log
+(anything else is named for what it looks like), and rendered as a stream of text
+chunks the caller writes where it wants. The renderers themselves are pure functions
+of events (``replay.render.acp``, ``.stdio``, ``.web``)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from replay.fs import write_output
+from replay.hints import command
+from replay.jsjson import dump_parts
+from replay.log.discover import require_paths, shown_path
+from replay.log.event import Event
+from replay.log.harness import is_scenario_folder, load_harness_scenario
+from replay.log.header import looks_like
+from replay.log.reader import Limits, LogRead, iter_events, read_log
+from replay.log.source import file_source, stdin_source
+from replay.output import OutputError
+from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, Profile, detect_profile
+
+Surface = Literal["acp", "stdio", "web"]
+SURFACES: tuple[Surface, ...] = ("acp", "stdio", "web")
+ProfileChoice = Literal["2026-07", "2026-08", "auto"]
+PROFILE_CHOICES: tuple[ProfileChoice, ...] = ("2026-07", "2026-08", "auto")
+"""What ``--profile`` takes: a generation of the harness's ACP agent, or ``auto`` (the one
+the log's generation says)."""
+
+
+class NotASessionLog(Exception):
+    """The file is not a session log; the message says what it looks like."""
+
+
+class BadRenderInput(Exception):
+    """The input cannot be rendered as asked (a usage error: a folder that is not a
+    harness scenario folder, ``--load`` for a profile that has no ``session/load``)."""
+
+
+def open_log(path: str, limits: Limits) -> tuple[LogRead, bool]:
+    """A session log to render (a file, ``-`` for standard input, or a harness scenario
+    folder's primary log), and the client's terminal capability (a folder's
+    ``input.json``; off otherwise). ``NotASessionLog`` when its first line is not a
+    session header."""
+    require_paths([path])
+    log, terminal = _open(path, limits)
+    if not log.is_session_log:
+        shown = shown_path(path)
+        what = (f"it looks like {looks_like(log.header.record)}" if log.header is not None
+                else f"not a readable session log (run {command('audit', shown)} for why)")
+        raise NotASessionLog(f"{shown}: {what}")
+    return log, terminal
+
+
+def _open(path: str, limits: Limits) -> tuple[LogRead, bool]:
+    if path == "-":
+        return read_log(stdin_source(cap=limits.max_log_bytes), limits), False
+    folder = Path(path)
+    if folder.is_dir():
+        if not is_scenario_folder(folder):
+            raise BadRenderInput(f"{path}: a folder must hold a session.jsonl (a harness scenario folder)")
+        scenario = load_harness_scenario(folder)
+        return read_log(file_source(scenario.primary_log, cap=limits.max_log_bytes), limits), \
+            scenario.terminal_output
+    return read_log(file_source(folder, cap=limits.max_log_bytes), limits), False
+
+
+def passes(log: LogRead) -> Callable[[], Iterator[Event]]:
+    """Fresh iterations of a log's events: the log already open first, then the
+    source read again (a stream was kept in a spool) for each later pass."""
+    opened = [log]
+
+    def events() -> Iterator[Event]:
+        current = opened.pop() if opened else read_log(log.source, log.limits)
+        return iter_events(current.items())
+
+    return events
+
+
+@dataclass(frozen=True)
+class RenderRequest:
+    """One ``replay render``: the surface, the log, and the surface's options."""
+
+    surface: Surface
+    path: str
+    limits: Limits = field(default_factory=Limits)
+    live: bool = True
+    """acp: the live stream, or the ``session/load`` replay."""
+    normalize: bool = False
+    """acp: the goldens' placeholders for volatile values."""
+    terminal_output: bool | None = None
+    """acp: the client's terminal capability (``None``: the folder's, else off)."""
+    profile: ProfileChoice = "2026-07"
+    locale: str = "en"
+    """web: the strings."""
+    html: bool = False
+    """web: a self-contained HTML page instead of the golden text."""
+    color: bool = False
+    """stdio: colour codes."""
+    terminal: bool = False
+    """stdio: the text goes to a terminal."""
+
+
+def render(request: RenderRequest) -> Iterator[str]:
+    """The rendered text, in chunks (a long one never joined)."""
+    from replay.render.acp import render_acp
+    from replay.render.acp.stream import normalized_lines
+    from replay.render.stdio import render_stdio
+    from replay.render.web import html_chunks, web_golden
+
+    log, folder_terminal = open_log(request.path, request.limits)
+    assert log.header is not None
+    events = passes(log)
+    if request.surface == "acp":
+        session_id = log.header.id or ""
+        terminal = folder_terminal if request.terminal_output is None else request.terminal_output
+        chosen: Profile = (detect_profile(events()) or DEFAULT_PROFILE) if request.profile == "auto" \
+            else request.profile  # auto stops at the first telling event
+        if not request.live and not PROFILES[chosen].has_load:
+            raise BadRenderInput(f"the {chosen} ACP agent has no session/load; render it --live")
+        mode: Literal["live", "load"] = "live" if request.live else "load"
+        if request.normalize:
+            lines = normalized_lines(events(), session_id=session_id, header_cwd=log.header.cwd, mode=mode,
+                                     profile=chosen, terminal_output=terminal)
+            return (part for line in lines for part in (line, "\n"))
+        return json_lines(render_acp(events(), session_id=session_id, mode=mode, profile=chosen,
+                                     terminal_output=terminal, cwd=log.header.cwd))
+    if request.surface == "stdio":
+        return iter(render_stdio(events(), color=request.color, terminal=request.terminal))
+    if request.html:
+        return iter(html_chunks(events, locale=request.locale))
+    return iter([web_golden(events(), request.locale) + "\n"])
+
+
+def json_lines(frames: Iterable[object]) -> Iterator[str]:
+    """Each frame as a ``JSON.stringify`` line; a long one in pieces, never joined."""
+    for frame in frames:
+        parts = dump_parts(frame)
+        if sum(map(len, parts)) < 1 << 20:
+            yield "".join(parts) + "\n"
+        else:
+            yield from parts
+            yield "\n"
+
+
+def view_page(path: str, locale: str = "en", limits: Limits | None = None) -> Path:
+    """The HTML page of a session (transcript, tool rows, plan panel, plan timeline),
+    written to a new temporary file: its path. Nothing is left behind on failure."""
+    from replay.render.web import html_chunks
+
+    log, _ = open_log(path, limits or Limits())
+    page = html_chunks(passes(log), locale=locale)
+    try:
+        fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
+    except OSError as exc:
+        raise OutputError(f"{tempfile.gettempdir()}: cannot write the page ({exc.strerror or exc})") from None
+    os.close(fd)
+    try:
+        write_output(Path(name), page)
+    except BaseException:
+        os.unlink(name)
+        raise
+    return Path(name)
+
+
+def plan_of(path: str, at: int | None = None, limits: Limits | None = None) -> Any:
+    """The standing plan (the todos projection) of a log, or the plan in force right
+    after the event with seq ``at``; ``None`` when there is none."""
+    from replay.todo.plan import plan_at, standing_plan
+
+    log, _ = open_log(path, limits or Limits())
+    events = iter_events(log.items())
+    return standing_plan(events) if at is None else plan_at(events, at)
