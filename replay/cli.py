@@ -26,6 +26,7 @@ import click
 from replay.check.engine import LogReport, Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
+from replay.describe import reason
 from replay.findings import Severity
 from replay.fs import FsError, Tree, append_output, write_output
 from replay.goldens import GOLDENS, PENDING_FOLDER
@@ -111,8 +112,7 @@ def _flush_stdout() -> None:
     try:
         sys.stdout.flush()
     except OSError as exc:
-        raise OutputError(f"standard output: cannot write ({exc.strerror or exc})", exc.errno == errno.EPIPE) \
-            from None
+        raise OutputError(f"standard output: cannot write ({reason(exc)})", exc.errno == errno.EPIPE) from None
 
 
 def _silence_stdout() -> None:

@@ -19,8 +19,8 @@ come from a pull request or a downloaded CI artefact, so nothing in them is trus
   fsynced, renamed over it; a new file gets 0666 less the umask, a replaced one keeps
   its mode. Cleanup removes only the temporary files of this process or of a dead one.
 
-``kind`` is the one describer of what a file is, ``reason`` the one wording of an OS
-error; ``FsError`` messages name the path and say what to do.
+What a file is and what an OS error means are said by ``replay.describe``;
+``FsError`` messages name the path and say what to do.
 """
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ import os
 import secrets
 import shutil
 import stat
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import BinaryIO, Literal
 
+from replay.describe import kind, reason
 from replay.output import OutputError, encoded
 
 TEMP_PREFIX = ".tmp-"
@@ -56,28 +58,6 @@ class FsError(Exception):
 
 class Locked(Exception):
     """Another command holds the lock asked for; the message says who and what to do."""
-
-
-def reason(exc: OSError) -> str:
-    """An OS error in words (``Permission denied``), without the path."""
-    return exc.strerror or str(exc)
-
-
-def kind(mode: int) -> str:
-    """What a file is, in words: ``a folder``, ``a FIFO (named pipe)``, …"""
-    if stat.S_ISREG(mode):
-        return "a regular file"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
 
 
 def check_name(name: str) -> None:
@@ -649,6 +629,23 @@ def _write_output(path: Path, chunks: Iterable[bytes | str]) -> None:
         write_atomically(dir_fd, path, target.name, chunks, "")
     finally:
         os.close(dir_fd)
+
+
+def write_temporary(prefix: str, suffix: str, chunks: Iterable[bytes | str], what: str) -> Path:
+    """A new file in the temporary folder (``$TMPDIR``) holding ``chunks``: its path.
+    On failure nothing is left and ``OutputError`` names the folder and why."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix)
+    except OSError as exc:
+        raise OutputError(f"{tempfile.gettempdir()}: cannot write {what} ({reason(exc)})") from None
+    os.close(fd)
+    try:
+        write_output(Path(name), chunks)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    return Path(name)
 
 
 def append_output(path: Path, text: str) -> None:

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from replay.describe import reason
 from replay.jsjson import escape_lone
 from replay.style import LONE_SURROGATE
 
@@ -139,7 +140,7 @@ class TextOut(io.TextIOBase):
             raise self._failed(exc) from None
 
     def _failed(self, exc: OSError) -> OutputError:
-        return OutputError(f"{self._name}: cannot write ({exc.strerror or exc})", exc.errno == errno.EPIPE)
+        return OutputError(f"{self._name}: cannot write ({reason(exc)})", exc.errno == errno.EPIPE)
 
 
 def show(value: Any, limit: int = 60) -> str:

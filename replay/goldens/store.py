@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from replay.fs import FsError, Locked, Tree, Written, reason
+from replay.describe import reason
+from replay.fs import FsError, Locked, Tree, Written
 from replay.hints import command, line
 
 LOCK_NAME = ".refresh.lock"

@@ -42,12 +42,13 @@ from typing import IO, BinaryIO, Self, TypeVar
 
 import zstandard
 
+from replay.describe import kind, reason
 from replay.findings import Finding
 from replay.log.bounded import BLOCK, TooLarge
 from replay.log.reader import IO as IO_RULE
 from replay.log.reader import Limits, Source
 from replay.log.scan import LIMIT, limit_finding
-from replay.log.source import LOG_SUFFIXES, Archive, PassedOver, file_kind, ignore, stream_source
+from replay.log.source import LOG_SUFFIXES, Archive, PassedOver, ignore, stream_source
 from replay.log.zstd import MAX_WINDOW, FrameWalk
 
 MAX_HEADER_BYTES = 64 << 10
@@ -340,7 +341,7 @@ def _member_kind(info: tarfile.TarInfo) -> str:
     if info.islnk():
         return "a hard link (links in an archive are not followed)"
     modes = {tarfile.FIFOTYPE: stat.S_IFIFO, tarfile.CHRTYPE: stat.S_IFCHR, tarfile.BLKTYPE: stat.S_IFBLK}
-    return file_kind(modes.get(info.type, 0))
+    return kind(modes.get(info.type, 0))
 
 
 class _Reading:
@@ -384,7 +385,7 @@ class _Reading:
         if isinstance(exc, tarfile.TarError) and not opening:
             return self.ended(self.headers.problem() or f"{exc}")
         if isinstance(exc, OSError):
-            return _damaged(f"cannot read the archive ({exc.strerror or exc})")
+            return _damaged(f"cannot read the archive ({reason(exc)})")
         return self.ended(f"not a readable {'zstd-compressed ' if self.compressed else ''}tar archive ({exc})")
 
     def sources(self, tar: tarfile.TarFile, passed_over: PassedOver) -> Iterator[Source]:
@@ -446,14 +447,14 @@ def archive_sources(archive: Archive, limits: Limits | None = None,
     try:
         stream = archive.open()
     except OSError as exc:
-        raise _damaged(f"cannot read the archive ({exc.strerror or exc})") from None
+        raise _damaged(f"cannot read the archive ({reason(exc)})") from None
     except TooLarge as exc:
         raise ArchiveError(limit_finding("the archive", exc.cap, "--max-log-bytes", real="archive")) from None
     with contextlib.closing(stream):
         try:
             reading = _Reading(archive, limits, stream)
         except OSError as exc:
-            raise _damaged(f"cannot read the archive ({exc.strerror or exc})") from None
+            raise _damaged(f"cannot read the archive ({reason(exc)})") from None
         failures = (ArchiveError, TooLarge, OSError, tarfile.TarError, zstandard.ZstdError, EOFError)
         try:
             tar = tarfile.open(fileobj=reading.plain, mode="r:", tarinfo=reading.headers.info_class())  # noqa: SIM115 (the with below)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import BinaryIO, cast
 
+from replay.describe import reason
 from replay.findings import Finding, Rule
 from replay.log.bounded import Spool, TooLarge, capped_blocks
 from replay.log.event import ChunkRun, Event
@@ -120,7 +121,7 @@ class LogRead:
         self.stopped_before_header = self.stopped_before_header or self.header is None
 
     def _io_error(self, exc: OSError) -> Finding:
-        return IO.error(f"the file cannot be read: {exc.strerror or exc}")
+        return IO.error(f"the file cannot be read: {reason(exc)}")
 
     def _too_long(self) -> Finding:
         return limit_finding("the log", self.limits.max_log_bytes, "--max-log-bytes")

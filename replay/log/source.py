@@ -22,10 +22,11 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import BinaryIO
 
-from replay.fs import FsError, Tree
+from replay.describe import kind, reason
+from replay.fs import FsError, Tree, within
 from replay.log.bounded import Spool
 from replay.log.reader import Limits, Opener, Source
 from replay.urls import is_url
@@ -139,36 +140,20 @@ def display_path(path: str, cwd: str | None = None) -> str:
     as its URL (as ``replay.urls.redact`` shows it)."""
     if path == "<stdin>" or is_url(path):
         return path
-    base = os.path.abspath(cwd if cwd is not None else os.getcwd())
-    full = os.path.abspath(path)
-    if full == base or not _inside(full, base):
+    base = PurePath(os.path.abspath(cwd if cwd is not None else os.getcwd()))
+    full = PurePath(os.path.abspath(path))
+    if full == base or not full.is_relative_to(base):  # a name: links are not looked at
         return os.path.normpath(path) if not os.path.isabs(path) else path
     return os.path.relpath(full, base)
-
-
-def file_kind(mode: int) -> str:
-    """What a file that is not a regular file is, in a reason for passing it over."""
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _walk(folder: str, passed_over: PassedOver) -> Iterator[tuple[str, int]]:
     """The regular log files and archives below ``folder``, sorted, with their sizes;
     every other candidate is told to ``passed_over`` with the reason."""
-    root = os.path.realpath(folder)
     found: list[tuple[str, int]] = []
 
     def unlistable(exc: OSError) -> None:
-        passed_over(exc.filename or folder, f"the folder cannot be listed ({exc.strerror or exc})")
+        passed_over(exc.filename or folder, f"the folder cannot be listed ({reason(exc)})")
 
     for top, dirs, files in os.walk(folder, onerror=unlistable):
         dirs.sort()
@@ -180,7 +165,7 @@ def _walk(folder: str, passed_over: PassedOver) -> Iterator[tuple[str, int]]:
             if not name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES):
                 continue
             path = os.path.join(top, name)
-            seen = _examine(path, root)
+            seen = _examine(path, folder)
             if isinstance(seen, str):
                 passed_over(path, seen)
             else:
@@ -189,17 +174,17 @@ def _walk(folder: str, passed_over: PassedOver) -> Iterator[tuple[str, int]]:
     yield from found
 
 
-def _examine(path: str, root: str) -> os.stat_result | str:
-    """What ``path`` is when it is a log of the folder ``root``, or why it is not read."""
+def _examine(path: str, folder: str) -> os.stat_result | str:
+    """What ``path`` is when it is a log of ``folder``, or why it is not read."""
     link = os.path.islink(path)
     try:
         st = os.stat(path)  # what a link leads to
     except OSError as exc:
-        return "a broken symbolic link" if link else f"it cannot be examined ({exc.strerror or exc})"
-    if link and not _inside(os.path.realpath(path), root):
+        return "a broken symbolic link" if link else f"it cannot be examined ({reason(exc)})"
+    if link and not within(Path(path), Path(folder)):
         return "a symbolic link that leads out of the folder"
     if not stat.S_ISREG(st.st_mode):
-        return file_kind(st.st_mode)
+        return kind(st.st_mode)
     return st
 
 

@@ -7,14 +7,12 @@ of events (``replay.render.acp``, ``.stdio``, ``.web``)."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from replay.fs import write_output
+from replay.fs import write_temporary
 from replay.hints import command
 from replay.jsjson import dump_parts
 from replay.log.discover import require_paths, shown_path
@@ -23,7 +21,6 @@ from replay.log.harness import is_scenario_folder, load_harness_scenario
 from replay.log.header import looks_like
 from replay.log.reader import Limits, LogRead, iter_events, read_log
 from replay.log.source import file_source, stdin_source
-from replay.output import OutputError
 from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, Profile, detect_profile
 
 Surface = Literal["acp", "stdio", "web"]
@@ -155,18 +152,7 @@ def view_page(path: str, locale: str = "en", limits: Limits | None = None) -> Pa
     from replay.render.web import html_chunks
 
     log, _ = open_log(path, limits or Limits())
-    page = html_chunks(passes(log), locale=locale)
-    try:
-        fd, name = tempfile.mkstemp(prefix="replay-view-", suffix=".html")
-    except OSError as exc:
-        raise OutputError(f"{tempfile.gettempdir()}: cannot write the page ({exc.strerror or exc})") from None
-    os.close(fd)
-    try:
-        write_output(Path(name), page)
-    except BaseException:
-        os.unlink(name)
-        raise
-    return Path(name)
+    return write_temporary("replay-view-", ".html", html_chunks(passes(log), locale=locale), "the page")
 
 
 def plan_of(path: str, at: int | None = None, limits: Limits | None = None) -> Any:

@@ -52,8 +52,9 @@ from replay.agent.title import REQUEST as TITLE_REQUEST
 from replay.agent.title import TITLE, title_of
 from replay.agent.tools import ToolReply
 from replay.check.engine import LogReport, audit_sources
+from replay.describe import kind, reason
 from replay.findings import Severity
-from replay.fs import FsError, Tree, kind, reason
+from replay.fs import FsError, Tree
 from replay.goldens.store import as_tree
 from replay.hints import command, line
 from replay.jsjson import parse

@@ -31,7 +31,7 @@ from replay.agent.recording import Recording, referenced_seqs
 from replay.agent.title import TitleModel
 from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolReply
 from replay.agent.writer import Clock, Ids, SessionLog
-from replay.fs import FsError, Tree
+from replay.fs import FsError, Tree, write_output
 from replay.hints import command
 from replay.jsjson import parse
 from replay.log.event import Event
@@ -560,7 +560,7 @@ def run_scenario(folder: Path, root: Tree | Path | None = None, name: str | None
 
 def _write_schema() -> None:
     target = Path(__file__).with_name(SCHEMA_FILE)
-    target.write_text(schema_text(), encoding="utf-8")
+    write_output(target, [schema_text()])
     print(f"wrote {target}")
 
 
