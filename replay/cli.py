@@ -33,6 +33,7 @@ from replay.goldens import GOLDENS, PENDING_FOLDER
 from replay.log.reader import Limits
 from replay.output import OutputError, TextOut, json_bytes
 from replay.parallel import MAX_JOBS, usable_cpus, workers_for
+from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, LOCALES, PROFILE_NAMES, SURFACES, Locale
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS, RULE_HELP_FORMATS
 from replay.scenarios import SCENARIOS
 from replay.style import sanitize, style_for, use_color
@@ -509,6 +510,7 @@ def review(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tree, golde
     and all after it). Needs a terminal. Exit status: 0 done, 1 an accept was refused
     (its golden changed since), 2 usage error or no terminal, 130 Ctrl-C.
     """
+    from replay.goldens import QUIT
     from replay.goldens.pending import Decision, EntryView
     from replay.goldens.review import KEYS
     from replay.goldens.review import review as run_review
@@ -529,7 +531,7 @@ def review(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tree, golde
                 key = read_key()
             except EOFError:  # the end of input (^D, a closed terminal): as quitting
                 click.echo("")
-                return "q"
+                return QUIT
             click.echo(key if key.isprintable() else "")
             if key in KEYS:
                 return key
@@ -586,17 +588,17 @@ def reject_command(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tre
 
 
 @main.command()
-@click.argument("surface", type=click.Choice(["acp", "stdio", "web"]))
+@click.argument("surface", type=click.Choice(SURFACES))
 @click.argument("path", metavar="PATH")
 @click.option("--live/--load", default=True, help="acp: the live stream (default) or the session/load replay.")
 @click.option("--normalize", is_flag=True, help="acp: write the goldens' placeholders for volatile values.")
 @click.option("--terminal-output/--no-terminal-output", default=None,
               help="acp: the client's terminal capability (default: from the folder's input.json, else off).")
-@click.option("--profile", type=click.Choice(["2026-07", "2026-08", "auto"]), default="2026-07", show_default=True,
+@click.option("--profile", type=click.Choice([*PROFILE_NAMES, "auto"]), default=DEFAULT_PROFILE, show_default=True,
               help="acp: which generation of the harness's ACP agent to render as: 2026-07, the editor projection "
                    "(tool cards, plans, titles, every delta); 2026-08, the automation transport (final message "
                    "chunks and permission requests only); auto, the one the log's generation says.")
-@click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True, help="web: strings.")
+@click.option("--locale", type=click.Choice(LOCALES), default=DEFAULT_LOCALE, show_default=True, help="web: strings.")
 @click.option("--html", is_flag=True, help="web: a self-contained HTML page instead of the golden text.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of standard output.")
@@ -629,7 +631,7 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
 
 @main.command()
 @click.argument("path", metavar="PATH")
-@click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--locale", type=click.Choice(LOCALES), default=DEFAULT_LOCALE, show_default=True)
 @click.option("--open", "open_browser", is_flag=True, help="Also open the page in a web browser.")
 @limit_options
 def view(path: str, locale: str, open_browser: bool, **options: Any) -> None:
@@ -639,7 +641,7 @@ def view(path: str, locale: str, open_browser: bool, **options: Any) -> None:
 
     from replay.render.surface import view_page
 
-    page = view_page(path, locale, _limits(options))
+    page = view_page(path, cast(Locale, locale), _limits(options))
     click.echo(str(page))
     if open_browser:
         webbrowser.open(page.as_uri())
@@ -649,7 +651,7 @@ def view(path: str, locale: str, open_browser: bool, **options: Any) -> None:
 @click.argument("roots", nargs=-1, required=True, metavar="CORPUS_DIR...",
                 type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(list(CONFORMANCE_FORMATS)), default="text", show_default=True)
-@click.option("--profile", type=click.Choice(["2026-07", "2026-08"]), default=None,
+@click.option("--profile", type=click.Choice(PROFILE_NAMES), default=None,
               help="Render every scenario as this generation of the harness's ACP agent (default: per corpus "
                    "folder, the generation its logs were written in).")
 def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
@@ -695,7 +697,7 @@ def schema(what: str, policy: str | None) -> None:
 @click.option("--use-override", is_flag=True,
               help="--from-log: let the harness folder's replay.override.json play the model it scripts (the agent's, "
                    "or the session-title model's), as the harness's keyless suite does.")
-@click.option("--locale", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+@click.option("--locale", type=click.Choice(LOCALES), default=DEFAULT_LOCALE, show_default=True,
               help="--from-log: the web renderer's locale (harness logs do not record one).")
 @click.option("--scenarios", "scenarios_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help=f"Folder of scenario folders.  [default: {SCENARIOS}]")
@@ -714,7 +716,7 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
     from replay.report.scenario import new_text
     from replay.scenarios.importer import ImportRefused, import_log, scaffold
 
-    if from_log is None and (force or use_override or locale != "en"):
+    if from_log is None and (force or use_override or locale != DEFAULT_LOCALE):
         raise click.UsageError("--force, --use-override and --locale belong to an import (--from-log PATH)")
     root = _folder_tree(scenarios_dir if scenarios_dir is not None else Path(SCENARIOS), Path(SCENARIOS))
     out = stdout()

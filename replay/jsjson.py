@@ -33,7 +33,10 @@ from replay.style import LONE_SURROGATE
 
 _INDEX_KEY = re.compile(r"0|[1-9][0-9]*")
 _MAX_INDEX = 2**32 - 2
-_MAX_SAFE = 2**53
+MAX_SAFE_INTEGER = 2**53 - 1
+"""JavaScript's ``Number.MAX_SAFE_INTEGER``: beyond it, integers lose precision as doubles."""
+_MAX_SAFE = MAX_SAFE_INTEGER + 1
+"""The largest magnitude an integer keeps exactly as a double (2**53 itself is one)."""
 _escape_basestring: Callable[[str], str] = json.encoder.c_encode_basestring or json.encoder.py_encode_basestring  # type: ignore[attr-defined]
 
 

@@ -17,16 +17,28 @@ Route = Callable[["Handler"], None]
 
 @dataclass
 class Served:
-    """What the server saw: each request's path and headers, and the body bytes sent."""
+    """What the server saw: each request's path and headers, and the body bytes sent
+    (in all, and by path)."""
 
     requests: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
     body_bytes: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    by_path: dict[str, int] = field(default_factory=dict)
+    lock: threading.Condition = field(default_factory=threading.Condition)
     stop: threading.Event = field(default_factory=threading.Event)
+    active: int = 0
+    """Requests being answered now."""
 
-    def sent(self, n: int) -> None:
+    def sent(self, n: int, path: str = "") -> None:
         with self.lock:
             self.body_bytes += n
+            self.by_path[path] = self.by_path.get(path, 0) + n
+
+    def idle(self, timeout: float = 120.0) -> None:
+        """Wait until no request is being answered: what a count says is then final,
+        however slowly a loaded machine runs the server's threads."""
+        with self.lock:
+            if not self.lock.wait_for(lambda: self.active == 0, timeout):
+                raise AssertionError(f"the server still answers {self.active} request(s) after {timeout:g} s")
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -45,8 +57,15 @@ class Handler(BaseHTTPRequestHandler):
         if route is None:
             self.reply(404, b"not found")
             return
-        with contextlib.suppress(ConnectionError, OSError):
-            route(self)
+        with self.served.lock:
+            self.served.active += 1
+        try:
+            with contextlib.suppress(ConnectionError, OSError):
+                route(self)
+        finally:
+            with self.served.lock:
+                self.served.active -= 1
+                self.served.lock.notify_all()
 
     do_GET = do_HEAD = _route
 
@@ -60,7 +79,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
-            self.served.sent(len(body))
+            self.served.sent(len(body), self.path.partition("?")[0])
 
     def redirect(self, location: str) -> None:
         self.reply(302, b"", headers={"Location": location})
@@ -85,7 +104,7 @@ class Handler(BaseHTTPRequestHandler):
         sent = 0
         while not self.served.stop.is_set() and (budget is None or sent < budget):
             self.wfile.write(chunk)
-            self.served.sent(len(chunk))
+            self.served.sent(len(chunk), self.path.partition("?")[0])
             sent += len(chunk)
             if pause:
                 time.sleep(pause)

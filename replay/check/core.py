@@ -16,8 +16,9 @@ import orjson
 
 from replay.checker import Checker, Found
 from replay.findings import Finding, Rule
+from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.event import ENVELOPE_KEYS, SURFACE_TYPES, ChunkRun, ChunkSpan, Event
-from replay.log.values import MAX_SAFE_INTEGER, hashable, is_nonempty_str, is_nonneg_safe_int, is_safe_int
+from replay.log.values import hashable, is_nonempty_str, is_nonneg_safe_int, is_safe_int
 from replay.output import show
 
 B5 = Rule("B5", "format", "session", "messages have an id, a role, a source and a list of content")

@@ -8,3 +8,8 @@ GOLDENS = "goldens"
 PENDING_FOLDER = ".replay/pending"
 """Where ``replay check --pending`` (and the pytest plugin under CI) puts pending goldens,
 and where ``review``, ``accept`` and ``reject`` look for them, unless told otherwise."""
+DECISIONS = {"a": "accept", "r": "reject", "s": "skip"}
+"""``replay review``'s keys that decide a pending golden; in capitals, for it and every
+one after it."""
+QUIT = "q"
+"""``replay review``'s key that leaves the rest pending."""

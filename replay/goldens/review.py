@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from replay.goldens import DECISIONS, QUIT
 from replay.goldens.pending import Decision, EntryView, PendingResult, Workflow
 from replay.goldens.select import Selection
 from replay.goldens.store import StoreError
 
-KEYS = frozenset("arsqARS")
+KEYS = frozenset([*DECISIONS, *(key.upper() for key in DECISIONS), QUIT])
 
 Ask = Callable[[EntryView, str], str]
 """Shows one pending golden and returns a key of ``KEYS``."""
@@ -37,14 +38,15 @@ def review(workflow: Workflow, ask: Ask, selection: Selection | None = None, *, 
             key = every or ask(view, f"[{number}/{len(entries)}]")
             if key not in KEYS:
                 raise ValueError(f"not a review key: {key!r}")
-            if key == "q":
+            if key == QUIT:
                 result.quit = True
                 break
             if key.isupper():
                 every = key = key.lower()
-            if key == "a":
+            action = DECISIONS[key]
+            if action == "accept":
                 decisions = workflow.accept([entry])  # the bytes shown: both hash to the entry
-            elif key == "r":
+            elif action == "reject":
                 decisions = workflow.reject([entry])
             else:
                 decisions = [Decision(entry, "skipped", view.golden)]

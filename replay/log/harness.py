@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from replay.jsjson import parse
+from replay.log.source import SESSION_LOG
 
-PRIMARY_LOG = "session.jsonl"
+PRIMARY_LOG = SESSION_LOG
 GOLDEN_NAMES = ("stdout.expected.jsonl", "stdout.golden.jsonl")
 LIVE_GOLDEN = "live.expected.jsonl"
 LOAD_GOLDEN = "load.expected.jsonl"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Any
 
+from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.event import ChunkRun
-from replay.log.values import MAX_SAFE_INTEGER, is_nonneg_safe_int, is_number, is_safe_int
+from replay.log.values import is_nonneg_safe_int, is_number, is_safe_int
 
 _ROW_KEYS = frozenset({"type", "seq0", "time0", "data"})
 _TEXT_KEYS = frozenset({"turn", "step", "index", "dt", "texts"})

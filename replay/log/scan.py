@@ -15,12 +15,13 @@ from typing import Literal, overload
 import orjson
 
 from replay.findings import Finding, Rule
+from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.bounded import Records
 from replay.log.event import PACKED_TAGS, ChunkRun, ChunkSpan, Event
 from replay.log.legacy import Migration
 from replay.log.lines import Unparsable, decode_json
 from replay.log.rows import RowError, decode_row
-from replay.log.values import MAX_SAFE_INTEGER, json_type
+from replay.log.values import json_type
 from replay.log.zstd import A9
 from replay.output import show
 

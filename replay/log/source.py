@@ -33,9 +33,17 @@ from replay.urls import is_url
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
 ARCHIVE_SUFFIXES = (".tar", ".tar.zst", ".tar.zstd")
-STORED_NAMES = {"session.jsonl": "session.jsonl.zstd", "session.jsonl.zstd": "session.jsonl"}
+SESSION_LOG = "session.jsonl"
+"""A session's log, as the harness names it in a session folder (a scenario folder's
+primary log); child N's is ``child_log(N)``."""
+STORED_NAMES = {SESSION_LOG: f"{SESSION_LOG}.zstd", f"{SESSION_LOG}.zstd": SESSION_LOG}
 """A production root stores a session's log under one of two names (plain, zstd):
 each name to the other (rule A10 looks for both)."""
+
+
+def child_log(index: int) -> str:
+    """The log of child session ``index`` in a session folder: ``session.N.jsonl``."""
+    return SESSION_LOG.replace(".jsonl", f".{index}.jsonl")
 DEFAULT_CAP = Limits().max_log_bytes
 
 PassedOver = Callable[[str, str], None]

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from replay.jsjson import MAX_SAFE_INTEGER
 from replay.output import show
-
-MAX_SAFE_INTEGER = 2**53 - 1
 
 
 def is_safe_int(value: Any) -> bool:

@@ -21,12 +21,10 @@ from replay.log.harness import is_scenario_folder, load_harness_scenario
 from replay.log.header import looks_like
 from replay.log.reader import Limits, LogRead, iter_events, read_log
 from replay.log.source import file_source, stdin_source
-from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, Profile, detect_profile
+from replay.render.acp.profiles import PROFILES, detect_profile
+from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, Locale, Profile, Surface
 
-Surface = Literal["acp", "stdio", "web"]
-SURFACES: tuple[Surface, ...] = ("acp", "stdio", "web")
-ProfileChoice = Literal["2026-07", "2026-08", "auto"]
-PROFILE_CHOICES: tuple[ProfileChoice, ...] = ("2026-07", "2026-08", "auto")
+ProfileChoice = Profile | Literal["auto"]
 """What ``--profile`` takes: a generation of the harness's ACP agent, or ``auto`` (the one
 the log's generation says)."""
 
@@ -93,8 +91,8 @@ class RenderRequest:
     """acp: the goldens' placeholders for volatile values."""
     terminal_output: bool | None = None
     """acp: the client's terminal capability (``None``: the folder's, else off)."""
-    profile: ProfileChoice = "2026-07"
-    locale: str = "en"
+    profile: ProfileChoice = DEFAULT_PROFILE
+    locale: Locale = DEFAULT_LOCALE
     """web: the strings."""
     html: bool = False
     """web: a self-contained HTML page instead of the golden text."""
@@ -146,7 +144,7 @@ def json_lines(frames: Iterable[object]) -> Iterator[str]:
             yield "\n"
 
 
-def view_page(path: str, locale: str = "en", limits: Limits | None = None) -> Path:
+def view_page(path: str, locale: Locale = DEFAULT_LOCALE, limits: Limits | None = None) -> Path:
     """The HTML page of a session (transcript, tool rows, plan panel, plan timeline),
     written to a new temporary file: its path. Nothing is left behind on failure."""
     from replay.render.web import html_chunks

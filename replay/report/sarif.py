@@ -31,6 +31,7 @@ from replay.check.engine import AuditResult, LogReport
 from replay.check.explain import RuleHelp, rule_help
 from replay.check.registry import RULES
 from replay.findings import Finding, Severity
+from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.source import display_path
 from replay.report.audit import AuditReporter
 from replay.report.rules import help_text, paragraphs
@@ -41,7 +42,6 @@ SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sar
 ROOT = "%SRCROOT%"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.POLICY: "note"}
 FINGERPRINT_KEY = "replay/v1"
-_SAFE = 2**53 - 1
 
 
 def text(value: str) -> str:
@@ -51,7 +51,7 @@ def text(value: str) -> str:
 
 def number(value: int | None) -> int | str | None:
     """An integer as JSON readers keep it exactly: as a string beyond ±(2^53-1)."""
-    return value if value is None or -_SAFE <= value <= _SAFE else str(value)
+    return value if value is None or -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else str(value)
 
 
 _URL_SAFE = ":/?#[]@!$&'()*+,;=%~"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from replay.goldens import DECISIONS, QUIT
 from replay.hints import line
 from replay.output import json_bytes
 from replay.report.base import Reporter
@@ -305,7 +306,7 @@ def entry_text(view: EntryView, position: str, style: Style) -> str:
     return head + change_text(view.golden, view.changes, style, "  ")
 
 
-REVIEW_KEYS = "a accept · r reject · s skip · q quit · ? help"
+REVIEW_KEYS = " · ".join([*(f"{key} {what}" for key, what in DECISIONS.items()), f"{QUIT} quit", "? help"])
 REVIEW_HELP = """\
   a  accept: write the pending golden over the golden (refused if the golden changed since)
   r  reject: drop the pending golden; the golden is not touched

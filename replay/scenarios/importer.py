@@ -60,10 +60,10 @@ from replay.hints import command, line
 from replay.jsjson import parse
 from replay.log.bounded import BLOCK
 from replay.log.event import Event
-from replay.log.harness import terminal_capability
+from replay.log.harness import INPUT_NAME, OVERRIDE_NAME, terminal_capability
 from replay.log.header import looks_like
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
-from replay.log.source import TreeFile
+from replay.log.source import SESSION_LOG, STORED_NAMES, TreeFile
 from replay.log.values import CWD_PLACEHOLDER
 from replay.output import pretty_json, utf8
 from replay.scenarios.scenario import (
@@ -81,9 +81,7 @@ from replay.scenarios.scenario import (
 )
 from replay.todo.tool import TOOL_NAME, policy_of_description
 
-OVERRIDE_FILE = "replay.override.json"
-INPUT_FILE = "input.json"
-PRIMARY_NAMES = ("session.jsonl", "session.jsonl.zstd", "session.jsonl.zst")
+PRIMARY_NAMES = (*STORED_NAMES, f"{SESSION_LOG}.zst")
 """The primary log of a harness scenario folder, by the names the harness stores it under."""
 MAX_LOG_BYTES = Limits().max_log_bytes
 """The largest log an import copies (the audit's log cap)."""
@@ -316,14 +314,14 @@ def _locate_folder(folder: Path, primary: _File | None) -> _Input:
     numbered = sorted((int(m.group(1)), name) for name in entries
                       if (m := _LOG_NAME.fullmatch(name)) is not None and m.group(1) is not None)
     children = [f for _, name in numbered if (f := regular(name, False)) is not None]
-    return _Input(primary, children, regular(INPUT_FILE, False), regular(OVERRIDE_FILE, False), notes)
+    return _Input(primary, children, regular(INPUT_NAME, False), regular(OVERRIDE_NAME, False), notes)
 
 
 def _scenario_name(path: Path) -> str:
     """The name a log gets in the scenario: its harness name, compression kept."""
     match = _LOG_NAME.fullmatch(path.name)
     suffix = (match.group(2) or "") if match else (".zstd" if path.name.endswith((".zstd", ".zst")) else "")
-    return path.name if match else f"session.jsonl{suffix}"
+    return path.name if match else f"{SESSION_LOG}{suffix}"
 
 
 # -- what a log holds, read as a stream ----------------------------------------------------
@@ -592,24 +590,24 @@ def _override(primary: _Log, raw: bytes | None, notes: list[str], use: bool) -> 
     try:
         RecordedModel.from_events(primary.events())
     except ModelError:
-        notes.append(f"{OVERRIDE_FILE}: copied and used: the recording alone cannot play the model")
-        return _OverrideUse(agent=OVERRIDE_FILE)
+        notes.append(f"{OVERRIDE_NAME}: copied and used: the recording alone cannot play the model")
+        return _OverrideUse(agent=OVERRIDE_NAME)
     ok, doc = parse(raw.decode("utf-8", "replace")) if raw is not None else (False, None)
     titles = ok and _plays_titles(primary, doc)
     if use and titles:
-        notes.append(f"{OVERRIDE_FILE}: copied and used as the session-title model (it gives the recorded provider "
+        notes.append(f"{OVERRIDE_NAME}: copied and used as the session-title model (it gives the recorded provider "
                      "titles; the agent's calls derive from the log, as in the harness's keyless suite)")
-        return _OverrideUse(title=OVERRIDE_FILE)
+        return _OverrideUse(title=OVERRIDE_NAME)
     if use:
-        notes.append(f"{OVERRIDE_FILE}: copied and used: it plays the model in place of the recorded calls")
-        return _OverrideUse(agent=OVERRIDE_FILE)
+        notes.append(f"{OVERRIDE_NAME}: copied and used: it plays the model in place of the recorded calls")
+        return _OverrideUse(agent=OVERRIDE_NAME)
     if titles:
-        notes.append(f"{OVERRIDE_FILE}: copied, not used: it scripts the session-title model, and the recording "
-                     f'holds the titles it gave (set "title": {{"override": "{OVERRIDE_FILE}"}} in the model, or '
+        notes.append(f"{OVERRIDE_NAME}: copied, not used: it scripts the session-title model, and the recording "
+                     f'holds the titles it gave (set "title": {{"override": "{OVERRIDE_NAME}"}} in the model, or '
                      "import with --use-override, to use it)")
     else:
-        notes.append(f"{OVERRIDE_FILE}: copied, not used: the recording plays the model without it (set "
-                     f'"override": "{OVERRIDE_FILE}" in the model, or import with --use-override, to use it)')
+        notes.append(f"{OVERRIDE_NAME}: copied, not used: the recording plays the model without it (set "
+                     f'"override": "{OVERRIDE_NAME}" in the model, or import with --use-override, to use it)')
     return _OverrideUse()
 
 
@@ -691,7 +689,7 @@ def import_log(scenarios_root: Tree | Path, name: str, source: Path, *, force: b
             notes.append(f"imported despite error findings (--force) in {len(failing)} log(s): rules "
                          f"{', '.join(rules) or 'unreadable'}")
         steps = _read_json(found.input) if found.input is not None else None
-        override_raw = _staged_json(staging, found.override, OVERRIDE_FILE) if found.override is not None else None
+        override_raw = _staged_json(staging, found.override, OVERRIDE_NAME) if found.override is not None else None
         primary, *children = (_summarize(src, stored) for src, (_, stored) in zip(sources, logs, strict=True))
         notes.extend(_prompt_notes(primary))
         subagent, spawned = _subagent(primary, children, notes)
@@ -713,7 +711,7 @@ def import_log(scenarios_root: Tree | Path, name: str, source: Path, *, force: b
             doc["client"] = {"terminalOutput": True}
         if cwd != CWD_PLACEHOLDER:
             doc["cwd"] = cwd if isinstance(cwd, str) else None
-        doc["model"] = _model(primary, "session.jsonl", override)
+        doc["model"] = _model(primary, SESSION_LOG, override)
         if spawned:
             doc["children"] = [{"tools": _tools(c, policy, subagent), "model": {"recorded": True, "log": c.name}}
                                for c in spawned]

@@ -36,9 +36,10 @@ from replay.hints import command
 from replay.jsjson import parse
 from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
-from replay.log.source import tree_source
+from replay.log.source import SESSION_LOG, child_log, tree_source
 from replay.log.values import CWD_PLACEHOLDER
 from replay.render.acp.profiles import detect_profile
+from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.todo.tool import TOOL_NAME, Config
 from replay.validation import validation_problems as problems_of
 
@@ -228,7 +229,7 @@ class Scenario(_Strict):
     """The user's prompts, one per turn, in order. Empty: the session never ran a turn (its log is its header)."""
     tools: ToolsConfig
     """The tools of the primary session."""
-    locale: Literal["en", "zh"] = "en"
+    locale: Locale = DEFAULT_LOCALE
     """The web renderer's strings (`web.expected.txt`)."""
     client: ClientSpec = Field(default_factory=ClientSpec)
     """The ACP client's capabilities (`stdout.expected.jsonl`, `load.expected.jsonl`)."""
@@ -510,7 +511,7 @@ class _Runner:
         child = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd, parent=parent.log.id,
                                depth=int(parent.log.header["delegationDepth"]) + 1, keep=self.keep)
         self.logs.append(child)
-        session = _session(spec.tools, spec.model, self.folder, f"session.{index}.jsonl", f"call_c{index}")
+        session = _session(spec.tools, spec.model, self.folder, child_log(index), f"call_c{index}")
         self._add_models(f"child {index}", session)
         agent = Agent(child, session.model, session.tools, self.ids, session.provider, session.model_name,
                       spawn_child=self.spawn, recording=session.recording, label=f"child {index}",
@@ -522,7 +523,7 @@ class _Runner:
     def run(self) -> Run:
         primary = SessionLog.new(self.ids.next(), self.clock, cwd=self.scenario.cwd, keep=self.keep)
         self.logs.append(primary)
-        session = _session(self.scenario.tools, self.scenario.model, self.folder, "session.jsonl", "call")
+        session = _session(self.scenario.tools, self.scenario.model, self.folder, SESSION_LOG, "call")
         self._add_models("the primary session", session)
         agent = Agent(primary, session.model, session.tools, self.ids, session.provider, session.model_name,
                       spawn_child=self.spawn, recording=session.recording, title_model=session.title,

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from replay.log.event import Event
 from replay.render.acp.permissions import Frame, PermissionRequests
+from replay.render.choices import DEFAULT_PROFILE, Profile
 
-Profile = Literal["2026-07", "2026-08"]
-DEFAULT_PROFILE: Profile = "2026-07"
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "AutomationSession", "Profile", "ProfileInfo", "detect_profile"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
-Locale = Literal["en", "zh"]
-LOCALES: tuple[Locale, ...] = ("en", "zh")
+from replay.render.choices import LOCALES, Locale
+
+__all__ = ["EN", "LOCALES", "ZH", "Locale", "Strings", "strings"]
 
 
 @dataclass(frozen=True, slots=True)
