@@ -128,6 +128,11 @@ def _silence_stdout() -> None:
 class _Group(click.Group):
     command_class = _Command
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The commands in the order they are used (``main``'s order of definition):
+        check, refresh, review … before audit, view, render …"""
+        return list(self.commands)
+
     def invoke(self, ctx: click.Context) -> Any:
         """An output that cannot be written is exit 1, with the path and the OS error;
         a reader of standard output that went away ends the command quietly. Ctrl-C, at
@@ -211,15 +216,21 @@ def _options(*options: Callable[[Any], Any]) -> Callable[[Any], Any]:
 limit_options = _options(
     click.option("--max-record-bytes", type=click.IntRange(min=1), default=_DEFAULT_LIMITS.max_record_bytes,
                  show_default=True, help="Largest single record read; a longer one is a finding."),
-    click.option("--max-log-bytes", "--max-decompressed-bytes", "max_log_bytes", type=click.IntRange(min=1),
+    click.option("--max-log-bytes", "max_log_bytes", type=click.IntRange(min=1),
                  default=_DEFAULT_LIMITS.max_log_bytes, show_default=True,
                  help="Most bytes read from one log (file, standard input, FIFO; a zstd log's plaintext: the "
                       "decompression-bomb guard); more is a finding."),
+    click.option("--max-decompressed-bytes", "old_max_log_bytes", type=click.IntRange(min=1), default=None,
+                 hidden=True),  # the old name of --max-log-bytes: still accepted, with a line that says so
 )
 
 
 def _limits(options: dict[str, Any]) -> Limits:
-    return Limits(max_record_bytes=options.pop("max_record_bytes"), max_log_bytes=options.pop("max_log_bytes"))
+    old = options.pop("old_max_log_bytes")
+    if old is not None:
+        click.echo("replay: --max-decompressed-bytes is deprecated: it is --max-log-bytes now", err=True)
+    return Limits(max_record_bytes=options.pop("max_record_bytes"),
+                  max_log_bytes=old if old is not None else options.pop("max_log_bytes"))
 
 
 def _folder_tree(path: Path, own: Path) -> Tree:
@@ -324,7 +335,7 @@ def main() -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
 
 
-@main.command()
+@main.command(short_help="Re-validate session logs against the harness's rules.")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--format", "fmt", type=click.Choice(list(AUDIT_FORMATS)), default="text", show_default=True,
               help="Report format.")
@@ -348,6 +359,8 @@ def main() -> None:
                                    "the exit status is then 0.")
 @click.option("--no-fold", is_flag=True, help="text: list every finding under its file (no folding of repeats).")
 @click.option("--statistics", is_flag=True, help="text: only the count of each rule's findings and files.")
+@click.option("-l", "--files-with-findings", "files_only", is_flag=True,
+              help="text: only the paths of the logs with findings, one per line (as grep -l), for scripts.")
 @no_color_option
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
@@ -357,8 +370,8 @@ def main() -> None:
                    "workers read the logs themselves (needs replay[dask]). Given up on (exit 2) when it does not "
                    f"answer within {SCHEDULER_SECONDS:g} s.")
 @limit_options
-def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_color: bool, junit: Path | None,
-          jobs: int | None, scheduler: str | None, **options: Any) -> None:
+def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, files_only: bool, no_color: bool,
+          junit: Path | None, jobs: int | None, scheduler: str | None, **options: Any) -> None:
     """Re-validate session logs against the harness's load rules and durable invariants.
 
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
@@ -373,8 +386,9 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_
 
     if jobs is not None and scheduler is not None:
         raise click.UsageError("--jobs and --scheduler exclude each other: the cluster's workers do the work")
-    if (no_fold or statistics) and fmt != "text":
-        raise click.UsageError(f"--no-fold and --statistics shape the text report, not --format {fmt}")
+    if (no_fold or statistics or files_only) and fmt != "text":
+        raise click.UsageError(f"--no-fold, --statistics and --files-with-findings shape the text report, not "
+                               f"--format {fmt}")
     reporting = AUDIT_FORMATS[fmt]
     request = AuditRequest(
         paths, Policy(options["policy"]), _limits(options), options["select"] or None, options["ignore"] or None,
@@ -383,13 +397,14 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_
         jobs=1 if scheduler is not None else _workers("audit", jobs), scheduler=scheduler)
     run = Audit(request, lambda path, why: click.echo(f"replay audit: passed over {sanitize(path)}: {why}",
                                                        err=True))
-    shown = reporting.shows_progress and sys.stderr.isatty()
+    shown = reporting.shows_progress and not files_only and sys.stderr.isatty()
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
     held = shown and count >= _PROGRESS_MIN
     out = stdout()
     text = io.StringIO() if held else None  # the report waits until the bar is done
-    reporter = reporting(text or cast(TextIO, out), style_for(sys.stdout, no_color),
-                         AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None))
+    view = AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None,
+                     files_only=files_only, summary_only=options["write_baseline"] is not None)
+    reporter = reporting(text or cast(TextIO, out), style_for(sys.stdout, no_color), view)
     reporter.start()
     with _progress(count, "auditing", shown) as advance:
         def told(report: LogReport) -> None:
@@ -410,7 +425,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_
     sys.exit(1 if result.failed else 0)
 
 
-@main.command()
+@main.command(short_help="Run scenarios keylessly and compare every golden.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @tree_options
 @click.option("--format", "fmt", type=click.Choice(list(CHECK_FORMATS)), default="text", show_default=True,
@@ -422,12 +437,13 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_
                    f"with DIR/manifest.json, for `replay review` / `accept` (DIR: {PENDING_FOLDER}). Never writes "
                    "to the goldens.")
 @click.option("--full", is_flag=True, help="Show every change with values untruncated.")
+@click.option("-v", "--verbose", is_flag=True, help="text: name every scenario, not only those that failed.")
 @click.option("--ci", "ci_flag", is_flag=True, help="As under CI (also when $CI is set): suggest no command that "
                                                     "writes goldens.")
 @no_color_option
 @jobs_option("runs")
 def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: str, junit: Path | None,
-          pending: str | None, full: bool, ci_flag: bool, no_color: bool, jobs: int | None) -> None:
+          pending: str | None, full: bool, verbose: bool, ci_flag: bool, no_color: bool, jobs: int | None) -> None:
     """Run scenarios keylessly and compare every golden (all scenarios when none is named).
 
     A SELECTOR is SCENARIO or SCENARIO/ARTEFACT, shell-style globs allowed. Never writes
@@ -453,7 +469,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
                                  context=context, on_scenario=lambda r: advance(r.name),
                                  pending=None if pending is None else _folder_tree(Path(pending),
                                                                                    Path(PENDING_FOLDER)))
-    echo(reporting.render(report, style_for(sys.stdout, no_color)))
+    echo(reporting.render(report, style_for(sys.stdout, no_color), verbose))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if fmt == "github" and summary:
         try:  # a failure to write it is said on stderr, never the check's verdict
@@ -465,7 +481,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
     sys.exit(1 if report.failed else 0)
 
 
-@main.command()
+@main.command(short_help="Rewrite the goldens that changed, keylessly.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @tree_options
 @click.option("--prune", is_flag=True, help="Delete orphaned golden files (no artefact produces them).")
@@ -498,7 +514,7 @@ def _workflow(pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree) -> Work
     return workflow(pending_dir, goldens_dir, scenarios_dir)
 
 
-@main.command()
+@main.command(short_help="Go through the pending goldens, one key each.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @pending_options
 @click.option("--full", is_flag=True, help="Show every change with values untruncated.")
@@ -561,7 +577,7 @@ def _decide(command: str, names: tuple[str, ...], pending_dir: Tree, scenarios_d
     sys.exit(1 if result.failed else 0)
 
 
-@main.command(name="accept")
+@main.command(name="accept", short_help="Write pending goldens over the goldens.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @pending_options
 @no_color_option
@@ -577,7 +593,7 @@ def accept_command(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tre
     _decide("accept", names, pending_dir, scenarios_dir, goldens_dir, no_color)
 
 
-@main.command(name="reject")
+@main.command(name="reject", short_help="Drop pending goldens.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @pending_options
 @no_color_option
@@ -587,7 +603,7 @@ def reject_command(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tre
     _decide("reject", names, pending_dir, scenarios_dir, goldens_dir, no_color)
 
 
-@main.command()
+@main.command(short_help="Replay a session log through acp, stdio or web.")
 @click.argument("surface", type=click.Choice(SURFACES))
 @click.argument("path", metavar="PATH")
 @click.option("--live/--load", default=True, help="acp: the live stream (default) or the session/load replay.")
@@ -629,7 +645,7 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
     out.flush()
 
 
-@main.command()
+@main.command(short_help="Write an HTML page of a session.")
 @click.argument("path", metavar="PATH")
 @click.option("--locale", type=click.Choice(LOCALES), default=DEFAULT_LOCALE, show_default=True)
 @click.option("--open", "open_browser", is_flag=True, help="Also open the page in a web browser.")
@@ -647,7 +663,7 @@ def view(path: str, locale: str, open_browser: bool, **options: Any) -> None:
         webbrowser.open(page.as_uri())
 
 
-@main.command()
+@main.command(short_help="Compare rendered ACP streams with harness goldens.")
 @click.argument("roots", nargs=-1, required=True, metavar="CORPUS_DIR...",
                 type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(list(CONFORMANCE_FORMATS)), default="text", show_default=True)
@@ -668,7 +684,7 @@ def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
     sys.exit(1 if report.failed else 0)
 
 
-@main.command()
+@main.command(short_help="Print the todo_write tool entry or the scenario schema.")
 @click.argument("what", metavar="todo_write|scenario", type=click.Choice([TOOL_NAME, "scenario"]))
 @click.option("--policy", type=click.Choice([p.value for p in Policy]), default=None,
               help="todo_write (required): parallel: allowParallelInProgress=true; single: at most one in_progress.")
@@ -688,7 +704,7 @@ def schema(what: str, policy: str | None) -> None:
     echo(json.dumps(tool_schema(config), indent=2, ensure_ascii=False) + "\n")
 
 
-@main.command()
+@main.command(short_help="Create a scenario: a scaffold, or a session imported.")
 @click.argument("name")
 @click.option("--from-log", "from_log", type=click.Path(exists=True, path_type=Path), default=None,
               metavar="PATH", help="Import a harness session (a session.jsonl[.zstd], or a harness scenario folder "
@@ -732,7 +748,7 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
     out.flush()
 
 
-@main.command()
+@main.command(short_help="List the audit's rules, or explain some.")
 @click.argument("names", nargs=-1, metavar="[RULE]...")
 @click.option("--format", "fmt", type=click.Choice(list(RULE_FORMATS)), default="text", show_default=True)
 def rules(names: tuple[str, ...], fmt: str) -> None:
@@ -750,7 +766,30 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
     echo(reporting.render(helps, style_for(sys.stdout)))
 
 
-@main.command()
+@main.command(short_help="Compare two logs or goldens, record by record.")
+@click.argument("a", metavar="A", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("b", metavar="B", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--normalize", is_flag=True, help="Zero the volatile values (createdAt, time, time0, dt) on both "
+                                                "sides, as goldens have them: a harness log against a session golden.")
+@click.option("--full", is_flag=True, help="Show every change with values untruncated.")
+@no_color_option
+@limit_options
+def diff(a: Path, b: Path, fmt: str, normalize: bool, full: bool, no_color: bool, **options: Any) -> None:
+    """Compare two session logs or goldens as `replay check` compares goldens: records
+    aligned, one line per change at its line of A, seq shifts folded.
+
+    Exit status: 0 the same, 1 different, 2 usage error.
+    """
+    from replay.report.snapshot import diff_json, diff_text
+    from replay.scenarios.compare_logs import diff_logs
+
+    result = diff_logs(a, b, normalize=normalize, full=full, limits=_limits(options))
+    echo(diff_json(result) if fmt == "json" else diff_text(result, style_for(sys.stdout, no_color)))
+    sys.exit(0 if result.same else 1)
+
+
+@main.command(short_help="Print the standing plan of a log as JSON.")
 @click.argument("path", metavar="PATH")
 @click.option("--at", "at", type=int, default=None, metavar="SEQ",
               help="The plan in force right after the event with this seq.")
@@ -762,3 +801,17 @@ def plan(path: str, at: int | None, **options: Any) -> None:
     out = stdout()
     out.write_bytes(json_bytes(plan_of(path, at, _limits(options))) + b"\n")
     out.flush()
+
+
+@main.command(short_help="Print the shell completion script.")
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the completion script for SHELL: commands, options, choices and file
+    paths complete on Tab. For bash, add `eval "$(replay completion bash)"` to
+    ~/.bashrc (zsh: ~/.zshrc; fish: `replay completion fish | source` in
+    ~/.config/fish/config.fish)."""
+    from click.shell_completion import get_completion_class
+
+    completer = get_completion_class(shell)
+    assert completer is not None  # the choice holds only the shells click knows
+    echo(completer(main, {}, "replay", "_REPLAY_COMPLETE").source())
