@@ -16,14 +16,14 @@ its largest lines, and its work is linear: it resyncs on the nearest line both w
 hold, or takes both windows as changed. Its report is capped and its lines are cut even
 with ``full``, and its first line says it is a line diff.
 
-Under that limit the work is bounded too (``Effort``): difflib's alignment of records, list
-items or lines is quadratic or worse on repetitive content, and deepdiff costs tens of
-microseconds a record, so one golden gets ``EXACT_DIFF_STEPS`` steps of such work. A pair
-of records deepdiff would take too long over is compared by a walk of our own that reports
-what deepdiff reports (``_walk``); an alignment that runs out of steps is replaced by a
-linear one (``_linear_opcodes``: the records each side holds once, then the nearest equal
-ones), or, for text, by the line diff; the report's first line then says so. JSON nested
-deeper than ``MAX_JSON_DEPTH`` is compared as text.
+Under that limit the work is bounded too (``Effort``). difflib's alignment of records,
+list items or lines is quadratic or worse on repetitive content: the alignments of one
+golden get ``EXACT_DIFF_STEPS`` steps, past which an alignment is made linear
+(``_linear_opcodes``: on the items each side holds once, then on the nearest equal ones)
+and text is compared by the line diff, and the report's first line says so. deepdiff
+costs tens of microseconds a value, and aligns lists and multi-line strings with difflib
+too: past what one call of it may cost (``_DEEPDIFF_STEPS``), values are compared by a
+walk of our own that finds what deepdiff finds (``_walk``).
 
 For byte-exact streams (``align_lines``, conformance): the two streams aligned, what
 is missing, extra or changed, and the first line that differs, with the first
@@ -69,9 +69,6 @@ _DEEPDIFF_VALUE_STEPS = 150
 _DEEPDIFF_STEPS = _DEEPDIFF_CALL_STEPS + _DEEPDIFF_VALUE_STEPS * _MAX_DIFFS
 """The steps deepdiff may take on one golden: what one call of it may take. Past it,
 ``_walk`` compares the values, with the same result."""
-MAX_JSON_DEPTH = 64
-"""The deepest JSON compared value by value (deepdiff recurses a few frames a level);
-deeper JSON is compared as text."""
 _DEEPER = 0.33
 """deepdiff's ``threshold_to_diff_deeper``, passed to it and mirrored by ``_walk``: two
 objects that share less than this share of their keys are shown whole."""
@@ -86,7 +83,7 @@ _LINE_LEAD = 40
 _CHUNK = 1 << 16
 
 Path_ = tuple[str | int, ...]
-Opcode = tuple[str, int, int, int, int]
+_Opcode = tuple[str, int, int, int, int]
 """One step of an alignment, as difflib's ``get_opcodes`` writes it."""
 _H = TypeVar("_H", bound=Hashable)
 
@@ -168,7 +165,7 @@ class _Matcher(difflib.SequenceMatcher[_H]):
         return super().find_longest_match(alo, ahi, blo, bhi)
 
 
-def _align(a: Sequence[_H], b: Sequence[_H], effort: Effort) -> Sequence[Opcode]:
+def _align(a: Sequence[_H], b: Sequence[_H], effort: Effort) -> Sequence[_Opcode]:
     """difflib's opcodes of ``a`` → ``b`` while ``effort`` affords them, else the linear
     alignment's (and ``effort`` is marked approximate)."""
     if a == b:  # what difflib finds too (one block of all), at no cost
@@ -180,7 +177,7 @@ def _align(a: Sequence[_H], b: Sequence[_H], effort: Effort) -> Sequence[Opcode]
         return _linear_opcodes(a, b)
 
 
-def _linear_opcodes(a: Sequence[_H], b: Sequence[_H]) -> list[Opcode]:
+def _linear_opcodes(a: Sequence[_H], b: Sequence[_H]) -> list[_Opcode]:
     """An alignment in O(n log n): the items each side holds once, in the longest order
     both keep, are aligned; between two of them, equal items are aligned as the line diff
     resyncs (the nearest pair within ``_WINDOW_LINES`` items ahead), the rest changed."""
@@ -200,7 +197,7 @@ def _linear_opcodes(a: Sequence[_H], b: Sequence[_H]) -> list[Opcode]:
         if ai < len(a):
             pairs.append((ai, bj))
         i, j = ai + 1, bj + 1
-    ops: list[Opcode] = []
+    ops: list[_Opcode] = []
     i = j = 0
     for pi, pj in [*pairs, (len(a), len(b))]:
         if pi > i or pj > j:
@@ -353,8 +350,8 @@ def _scalars(items: list[Any]) -> bool:
 
 
 def _align_cost(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    """At least the steps difflib takes to align ``a`` and ``b``: at most 3·min(n, m) + 1
-    probes, each visiting at most both sides and every pair of equal items."""
+    """An upper bound of the steps difflib takes to align ``a`` and ``b``: at most
+    3·min(n, m) + 1 probes, each visiting at most both sides and every pair of equal items."""
     in_b = Counter(b)
     equal = sum(in_b.get(item, 0) for item in a)
     return (3 * min(len(a), len(b)) + 1) * (len(a) + len(b) + equal + 1)
@@ -532,8 +529,6 @@ def jsonl_changes(expected: bytes, actual: bytes, full: bool = False, effort: Ef
         return text_changes(expected, actual, full, effort)
     left, numbers = parsed_left
     right, _ = parsed_right
-    if not all(_shallow(record) for record in (*left, *right)):
-        return _as_text(expected, actual, full, effort)
     found: list[Change] = []
     shifts: list[tuple[int, int]] = []  # (event, delta) of aligned pairs whose seq moved
 
@@ -587,24 +582,6 @@ def _noted(found: list[Change], expected: bytes, actual: bytes, effort: Effort) 
     return found
 
 
-def _shallow(value: Any) -> bool:
-    """Whether a JSON value nests no more than ``MAX_JSON_DEPTH`` objects and lists."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        inside = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if inside is None:
-            continue
-        if depth > MAX_JSON_DEPTH:
-            return False
-        stack.extend((child, depth + 1) for child in inside)
-    return True
-
-
-def _as_text(expected: bytes, actual: bytes, full: bool, effort: Effort) -> list[Change]:
-    """JSON too deep to compare value by value, as text, after a line saying so."""
-    return [Change(f"nested more than {MAX_JSON_DEPTH} deep: compared as text"),
-            *text_changes(expected, actual, full, effort)]
 
 
 def _shift_lines(shifts: list[tuple[int, int]]) -> list[tuple[int, str]]:
@@ -701,8 +678,6 @@ def json_changes(expected: bytes, actual: bytes, full: bool = False, effort: Eff
         left, right = json.loads(expected), json.loads(actual)
     except (ValueError, RecursionError):
         return text_changes(expected, actual, full, effort)
-    if not (_shallow(left) and _shallow(right)):
-        return _as_text(expected, actual, full, effort)
     diffs = _value_diffs(left, right, full, effort)
     lines = json_lines(expected.decode("utf-8", "replace")) if diffs else {}
     found = sorted((Change(text, _line_in(lines, path)) for path, text in diffs),
