@@ -23,7 +23,8 @@ golden get ``EXACT_DIFF_STEPS`` steps, past which an alignment is made linear
 and text is compared by the line diff, and the report's first line says so. deepdiff
 costs tens of microseconds a value, and aligns lists and multi-line strings with difflib
 too: past what one call of it may cost (``_DEEPDIFF_STEPS``), values are compared by a
-walk of our own that finds what deepdiff finds (``_walk``).
+walk of our own that finds what deepdiff finds (``_walk``). JSON nested deeper than
+``MAX_JSON_DEPTH`` (deepdiff recurses) is compared as text, after a line saying so.
 
 For byte-exact streams (``align_lines``, conformance): the two streams aligned, what
 is missing, extra or changed, and the first line that differs, with the first
@@ -69,6 +70,9 @@ _DEEPDIFF_VALUE_STEPS = 150
 _DEEPDIFF_STEPS = _DEEPDIFF_CALL_STEPS + _DEEPDIFF_VALUE_STEPS * _MAX_DIFFS
 """The steps deepdiff may take on one golden: what one call of it may take. Past it,
 ``_walk`` compares the values, with the same result."""
+MAX_JSON_DEPTH = 64
+"""The deepest JSON compared value by value (deepdiff recurses a few frames a level);
+deeper JSON is compared as text."""
 _DEEPER = 0.33
 """deepdiff's ``threshold_to_diff_deeper``, passed to it and mirrored by ``_walk``: two
 objects that share less than this share of their keys are shown whole."""
@@ -529,6 +533,8 @@ def jsonl_changes(expected: bytes, actual: bytes, full: bool = False, effort: Ef
         return text_changes(expected, actual, full, effort)
     left, numbers = parsed_left
     right, _ = parsed_right
+    if not all(_shallow(record) for record in (*left, *right)):
+        return _as_text(expected, actual, full, effort)
     found: list[Change] = []
     shifts: list[tuple[int, int]] = []  # (event, delta) of aligned pairs whose seq moved
 
@@ -582,6 +588,24 @@ def _noted(found: list[Change], expected: bytes, actual: bytes, effort: Effort) 
     return found
 
 
+def _shallow(value: Any) -> bool:
+    """Whether a JSON value nests no more than ``MAX_JSON_DEPTH`` objects and lists."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        inside = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if inside is None:
+            continue
+        if depth > MAX_JSON_DEPTH:
+            return False
+        stack.extend((child, depth + 1) for child in inside)
+    return True
+
+
+def _as_text(expected: bytes, actual: bytes, full: bool, effort: Effort) -> list[Change]:
+    """JSON too deep to compare value by value, as text, after a line saying so."""
+    return [Change(f"nested more than {MAX_JSON_DEPTH} deep: compared as text"),
+            *text_changes(expected, actual, full, effort)]
 
 
 def _shift_lines(shifts: list[tuple[int, int]]) -> list[tuple[int, str]]:
@@ -678,6 +702,8 @@ def json_changes(expected: bytes, actual: bytes, full: bool = False, effort: Eff
         left, right = json.loads(expected), json.loads(actual)
     except (ValueError, RecursionError):
         return text_changes(expected, actual, full, effort)
+    if not (_shallow(left) and _shallow(right)):
+        return _as_text(expected, actual, full, effort)
     diffs = _value_diffs(left, right, full, effort)
     lines = json_lines(expected.decode("utf-8", "replace")) if diffs else {}
     found = sorted((Change(text, _line_in(lines, path)) for path, text in diffs),

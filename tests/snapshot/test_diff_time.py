@@ -17,12 +17,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.diff_time import Case, lines, long_text, scalar_list, small_records, text, two_kinds
+from bench.diff_time import Case, deep, lines, long_text, scalar_list, small_records, text, two_kinds
 from replay.goldens.diff import (
     EXACT_DIFF_STEPS,
+    MAX_JSON_DEPTH,
     MAX_LINES,
     Change,
     Effort,
@@ -128,6 +130,19 @@ def test_many_changed_records_are_compared_past_deepdiffs_bound_with_the_same_re
     assert semantic_changes(name, golden, run, full=True, effort=effort) == exact
     assert 0 < effort.deepdiffed <= STEPS and not effort.approximate
     _grows_linearly(small_records, 15_000)
+
+
+@pytest.mark.parametrize("name", ["plan.expected.json", "x.expected.jsonl"])
+def test_json_too_deep_for_deepdiff_is_compared_as_text_and_says_so(name: str) -> None:
+    _, golden, run = deep(MAX_JSON_DEPTH)  # in the plan object: one level more
+    assert changes(name, golden, run) == [
+        Change(f"nested more than {MAX_JSON_DEPTH} deep: compared as text"),
+        Change("@@ -1 +1 @@", 1, ("-" + golden.decode(), "+" + run.decode()))]
+    _, golden, run = deep(300)  # deepdiff raised RecursionError
+    assert changes(name, golden, run)[0] == Change(f"nested more than {MAX_JSON_DEPTH} deep: compared as text")
+    _, golden, run = deep(MAX_JSON_DEPTH - 1)
+    assert changes(name, golden, run) == [Change(("event 1 " if name.endswith("l") else "") + "final"
+                                                 + "[0]" * (MAX_JSON_DEPTH - 1) + ": 1 → 2", 1)]
 
 
 def test_the_line_diff_past_the_size_limit_is_linear_too() -> None:
