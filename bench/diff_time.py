@@ -6,12 +6,12 @@ theirs with the same functions, smaller):
 * ``two-kinds``: 3,000 ACP records of two kinds, in another order on each side and each
   with its own text, so that no record is on both sides (aligning their kinds is cubic
   for difflib);
-* ``long-text``: the ACP golden with one message chunk holding 3,000 lines of 150 kinds,
+* ``long-text``: the ACP golden with one message chunk holding 8,000 lines of 101 kinds,
   in another order in the run (deepdiff diffs multi-line strings with difflib);
 * ``scalar-list``: the plan golden with one list of 10,000 small numbers, other numbers
   in the run (deepdiff aligns lists of scalars with difflib);
-* ``text``: the stdio golden grown to 240 KB of lines that each come back every 150
-  lines, in another order in the run (difflib's unified diff);
+* ``text``: the stdio golden's lines grown to 240 KB of 101 kinds, in another order in
+  the run (difflib's unified diff);
 * ``small-records``: about 1 MiB (under the limit) of the session golden's shortest
   record, each changed in the run: no alignment to make, but one comparison a record;
 * ``deep``: the plan golden with a value nested 300 deep, changed at the bottom;
@@ -70,13 +70,18 @@ def two_kinds(count: int) -> Case:
     return "stdout.expected.jsonl", side(3, "g"), side(2, "r")
 
 
+KINDS = 101
+"""The kinds of line of the repetitive texts: each is in under 1% of the lines, or
+difflib would pass over it (its ``autojunk``); line i is kind i mod KINDS in the golden,
+7i mod KINDS in the run."""
+
+
 def long_text(lines: int) -> Case:
-    """The ACP golden with its first message chunk holding ``lines`` lines of 150 kinds
-    (line i is kind i mod 150 in the golden, 7i mod 150 in the run)."""
+    """The ACP golden with its first message chunk holding ``lines`` lines of ``KINDS`` kinds."""
     def side(step: int) -> bytes:
         records = _records("stdout.expected.jsonl")
         at = next(k for k, r in enumerate(records) if r["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
-        records[at] = _chunk("agent_message_chunk", "".join(f"row {i * step % 150}\n" for i in range(lines)))
+        records[at] = _chunk("agent_message_chunk", "".join(f"row {i * step % KINDS}\n" for i in range(lines)))
         return _jsonl(records)
 
     return "stdout.expected.jsonl", side(1), side(7)
@@ -94,16 +99,15 @@ def scalar_list(items: int) -> Case:
 
 
 def text(size: int) -> Case:
-    """About ``size`` bytes of the stdio golden's lines, each with a number that comes
-    back every 150 lines (i mod 150 in the golden, 7i mod 150 in the run)."""
+    """About ``size`` bytes of ``KINDS`` kinds of line: the stdio golden's lines, numbered."""
     base = (GOLDEN / "stdio.expected.txt").read_text().splitlines()
 
     def side(step: int) -> bytes:
         out: list[str] = []
         total = 0
         while total < size:
-            i = len(out)
-            out.append(f"{base[i % len(base)]} {i * step % 150}")
+            kind = len(out) * step % KINDS
+            out.append(f"{base[kind % len(base)]} {kind}")
             total += len(out[-1]) + 1
         return ("\n".join(out) + "\n").encode()
 
@@ -156,7 +160,7 @@ def lines(size: int) -> Case:
 
 CASES: dict[str, Callable[[], Case]] = {
     "two-kinds": lambda: two_kinds(3000),
-    "long-text": lambda: long_text(3000),
+    "long-text": lambda: long_text(8000),
     "scalar-list": lambda: scalar_list(10_000),
     "text": lambda: text(240_000),
     "small-records": lambda: small_records(1_040_000),
