@@ -104,7 +104,8 @@ def test_usage_errors_exit_two(tmp_path: Path) -> None:
     assert run("audit")[0] == 2
     assert run("audit", "--format", "xml", str(corpus_file(TODO_WRITE)))[0] == 2
     code, out = run("audit", "--format", "json", "--statistics", str(corpus_file(TODO_WRITE)))
-    assert code == 2 and "--no-fold and --statistics shape the text report, not --format json" in out
+    assert code == 2
+    assert "--no-fold, --statistics and --files-with-findings shape the text report, not --format json" in out
     (tmp_path / "empty").mkdir()
     code, out = run("audit", str(tmp_path / "empty"))
     assert code == 2 and "no session logs found" in out

@@ -77,7 +77,7 @@ def test_a_broken_recording_is_a_scenario_error(tree: Path, change: str) -> None
         # Not model output: the recording still plays, and the next message names the provider.
         assert proc.returncode == 0
     else:
-        assert proc.returncode == 1 and "error: " in proc.stdout
+        assert proc.returncode == 1 and "✗ recorded-parallel-plan: did not run\n" in proc.stdout
         assert "cannot play the model" in proc.stdout
 
 

@@ -52,13 +52,13 @@ before the delegation depth was recorded lack it)
 logs/old-2/session.jsonl (7 events; 1 error, 2 warnings; 2 folded below)
   line 1: A4 error: today's harness refuses this session header: it has no "delegationDepth" field (logs written \
 before the delegation depth was recorded lack it)
-logs/old-3/session.jsonl (9 events; 3 warnings; 2 folded below)
-  line 10: B4 warning: turn/end has the 2026-06/07 reason "aborted": loading rewrites it as \
-{"kind":"aborted","reason":{"kind":"legacy"}}
 logs/todo/session.jsonl (115 events; 2 errors)
   line 21: T3 error: every todo/write item needs non-empty, already trimmed content: todos[0] has leading or \
 trailing whitespace in "read the code "
   line 21: T5 error: a todo/write status must be pending, in_progress or completed: todos[2] has "done"
+logs/old-3/session.jsonl (9 events; 3 warnings; 2 folded below)
+  line 10: B4 warning: turn/end has the 2026-06/07 reason "aborted": loading rewrites it as \
+{"kind":"aborted","reason":{"kind":"legacy"}}
 
 Found in 3 or more files
   B4 warning: turn/start has the 2026-06/07 "trigger" field: loading drops it

@@ -66,9 +66,8 @@ def test_a_misspelt_field_is_rejected_with_its_path(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as exc:
         load_scenario(folder)
     assert str(exc.value) == (
-        f"{folder}/scenario.json: invalid scenario: children[0].tools.todo_write.allowParallelInProgress: Field "
-        "required; children[0].tools.todo_write.allowParallelInProgres: unknown field (misspelt?); see `replay "
-        "schema scenario` for the fields")
+        f"{folder}/scenario.json: invalid scenario: children[0].tools.todo_write.allowParallelInProgres: unknown "
+        'field; did you mean "allowParallelInProgress"?; see `replay schema scenario` for the fields')
 
 
 def test_a_misspelt_top_level_field_too() -> None:

@@ -92,7 +92,7 @@ def test_the_policy_flip_flow(repo: Path) -> None:
         "scenario": FLIPPED, "artefact": a, "golden_sha256": sha(goldens[f"{FLIPPED}/{a}"][0]),
         "pending_sha256": sha(pending[f"{FLIPPED}/{a}"][0]), "replay_version": "0.1.0"} for a in ARTEFACTS]
     assert out.endswith("1 of 15 scenarios failed (7 golden files). Next:\n"
-                        "  7 pending golden(s) in .replay/pending: look at each change and accept or reject it:\n"
+                        "  7 pending goldens in .replay/pending: look at each change and accept or reject it:\n"
                         "    replay review\n")
 
     code, out, _ = replay(repo, "accept", f"{FLIPPED}/web.expected.txt")
@@ -107,7 +107,7 @@ def test_the_policy_flip_flow(repo: Path) -> None:
     assert code == 1
     assert [line.split(": ")[0] for line in out.splitlines() if line.endswith(": differs")] == [
         f"    goldens/{FLIPPED}/{a}" for a in ARTEFACTS if a != "web.expected.txt"]
-    assert f"✗ {FLIPPED} (1/7 goldens match)" in out
+    assert f"✗ {FLIPPED} (1 of 7 goldens match)" in out
 
     code, out, _ = replay(repo, "accept")
     assert code == 0 and out.endswith("accepted 6, rejected 0; nothing left pending\n")
@@ -160,9 +160,14 @@ def test_a_partial_check_replaces_only_its_own_pending_goldens(repo: Path) -> No
     flip(repo)  # parallel-plan-two matches its goldens again
     code, out, _ = replay(repo, "check", FLIPPED, "--pending")
     left = len(manifest(repo))
-    assert code == 0 and out.endswith(f"all 1 scenarios match their goldens. Next:\n  {left} pending golden(s) in "
+    assert code == 0 and out.endswith(f"1 scenario matches its goldens. Next:\n  {left} pending goldens in "
                                       ".replay/pending: look at each change and accept or reject it:\n"
                                       "    replay review\n")
+    # A check without --pending says the pending goldens still wait, and how to review them.
+    code, out, _ = replay(repo, "check", FLIPPED)
+    assert (code, out) == (0, f"1 scenario matches its goldens. Next:\n  {left} pending goldens from an earlier run "
+                              "wait in .replay/pending: look at each change and accept or reject it:\n"
+                              "    replay review\n")
     assert {e["scenario"] for e in manifest(repo)} == {"sequential-plan"}
     assert not (repo / PENDING / FLIPPED).exists()
     for taken in (FLIPPED, "parallel-*", f"{FLIPPED}/web.expected.txt"):
@@ -322,7 +327,7 @@ def test_under_ci_the_hint_never_writes_goldens(repo: Path) -> None:
             f"    replay check {FLIPPED} --pending\n")
     code, out, _ = replay(repo, "check", "--pending", env={"CI": "1"})
     assert out.split("Next:\n")[1] == (
-        "  7 pending golden(s) in .replay/pending: keep that folder as this job's artefact; in your checkout, "
+        "  7 pending goldens in .replay/pending: keep that folder as this job's artefact; in your checkout, "
         "download it and review it there:\n"
         "    replay review --pending DOWNLOADED_FOLDER\n")
     # CI=false is not CI.
@@ -339,10 +344,10 @@ def test_a_scenario_that_does_not_run_gets_what_to_fix_not_refresh(repo: Path) -
     code, out, _ = replay(repo, "check", "zero-todos", "--goldens", "my goldens")
     assert code == 1
     assert out.split("Next:\n")[1] == (
-        "  zero-todos did not run, so there is nothing to refresh: fix what its error says "
-        "(scenarios/zero-todos/scenario.json: invalid scenario: tools.todo_write.allowParallelInProgress: Input "
-        "should be a valid boolean, unable to interpret input), then check it again:\n"
+        "  zero-todos did not run: fix what its error above says, then check it again:\n"
         "    replay check --goldens 'my goldens' zero-todos\n")
+    assert out.startswith("✗ zero-todos: did not run\n    scenarios/zero-todos/scenario.json: invalid scenario: "
+                          "tools.todo_write.allowParallelInProgress: Input should be a valid boolean")
 
 
 def test_github_annotations_carry_the_line_and_the_step_summary_is_written(repo: Path, tmp_path: Path) -> None:
