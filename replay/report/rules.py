@@ -1,16 +1,19 @@
 """Reporters of the rules (``replay rules [ID]...``): the list as a table, one rule's
-whole help as text, or either as JSON."""
+whole help as text, either as JSON, or the catalogue as Markdown (a section per rule:
+what it checks, every example with what the audit says of it, what the harness does)."""
 
 from __future__ import annotations
 
+import re
 import textwrap
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
 
-from replay.check.explain import RuleHelp
-from replay.findings import Example, said
+from replay.check.explain import RuleHelp, example_findings
+from replay.findings import Example, Rule, said
+from replay.hints import command
 from replay.report.base import RULES_HINT, Reporter
 from replay.style import PLAIN, Style
 
@@ -107,3 +110,43 @@ class RulesJson(RulesReporter):
         self.write(orjson.dumps([rule_dict(h) for h in result], option=orjson.OPT_INDENT_2).decode())
         self.write("\n")
 
+
+def _fenced(lines: Sequence[str]) -> list[str]:
+    """Lines as a Markdown code block, fenced by more backticks than any line holds."""
+    longest = max((len(run) for line in lines for run in re.findall("`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *lines, fence]
+
+
+def rule_markdown(rule: Rule, level: int = 1) -> str:
+    """One rule in Markdown, as a page of the catalogue (its heading at ``level``): what
+    it checks, each example (its log with the bad line marked, and everything the audit
+    says of it) and what today's harness does with such a log."""
+    h = "#" * level
+    out = [f"{h} {rule.id}: {rule.summary}", "", f"*{rule.kind} rule of the {rule.domain} domain*", "",
+           rule.explanation, ""]
+    for example in rule.examples:
+        out += [f"{h}# Example: {example.name}", "",
+                f"Line {example.bad_line} of this log breaks {rule.id}{_condition(example, code=True)}:", ""]
+        out += _fenced(list(numbered(example)) or ["(an empty file)"])
+        if not example.final_newline:
+            out += ["", "(The last line has no newline.)"]
+        out += ["", "The audit says:", ""]
+        out += _fenced([said(f) for f in example_findings(rule, example)])
+        out.append("")
+    out += [f"{h}# What today's harness does", "", rule.harness]
+    return "\n".join(out) + "\n"
+
+
+def catalogue_markdown(rules: Iterable[Rule]) -> str:
+    """The rules in Markdown: a title, then each rule's section (``rule_markdown``)."""
+    parts = [f"# Audit rules\n\nEvery rule {command('audit')} applies, in listing order ({command('rules')}).\n"]
+    parts.extend(rule_markdown(rule, 2) for rule in rules)
+    return "\n".join(parts)
+
+
+class RulesMarkdown(RulesReporter):
+    """The catalogue in Markdown (``catalogue_markdown``) of the rules listed."""
+
+    def finish(self, result: Sequence[RuleHelp]) -> None:
+        self.write(catalogue_markdown(help.rule for help in result))

@@ -1,19 +1,27 @@
-"""The rule catalogue: every rule declared whole, beside the code that emits it.
+"""The rule catalogue: every rule declared whole, beside the code that emits it, and
+everything made from it held to it.
 
 Each example of a rule is a small log and everything the audit says of it; here each
-one is audited and compared, so the examples ``replay rules ID`` and SARIF show are the
-audit's own output, and an example is the rule's test case. A finding of a rule with
-no declaration (in the examples or anywhere in the corpus) fails."""
+one is audited and compared, so the examples ``replay rules ID``, SARIF and the
+Markdown show are the audit's own output, and an example is the rule's test case. A
+finding of a rule with no declaration (in the examples or anywhere in the corpus)
+fails."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from click.testing import CliRunner
 
 from replay.check.engine import audit_sources
 from replay.check.explain import example_findings, rule_help
 from replay.check.registry import RULES
+from replay.cli import main
 from replay.findings import Example, Rule, said
 from replay.log.discover import discover
+from replay.log.header import A1
+from replay.report.rules import catalogue_markdown, rule_markdown
 from tests.helpers import corpus_root
 
 EXAMPLES = [(rule, example) for rule in RULES.values() for example in rule.examples]
@@ -59,4 +67,82 @@ def test_the_help_shows_the_audits_own_message_on_the_bad_line() -> None:
     [finding] = rule_help("D9").findings
     assert (finding.line, finding.message) == (2, "assistant/chunk belongs to turn 1, step 1, but no turn is open")
     assert rule_help("A9").findings == ()
+
+
+MADE_UP = Rule(
+    "Z1", "format", "storage", "a made-up rule",
+    explanation="""
+        First paragraph,
+        wrapped.
+
+        Second.""",
+    examples=[
+        Example("an empty file", bad_line=1, log="", audit=""),
+        Example("a header never ended", bad_line=1, final_newline=False, policy="single", log="```x", audit=""),
+    ],
+    harness="Does nothing.")
+
+
+def test_a_rule_in_markdown() -> None:
+    a1_empty, a1_unended = (example.findings[0] for example in A1.examples[:2])
+    assert a1_empty.startswith("line 1: A1 error: the file is empty") and "never ends" in a1_unended
+    assert rule_markdown(MADE_UP, 2) == f"""\
+## Z1: a made-up rule
+
+*format rule of the storage domain*
+
+First paragraph, wrapped.
+
+Second.
+
+### Example: an empty file
+
+Line 1 of this log breaks Z1:
+
+```
+(an empty file)
+```
+
+The audit says:
+
+```
+{a1_empty}
+```
+
+### Example: a header never ended
+
+Line 1 of this log breaks Z1 (with `--policy single`):
+
+````
+> 1  ```x
+````
+
+(The last line has no newline.)
+
+The audit says:
+
+```
+{a1_unended}
+```
+
+### What today's harness does
+
+Does nothing.
+"""
+
+
+def test_the_catalogue_in_markdown_has_every_rule_and_every_example() -> None:
+    text = catalogue_markdown(RULES.values())
+    assert text.startswith("# Audit rules\n\n")
+    sections = re.split(r"^## ", text, flags=re.MULTILINE)[1:]
+    assert [s.split(":", 1)[0] for s in sections] == list(RULES)
+    for section, rule in zip(sections, RULES.values(), strict=True):
+        assert section == rule_markdown(rule, 2)[3:] + ("\n" if rule.id != "P1" else "")
+        assert rule.explanation in section and rule.harness in section
+        for example in rule.examples:
+            assert f"\n### Example: {example.name}\n" in section
+            assert all(line in section for line in (*example.lines, *example.findings))
+    result = CliRunner().invoke(main, ["rules", "--format", "markdown", "p1", "T5"])
+    assert result.exit_code == 0
+    assert result.stdout == catalogue_markdown([RULES["P1"], RULES["T5"]])
 
