@@ -5,7 +5,7 @@ Each example of a rule is a small log and everything the audit says of it; here 
 one is audited and compared, so the examples ``replay rules ID``, SARIF and the
 Markdown show are the audit's own output, and an example is the rule's test case. A
 finding of a rule with no declaration (in the examples or anywhere in the corpus)
-fails."""
+fails; so do words of the README about rules that the catalogue contradicts."""
 
 from __future__ import annotations
 
@@ -14,17 +14,21 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from replay.check.engine import audit_sources
+from replay.check.engine import MAX_PER_RULE, audit_sources
 from replay.check.explain import example_findings, rule_help
-from replay.check.registry import RULES
+from replay.check.registry import RULES, rule_series
 from replay.cli import main
 from replay.findings import Example, Rule, said
+from replay.log.archive import MAX_HEADER_BYTES, MAX_HEADER_CHAIN, MAX_NAME
 from replay.log.discover import discover
 from replay.log.header import A1
+from replay.log.reader import Limits
+from replay.log.scan import LIMIT, MAX_DAMAGED
 from replay.report.rules import catalogue_markdown, rule_markdown
-from tests.helpers import corpus_root
+from tests.helpers import REPO, corpus_root
 
 EXAMPLES = [(rule, example) for rule in RULES.values() for example in rule.examples]
+README = (REPO / "README.md").read_text(encoding="utf-8")
 
 
 def test_every_rule_is_declared_whole() -> None:
@@ -146,3 +150,41 @@ def test_the_catalogue_in_markdown_has_every_rule_and_every_example() -> None:
     assert result.exit_code == 0
     assert result.stdout == catalogue_markdown([RULES["P1"], RULES["T5"]])
 
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_readme_table_of_kinds_is_the_catalogues() -> None:
+    rows = {m[1]: set(re.findall(r"`([A-Z]+)`", m[2]))
+            for m in re.finditer(r"^\| (format|invariant|policy) \| ([^|]*) \|", README, flags=re.MULTILINE)}
+    assert rows == {kind: {rule_series(r.id) for r in RULES.values() if r.kind == kind}
+                    for kind in ("format", "invariant", "policy")}
+
+
+def test_the_readme_names_every_series_and_only_rules_there_are() -> None:
+    [listed] = re.findall(r"the series are ((?:`[A-Z]+`(?:, )?)+)", _words(README))
+    assert set(re.findall(r"`([A-Z]+)`", listed)) == {rule_series(r) for r in RULES}
+    named = set(re.findall(r"`([A-DTP]\d+|IO|LIMIT|INTERNAL)`", README))
+    assert named and named - set(RULES) == set()
+    # A range of ids would have to be retyped whenever a rule is added: the README names
+    # rules one by one or by series, and `replay rules` lists them.
+    assert re.findall(r"`?\b[A-DTP]\d+`?\s*[–-]\s*`?[A-DTP]?\d+\b", README) == []
+
+
+def test_the_caps_the_words_name_are_the_code_s() -> None:
+    limits = Limits()
+    mib, gib = limits.max_record_bytes >> 20, limits.max_log_bytes >> 30
+    assert (mib << 20, gib << 30) == (limits.max_record_bytes, limits.max_log_bytes)
+    explanation = _words(LIMIT.explanation)
+    for phrase in (f"--max-record-bytes ({mib} MiB)", f"--max-log-bytes ({gib} GiB:",
+                   f"{MAX_DAMAGED:,} records that are no event"):
+        assert phrase in explanation
+    assert f"{MAX_DAMAGED:,} such lines" in LIMIT.summary
+    readme = _words(README)
+    assert MAX_HEADER_BYTES >> 10 << 10 == MAX_HEADER_BYTES
+    for phrase in (f"`--max-record-bytes` ({mib} MiB)", f"`--max-log-bytes` ({gib} GiB:",
+                   f"{MAX_DAMAGED:,} lines that are no event", f"More than {MAX_PER_RULE} findings of one rule",
+                   f"past {limits.max_archive_members:,} members", f"take more than {MAX_HEADER_BYTES >> 10} KiB",
+                   f"chain more than {MAX_HEADER_CHAIN} extended headers", f"longer than {MAX_NAME:,} characters"):
+        assert phrase in readme
