@@ -140,8 +140,9 @@ def test_the_catalogue_in_markdown_has_every_rule_and_every_example() -> None:
     assert text.startswith("# Audit rules\n\n")
     sections = re.split(r"^## ", text, flags=re.MULTILINE)[1:]
     assert [s.split(":", 1)[0] for s in sections] == list(RULES)
+    last = list(RULES)[-1]
     for section, rule in zip(sections, RULES.values(), strict=True):
-        assert section == rule_markdown(rule, 2)[3:] + ("\n" if rule.id != "P1" else "")
+        assert section == rule_markdown(rule, 2)[3:] + ("\n" if rule.id != last else "")
         assert rule.explanation in section and rule.harness in section
         for example in rule.examples:
             assert f"\n### Example: {example.name}\n" in section
