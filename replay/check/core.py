@@ -1,5 +1,5 @@
-"""Session-core rules: message shapes and known types (B5, B6), event envelope,
-request header and surface (C2–C5), and the core dev invariant (D1–D17).
+"""Session-core rules: message shapes and known types, the event envelope, the
+request header and the surface, and the core dev invariant (the D rules).
 
 C1 (the header) is judged while the header is read (``replay.log.header``); B7 (an
 interrupted trailing turn the loader would close) is reported by the engine, which

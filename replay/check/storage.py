@@ -1,5 +1,5 @@
 """Storage identity (rule A10, spec §1.6): where a log sits in a production root must
-match its header. The other storage rules (A1–A9) are judged while reading, where
+match its header. The other storage rules are judged while reading, where
 ``replay.log`` declares them."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Todo rules: the durable invariant T1–T5 (config-independent: it never counts
-``in_progress`` items) and the policy what-if P1, kept apart from it."""
+"""Todo rules: the durable invariant, the T rules (config-independent: it never counts
+``in_progress`` items), and the policy what-if P1, kept apart from it."""
 
 from __future__ import annotations
 
@@ -253,7 +253,7 @@ def _todos(ev: Event) -> Any:
 
 
 class TodoChecker(Checker):
-    """T1–T5 on every ``todo/write``: every rule that applies, each once."""
+    """The T rules on every ``todo/write``: every rule that applies, each once."""
 
     interest = _INTEREST
 
