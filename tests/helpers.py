@@ -105,10 +105,6 @@ def index_of(recs: list[dict[str, Any]], type_: str, nth: int = 0, **data: Any) 
     raise LookupError(f"no {type_} #{nth} with {data}")
 
 
-def last_index(recs: list[dict[str, Any]], type_: str) -> int:
-    return max(i for i, r in enumerate(recs) if r.get("type") == type_)
-
-
 FILLER_TYPE = "plan/mode"
 """A known plugin event the core leaves unconstrained (D17): replacing an event by it
 keeps seqs contiguous while removing what the event meant."""

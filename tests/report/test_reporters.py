@@ -13,9 +13,9 @@ import click
 import pytest
 
 from replay.check.engine import AuditResult, LogReport, failing_severities
-from replay.check.explain import RuleDoc, RuleHelp
+from replay.check.explain import RuleHelp
 from replay.cli import main
-from replay.findings import Finding, Rule, Severity
+from replay.findings import Example, Finding, Rule, Severity
 from replay.goldens.compare import FileResult
 from replay.goldens.diff import Change, LineDiff
 from replay.report.audit import AuditGithub, AuditJson, AuditJunit, AuditText, AuditView
@@ -390,10 +390,12 @@ def test_conformance_json() -> None:
             "matching": 3, "missing": 0, "extra": 0, "changed": 0, "firstDiff": None}]}
 
 
-RULE_SET = [RuleHelp(RuleDoc(Rule("A6", "format", "storage", "every record parses"), "Records parse.\n\nAll.",
-                             "Refuses it.", ("{}", "x"), 2),
+RULE_SET = [RuleHelp(Rule("A6", "format", "storage", "every record parses", explanation="Records parse.\n\nAll.",
+                          examples=[Example("a bad record", "{}\nx", 2, "line 2: A6 error: the record cannot be read")],
+                          harness="Refuses it."),
                      (Finding("A6", Severity.ERROR, "the record cannot be read", 2),)),
-            RuleHelp(RuleDoc(Rule("T3", "invariant", "todo", "content is trimmed"), "Trimmed.", "Loads it."))]
+            RuleHelp(Rule("T3", "invariant", "todo", "content is trimmed", explanation="Trimmed.",
+                          harness="Loads it."))]
 
 
 def test_rules_text_and_json() -> None:
