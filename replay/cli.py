@@ -767,8 +767,8 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
 
 
 @main.command(short_help="Compare two logs or goldens, record by record.")
-@click.argument("a", metavar="A", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("b", metavar="B", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("a", metavar="A", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("b", metavar="B", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--normalize", is_flag=True, help="Zero the volatile values (createdAt, time, time0, dt) on both "
                                                 "sides, as goldens have them: a harness log against a session golden.")
