@@ -481,6 +481,7 @@ def test_diff_of_a_folder_or_a_missing_file_is_a_usage_error(tmp_path: Path) -> 
 
 def test_the_command_summaries_fit_and_come_in_the_order_they_are_used() -> None:
     code, out = run("--help")
+    assert code == 0
     commands = out.split("Commands:\n", 1)[1].splitlines()
     assert [line.split()[0] for line in commands] == [
         "audit", "check", "refresh", "review", "accept", "reject", "render", "view", "conformance", "schema",
@@ -490,7 +491,7 @@ def test_the_command_summaries_fit_and_come_in_the_order_they_are_used() -> None
 
 def test_the_old_name_of_max_log_bytes_is_hidden_and_said_deprecated(tmp_path: Path) -> None:
     code, out = run("audit", "--help")
-    assert "--max-log-bytes" in out and "--max-decompressed-bytes" not in out
+    assert code == 0 and "--max-log-bytes" in out and "--max-decompressed-bytes" not in out
     result = CliRunner().invoke(main, ["audit", "--max-decompressed-bytes", "10", _log(tmp_path, records(TODO_WRITE))])
     assert result.exit_code == 1 and "LIMIT" in result.stdout
     assert result.stderr == "replay: --max-decompressed-bytes is deprecated: it is --max-log-bytes now\n"

@@ -191,6 +191,7 @@ def test_every_failing_log_is_named_even_when_all_its_findings_are_folded(fixtur
     for name in ("old-4", "old-5"):
         shutil.copytree(fixture_logs / "old-1", fixture_logs / name)
     code, out = _run("audit", "logs")
+    assert code == 1
     headings = [line.split(" (")[0] for line in out.splitlines() if line.startswith("logs/")]
     assert headings == ["logs/old-1/session.jsonl", "logs/old-2/session.jsonl", "logs/old-4/session.jsonl",
                         "logs/old-5/session.jsonl", "logs/todo/session.jsonl", "logs/old-3/session.jsonl"]
