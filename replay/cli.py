@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import click
 
+from replay import __version__
 from replay.check.engine import LogReport, Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
@@ -315,7 +316,7 @@ def _tree_args(scenarios_dir: Tree, goldens_dir: Tree) -> tuple[str, ...]:
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="replay")
+@click.version_option(__version__)
 def main() -> None:
     """Load, audit and replay deepseek-harness session logs."""
     # A parsed log value nests at most 1024 deep (orjson's limit; deeper records are
