@@ -5,7 +5,8 @@
 - ``nox -s newest``: the newest release of every dependency, ignoring the lock, then the whole
   suite. Deprecations are errors in the suite, so an upstream release that deprecates or breaks
   something we use fails here, in a named session, before anyone's first run does.
-- ``nox -s lock``: recompile ``constraints.txt`` from ``pyproject.toml``.
+- ``nox -s lock``: recompile ``constraints.txt`` from ``pyproject.toml``, every pin to the newest
+  release allowed; ``nox -s lock -- --upgrade-package NAME`` moves NAME only.
 - ``nox -s bench``: the audit-throughput benchmark.
 """
 
@@ -39,9 +40,11 @@ def newest(session: nox.Session) -> None:
 
 @nox.session
 def lock(session: nox.Session) -> None:
+    # Arguments replace --upgrade: `nox -s lock -- --upgrade-package NAME` moves only NAME and
+    # keeps every other pin (a requirement pyproject.toml just gained is resolved either way).
     session.install("uv")
     session.run("uv", "pip", "compile", "pyproject.toml", "--all-extras",
-                "--universal", "--python-version", "3.11", "--upgrade", "-o", LOCK)
+                "--universal", "--python-version", "3.11", *(session.posargs or ["--upgrade"]), "-o", LOCK)
 
 
 @nox.session
