@@ -355,7 +355,7 @@ def main() -> None:
 @jobs_option("audits")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its "
-                   "workers read the logs themselves (needs replay[dask]). Given up on (exit 2) when it does not "
+                   "workers read the logs themselves (needs the dask extra). Given up on (exit 2) when it does not "
                    f"answer within {SCHEDULER_SECONDS:g} s.")
 @limit_options
 def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_color: bool, junit: Path | None,
@@ -365,7 +365,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
     logs whose first line is a session header), a .tar or .tar.zst archive of logs,
     - for standard input, or a URL fsspec opens (s3://bucket/prefix, gs://…,
-    https://…; needs replay[remote]): one named like a log or an archive is read,
+    https://…; needs the remote extra): one named like a log or an archive is read,
     any other searched like a folder.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
