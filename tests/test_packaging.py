@@ -94,8 +94,10 @@ def test_the_wheel_installed_far_from_the_checkout_has_everything_replay_reads(
     info = f"{DISTRIBUTION.replace('-', '_')}-{__version__}.dist-info"
     package = {p.relative_to(REPO).as_posix() for p in (REPO / "replay").rglob("*")
                if p.is_file() and "__pycache__" not in p.parts}
-    assert set(wheel.namelist()) == package | {f"{info}/{name}" for name in (
-        "METADATA", "WHEEL", "entry_points.txt", "top_level.txt", "RECORD", "licenses/LICENSE")}
+    names = set(wheel.namelist())
+    assert sorted(package - names) == [], "the wheel lacks these (list them in [tool.setuptools.package-data])"
+    assert sorted(names - package) == [f"{info}/{name}" for name in (
+        "METADATA", "RECORD", "WHEEL", "entry_points.txt", "licenses/LICENSE", "top_level.txt")]
     with tarfile.open(sdist) as archive:
         top = f"{DISTRIBUTION.replace('-', '_')}-{__version__}"
         assert {f"{top}/{name}" for name in ("LICENSE", "README.md", "pyproject.toml", "PKG-INFO")} <= set(
