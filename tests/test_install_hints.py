@@ -192,10 +192,12 @@ def test_a_missing_extra_says_the_command_that_installs_it(monkeypatch: pytest.M
 
 def test_a_missing_backend_of_the_remote_extra_says_the_same_command(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("fsspec", reason="fsspec is the remote extra")
-    monkeypatch.setitem(sys.modules, "s3fs", None)  # fsspec is there, its S3 backend is not
+    # fsspec is there, its Google Cloud Storage backend is not (no test imports it: fsspec keeps a
+    # backend it imported once, whatever sys.modules says later).
+    monkeypatch.setitem(sys.modules, "gcsfs", None)
     monkeypatch.setattr(extras, "installed_from", lambda: None)
-    result = CliRunner().invoke(main, ["audit", "s3://bucket/logs"])
+    result = CliRunner().invoke(main, ["audit", "gs://bucket/logs"])
     last = result.output.splitlines()[-1]
     assert result.exit_code == 2
-    assert last.startswith("Error: reading s3:// URLs needs a backend fsspec could not import (")
+    assert last.startswith("Error: reading gs:// URLs needs a backend fsspec could not import (")
     assert last.endswith("): `pip install 'deepseek-harness-replay[remote]'`")
