@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import click
 
+from replay import __version__
 from replay.check.engine import LogReport, Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
@@ -326,7 +327,7 @@ def _tree_args(scenarios_dir: Tree, goldens_dir: Tree) -> tuple[str, ...]:
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="replay")
+@click.version_option(__version__)
 def main() -> None:
     """Load, audit and replay deepseek-harness session logs."""
     # A parsed log value nests at most 1024 deep (orjson's limit; deeper records are
@@ -367,7 +368,7 @@ def main() -> None:
 @jobs_option("audits")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its "
-                   "workers read the logs themselves (needs replay[dask]). Given up on (exit 2) when it does not "
+                   "workers read the logs themselves (needs the dask extra). Given up on (exit 2) when it does not "
                    f"answer within {SCHEDULER_SECONDS:g} s.")
 @limit_options
 def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, files_only: bool, no_color: bool,
@@ -377,7 +378,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
     logs whose first line is a session header), a .tar or .tar.zst archive of logs,
     - for standard input, or a URL fsspec opens (s3://bucket/prefix, gs://…,
-    https://…; needs replay[remote]): one named like a log or an archive is read,
+    https://…; needs the remote extra): one named like a log or an archive is read,
     any other searched like a folder.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """

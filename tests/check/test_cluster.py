@@ -25,7 +25,7 @@ from tests.loopback import closed_port, http_server, silent_port
 
 pytestmark = pytest.mark.slow
 
-distributed = pytest.importorskip("distributed", reason="dask[distributed] (the replay[dask] extra) is not installed")
+distributed = pytest.importorskip("distributed", reason="dask[distributed] (the dask extra) is not installed")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from replay import pytest_plugin
+from replay import extras, pytest_plugin
 from replay.cli import main
 from replay.scenarios.check import refresh_scenarios
 from tests.helpers import REPO
@@ -175,9 +175,10 @@ def test_without_syrupy_the_error_says_what_to_install(project: Path, pytester: 
     assert code == 1
     assert "replay_snapshot needs syrupy's `snapshot` fixture, but syrupy's plugin is not active" in out
     monkeypatch.setattr(pytest_plugin, "_syrupy_installed", lambda: False)  # as if it were not installed
+    monkeypatch.setattr(extras, "installed_from", lambda: None)  # as installed from the index
     code, out = _pytest(pytester, "-p", "no:syrupy", "-k", "zero")
     assert code == 1
-    assert "replay_snapshot needs syrupy, which is not installed: pip install 'replay[pytest]'" in out
+    assert "replay_snapshot needs syrupy: `pip install 'deepseek-harness-replay[pytest]'`" in out
     assert "fixture 'snapshot' not found" not in out
 
 
