@@ -53,7 +53,10 @@ MAX_JSON_BYTES = 16 << 20
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    """Every field of the format: no unknown field, and no value of another JSON type
+    taken for the one asked (``1`` is not ``true``, ``"3"`` is not ``3``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
 
 
 class TodoWriteConfig(_Strict):
