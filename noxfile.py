@@ -7,6 +7,8 @@
   something we use fails here, in a named session, before anyone's first run does.
 - ``nox -s lock``: recompile ``constraints.txt`` from ``pyproject.toml``.
 - ``nox -s bench``: the audit-throughput benchmark.
+- ``nox -s fuzz``: the scheduled run of the property and fuzz tests (those hypothesis marks),
+  with the ``fuzz`` profile: ten times the examples of a commit's run (see tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ LOCK = "constraints.txt"
 @nox.session
 def tests(session: nox.Session) -> None:
     session.install("-c", LOCK, "-e", ".[test]")
-    session.run("python", "-m", "pytest", *session.posargs)
+    session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    session.install("-c", LOCK, "-e", ".[test]")
+    session.run("python", "-m", "pytest", "-n", "auto", "-m", "hypothesis", *session.posargs,
+                env={"HYPOTHESIS_PROFILE": "fuzz"})
 
 
 @nox.session
