@@ -8,7 +8,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterable
+import traceback
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,20 @@ from replay.check.engine import LogReport, Policy, audit_log
 from replay.log.reader import Limits, Source, read_log
 
 REPO = Path(__file__).resolve().parent.parent
+
+SCENARIO_COUNT = sum(1 for _ in (REPO / "scenarios").glob("*/scenario.json"))
+"""The repo's scenarios: what a check of all of them reports (never a number written
+into a test: a scenario added or removed changes it)."""
+GOLDEN_COUNT = sum(1 for p in (REPO / "goldens").glob("*/*") if p.is_file())
+"""The repo's golden files."""
+
+def examples(ci: int) -> int:
+    """A test's number of hypothesis examples, given as the "ci" profile's and scaled to
+    the profile loaded (tests/conftest.py): for the tests whose examples cost much."""
+    from hypothesis import settings
+
+    return max(1, ci * settings.default.max_examples // 200)
+
 
 SURROGATES = st.characters(categories=["Cs"])
 """Lone surrogates, which ``st.characters()`` leaves out by default."""
@@ -149,6 +164,20 @@ for argv in json.loads(sys.stdin.read()):
                  "traceback": "".join(traceback.format_exception(escaped)) if escaped else None})
 print(json.dumps(runs))
 """
+
+
+def replay_here(*argv: str, env: Mapping[str, str | None] | None = None, input: bytes | str | None = None) -> Run:
+    """One ``replay`` command line in this process, through click's runner (its own
+    streams and exit status; the working folder is the test's: ``monkeypatch.chdir``).
+    ``env`` is set (``None``: unset) for the run only."""
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    result = CliRunner().invoke(main, list(argv), env=env, input=input)
+    escaped = result.exception if not isinstance(result.exception, SystemExit) else None
+    return Run(result.exit_code, result.stdout_bytes, result.stderr_bytes,
+               "".join(traceback.format_exception(escaped)) if escaped else None)
 
 
 def replay_in_a_process(*argvs: list[str], env: dict[str, str] | None = None) -> list[Run]:
