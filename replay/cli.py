@@ -696,7 +696,7 @@ def view(path: str, locale: str, open_browser: bool, **options: Any) -> None:
     from replay.render.surface import view_page
 
     page = view_page(path, cast(Locale, locale), _limits(options))
-    click.echo(str(page))
+    echo(f"{page}\n")
     if open_browser:
         webbrowser.open(page.as_uri())
 
