@@ -180,12 +180,13 @@ def replay_here(*argv: str, env: Mapping[str, str | None] | None = None, input: 
                "".join(traceback.format_exception(escaped)) if escaped else None)
 
 
-def replay_in_a_process(*argvs: list[str], env: dict[str, str] | None = None) -> list[Run]:
+def replay_in_a_process(*argvs: list[str], env: dict[str, str] | None = None, timeout: float = 300) -> list[Run]:
     """Run several ``replay`` command lines, one after another, in one fresh Python
     process (each through click's runner, with its own streams and exit status): a real
-    process and the real ``main``, without paying the interpreter's start-up per command."""
+    process and the real ``main``, without paying the interpreter's start-up per command;
+    the process must exit within ``timeout`` seconds."""
     proc = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps(argvs).encode(), capture_output=True,
-                          cwd=REPO, timeout=300, env={**os.environ, **(env or {})})
+                          cwd=REPO, timeout=timeout, env={**os.environ, **(env or {})})
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     return [Run(r["code"], base64.b64decode(r["stdout"]), base64.b64decode(r["stderr"]), r["traceback"])
             for r in json.loads(proc.stdout)]
