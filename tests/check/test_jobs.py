@@ -130,12 +130,19 @@ def _busy_workers(proc: subprocess.Popen[bytes], deadline: float = 60.0) -> list
     raise AssertionError("the workers never got busy")
 
 
+def _default_sigint() -> None:
+    """In the child, before exec: SIGINT's default action, as a terminal's foreground
+    command has it. A test run started in the background of a script (``… &``)
+    ignores SIGINT, and a command started ignoring it rightly goes on ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(folder: Path, *first: str) -> subprocess.Popen[bytes]:
     """``replay audit --jobs 2 --format json FIRST... FOLDER`` in a session of its own,
     its standard input a pipe this test holds."""
     return subprocess.Popen([sys.executable, "-m", "replay", "audit", "--jobs", "2", "--format", "json", *first,
                              str(folder)], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_default_sigint)
 
 
 def _interrupted_run(folder: Path) -> subprocess.Popen[bytes]:
