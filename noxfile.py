@@ -12,6 +12,8 @@
   warning the build prints fails the session; then ``twine check --strict`` on both. ``.ci/run``
   runs it. The suite's wheel test (tests/test_packaging.py) installs a wheel and uses it.
 - ``nox -s bench``: the audit-throughput benchmark.
+- ``nox -s fuzz``: the scheduled run of the property and fuzz tests (those hypothesis marks),
+  with the ``fuzz`` profile: ten times the examples of a commit's run (see tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -34,7 +36,14 @@ LISTING = ("copying ", "adding '", "hard linking ", "creating ", "writing ")
 @nox.session
 def tests(session: nox.Session) -> None:
     session.install("-c", LOCK, "-e", ".[test]")
-    session.run("python", "-m", "pytest", *session.posargs)
+    session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    session.install("-c", LOCK, "-e", ".[test]")
+    session.run("python", "-m", "pytest", "-n", "auto", "-m", "hypothesis", *session.posargs,
+                env={"HYPOTHESIS_PROFILE": "fuzz"})
 
 
 @nox.session

@@ -15,10 +15,12 @@ import os
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import click
@@ -126,6 +128,54 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
+class _CtrlC:
+    """The SIGINT handler while a command runs: ``KeyboardInterrupt``, as Python's own,
+    and it keeps that one came. An interrupt whose exception is lost on the way (raised
+    in a finalizer, or inside library code that swallows it) still ends the command
+    with 130: the report's writes and the end of the command look here."""
+
+    def __init__(self) -> None:
+        self.received = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.received = True
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def _ctrl_c() -> Iterator[None]:
+    """``_CtrlC`` for the time of a command, where Python's own handler is in place
+    (not where SIGINT is ignored, nor off the main thread, where none can be set)."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _CtrlC())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted() -> bool:
+    """Whether Ctrl-C came during this command (its exception lost or not yet raised), or
+    waits, held by a signal mask."""
+    handler = signal.getsignal(signal.SIGINT)
+    if isinstance(handler, _CtrlC) and handler.received:
+        return True
+    return hasattr(signal, "sigpending") and signal.SIGINT in signal.sigpending()
+
+
+class _Report(TextOut):
+    """Standard output for a report: no write once Ctrl-C came (``KeyboardInterrupt``
+    instead), so an interrupted command prints no report, whenever the signal came."""
+
+    def write_bytes(self, data: str | bytes) -> None:
+        if _interrupted():
+            raise KeyboardInterrupt
+        super().write_bytes(data)
+
+
 class _Group(click.Group):
     command_class = _Command
 
@@ -137,12 +187,16 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         """An output that cannot be written is exit 1, with the path and the OS error;
         a reader of standard output that went away ends the command quietly. Ctrl-C, at
-        any moment of a command, is exit 130 with one line (workers stopped and reaped)."""
+        any moment of a command, is exit 130 with one line and no report (workers
+        stopped and reaped): looked at before each write of the report and at the end."""
         try:
-            try:
-                return super().invoke(ctx)
-            finally:
-                _flush_stdout()
+            with _ctrl_c():
+                try:
+                    return super().invoke(ctx)
+                finally:
+                    if _interrupted():
+                        raise KeyboardInterrupt  # over what was on its way out: a status, an error
+                    _flush_stdout()
         except BrokenPipeError:  # a write that did not go through TextOut (click.echo)
             _silence_stdout()
             ctx.exit(BROKEN_PIPE)
@@ -164,7 +218,7 @@ def stdout() -> TextOut:
     """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
     and turns a write that fails into ``OutputError``."""
     sys.stdout.flush()
-    return TextOut(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
+    return _Report(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
 
 
 def echo(text: str) -> None:
@@ -659,7 +713,7 @@ def view(path: str, locale: str, open_browser: bool, **options: Any) -> None:
     from replay.render.surface import view_page
 
     page = view_page(path, cast(Locale, locale), _limits(options))
-    click.echo(str(page))
+    echo(f"{page}\n")
     if open_browser:
         webbrowser.open(page.as_uri())
 

@@ -502,3 +502,42 @@ def test_the_old_name_of_max_log_bytes_is_hidden_and_said_deprecated(tmp_path: P
 def test_completion_prints_the_script_of_each_shell(shell: str, first: str) -> None:
     code, out = run("completion", shell)
     assert code == 0 and out.startswith(first) and "_REPLAY_COMPLETE" in out
+
+
+@pytest.mark.parametrize("when", ["during the run", "at its end"])
+def test_a_ctrl_c_whose_exception_is_lost_still_exits_130_with_no_report(monkeypatch: pytest.MonkeyPatch,
+                                                                        when: str) -> None:
+    """A SIGINT whose ``KeyboardInterrupt`` is swallowed on its way (in a finalizer, or
+    by library code that catches everything) still ends the command: exit 130, one
+    line, and no report, whether it came while the logs were read or after."""
+    import signal
+    import time
+
+    from replay.check.audit import Audit
+
+    real = Audit.run
+
+    def swallowed() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)  # the handler runs here, at once; the sleep is a hang guard
+            raise AssertionError("no KeyboardInterrupt")
+        except KeyboardInterrupt:
+            pass
+
+    def run(self: Audit, *args: object, **kwargs: object) -> object:
+        if when == "during the run":
+            swallowed()
+        result = real(self, *args, **kwargs)  # type: ignore[arg-type]
+        if when == "at its end":
+            swallowed()
+        return result
+
+    monkeypatch.setattr(Audit, "run", run)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as in `replay`
+    try:
+        result = CliRunner().invoke(main, ["audit", "--format", "json", str(corpus_file(TODO_WRITE))])
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back after the command
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert (result.exit_code, result.stdout, result.stderr) == (130, "", "replay audit: interrupted\n")
