@@ -2,25 +2,21 @@
 function, and hands the result to a reporter of ``replay.report.registry`` (its
 ``--format`` choices are that registry's keys); the exit status is the result's own
 ``failed``. What a library function raises maps to an exit status and a message in
-one table, ``_ERRORS``. The later stages (pydantic, deepdiff, the ACP presenters) are
-imported inside the commands that use them: ``replay audit`` starts in half the time."""
+one table, ``replay.console.ERRORS``; Ctrl-C, standard output and progress bars are
+``replay.console``'s too. The later stages (pydantic, deepdiff, the ACP presenters)
+are imported inside the commands that use them: ``replay audit`` starts in half the
+time."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import io
 import json
 import os
-import signal
 import socket
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import click
@@ -29,12 +25,12 @@ from replay import __version__
 from replay.check.engine import LogReport, Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
-from replay.describe import reason
+from replay.console import PROGRESS_MIN, Group, echo, progress, stdout
 from replay.findings import Severity
 from replay.fs import FsError, Tree, append_output, write_output
 from replay.goldens import GOLDENS, PENDING_FOLDER
 from replay.log.reader import Limits
-from replay.output import OutputError, TextOut, json_bytes
+from replay.output import json_bytes
 from replay.parallel import MAX_JOBS, usable_cpus, workers_for
 from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, LOCALES, PROFILE_NAMES, SURFACES, Locale
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS, RULE_HELP_FORMATS
@@ -47,212 +43,6 @@ if TYPE_CHECKING:
     from replay.goldens.select import Selection
 
 _RECURSION_LIMIT = 10_000
-_PROGRESS_MIN = 4
-BROKEN_PIPE = 128 + signal.SIGPIPE
-"""The exit status when standard output's reader went away (``… | head``): what a
-shell reports for grep there."""
-
-# -- errors: one table ------------------------------------------------------------------
-
-_ERRORS: dict[str, tuple[int, str | None]] = {
-    # Usage errors (exit 2, click's "Error: …" after the usage line); the second item
-    # names the parameter at fault, when one is.
-    "replay.goldens.select.SelectorError": (2, "SELECTOR"),
-    "replay.check.selection.SelectionError": (2, None),
-    "replay.check.baseline.BaselineError": (2, "--baseline"),
-    "replay.log.discover.NoSuchPath": (2, "PATH"),
-    "replay.check.audit.NoLogs": (2, None),
-    "replay.extras.MissingExtra": (2, None),
-    "replay.cluster.ClusterError": (2, None),
-    "replay.parallel.WorkersFailed": (2, None),
-    "replay.urls.NetworkError": (2, None),
-    "replay.scenarios.check.NoScenarios": (2, None),
-    "replay.scenarios.check.PendingInsideTree": (2, "--pending"),
-    "replay.scenarios.importer.NewScenarioError": (2, None),
-    "replay.render.surface.BadRenderInput": (2, None),
-    "replay.todo.plan.SeqOutOfRange": (2, "--at"),
-    # Failures (exit 1, "replay COMMAND: …" on stderr): a tree, a lock, a pending folder,
-    # an import the audit or a test run refused.
-    "replay.fs.FsError": (1, "replay"),
-    "replay.fs.Locked": (1, "replay"),
-    "replay.goldens.pending.PendingError": (1, "replay"),
-    "replay.scenarios.importer.ImportRefused": (1, "replay"),
-    # The file said what it looks like (exit 1, the message alone).
-    "replay.render.surface.NotASessionLog": (1, ""),
-}
-
-
-def _mapped(exc: Exception) -> tuple[int, str | None] | None:
-    for cls in type(exc).__mro__:
-        found = _ERRORS.get(f"{cls.__module__}.{cls.__qualname__}")
-        if found is not None:
-            return found
-    return None
-
-
-class _Command(click.Command):
-    def invoke(self, ctx: click.Context) -> Any:
-        """A library error is a usage error or a failure, as ``_ERRORS`` says."""
-        try:
-            return super().invoke(ctx)
-        except Exception as exc:
-            if isinstance(exc, click.ClickException | OutputError):
-                raise
-            mapped = _mapped(exc)
-            if mapped is None:
-                raise
-            code, where = mapped
-            message = sanitize(str(exc))
-            if code == 2:
-                raise (click.BadParameter(message, ctx, param_hint=where) if where
-                       else click.UsageError(message, ctx)) from None
-            click.echo(f"{where} {ctx.info_name}: {message}" if where else message, err=True)
-            ctx.exit(code)
-
-
-def _flush_stdout() -> None:
-    """Standard output flushed and checked: whatever the size of the report, an output
-    that cannot be written is found here, not in the interpreter's last flush."""
-    try:
-        sys.stdout.flush()
-    except OSError as exc:
-        raise OutputError(f"standard output: cannot write ({reason(exc)})", exc.errno == errno.EPIPE) from None
-
-
-def _silence_stdout() -> None:
-    """Standard output pointed at /dev/null: what is still buffered for a stream that
-    failed is dropped, so the interpreter's last flush cannot fail again."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
-class _CtrlC:
-    """The SIGINT handler while a command runs: ``KeyboardInterrupt``, as Python's own,
-    and it keeps that one came. An interrupt whose exception is lost on the way (raised
-    in a finalizer, or inside library code that swallows it) still ends the command
-    with 130: the report's writes and the end of the command look here."""
-
-    def __init__(self) -> None:
-        self.received = False
-
-    def __call__(self, signum: int, frame: FrameType | None) -> None:
-        self.received = True
-        raise KeyboardInterrupt
-
-
-@contextmanager
-def _ctrl_c() -> Iterator[None]:
-    """``_CtrlC`` for the time of a command, where Python's own handler is in place
-    (not where SIGINT is ignored, nor off the main thread, where none can be set)."""
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler or \
-            threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, _CtrlC())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _interrupted() -> bool:
-    """Whether Ctrl-C came during this command (its exception lost or not yet raised), or
-    waits, held by a signal mask."""
-    handler = signal.getsignal(signal.SIGINT)
-    if isinstance(handler, _CtrlC) and handler.received:
-        return True
-    return hasattr(signal, "sigpending") and signal.SIGINT in signal.sigpending()
-
-
-class _Report(TextOut):
-    """Standard output for a report: no write once Ctrl-C came (``KeyboardInterrupt``
-    instead), so an interrupted command prints no report, whenever the signal came."""
-
-    def write_bytes(self, data: str | bytes) -> None:
-        if _interrupted():
-            raise KeyboardInterrupt
-        super().write_bytes(data)
-
-
-class _Group(click.Group):
-    command_class = _Command
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        """The commands in the order they are used (``main``'s order of definition):
-        check, refresh, review … before audit, view, render …"""
-        return list(self.commands)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        """An output that cannot be written is exit 1, with the path and the OS error;
-        a reader of standard output that went away ends the command quietly. Ctrl-C, at
-        any moment of a command, is exit 130 with one line and no report (workers
-        stopped and reaped): looked at before each write of the report and at the end."""
-        try:
-            with _ctrl_c():
-                try:
-                    return super().invoke(ctx)
-                finally:
-                    if _interrupted():
-                        raise KeyboardInterrupt  # over what was on its way out: a status, an error
-                    _flush_stdout()
-        except BrokenPipeError:  # a write that did not go through TextOut (click.echo)
-            _silence_stdout()
-            ctx.exit(BROKEN_PIPE)
-        except OutputError as exc:
-            _silence_stdout()
-            if exc.broken_pipe:
-                ctx.exit(BROKEN_PIPE)
-            click.echo(f"replay: {sanitize(str(exc))}", err=True)
-            ctx.exit(1)
-        except KeyboardInterrupt:
-            click.echo(f"replay {ctx.invoked_subcommand}: interrupted", err=True)
-            ctx.exit(130)
-
-
-# -- output --------------------------------------------------------------------------------
-
-
-def stdout() -> TextOut:
-    """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
-    and turns a write that fails into ``OutputError``."""
-    sys.stdout.flush()
-    return _Report(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
-
-
-def echo(text: str) -> None:
-    """Write a report to standard output (see ``stdout``)."""
-    out = stdout()
-    out.write(text)
-    out.flush()
-
-
-class _TextOnly:
-    """A text-only standard output (one replaced by a caller) taking UTF-8 bytes."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-
-    def write(self, data: bytes) -> None:
-        self.stream.write(data.decode("utf-8"))
-
-    def flush(self) -> None:
-        self.stream.flush()
-
-
-@contextmanager
-def _progress(length: int, label: str, shown: bool) -> Iterator[Callable[[str], None]]:
-    """A callback that advances a progress bar on stderr (naming the item) when
-    ``shown``: on a terminal, for a long run."""
-    if not (shown and length >= _PROGRESS_MIN and sys.stderr.isatty()):
-        yield lambda item: None
-        return
-    bar: Any = click.progressbar(length=length, label=label, file=sys.stderr,
-                                 item_show_func=lambda item: sanitize(item[-40:]) if item else "")
-    with bar:
-        yield lambda item: bar.update(1, item)
-
 
 # -- options ---------------------------------------------------------------------------------
 
@@ -380,7 +170,7 @@ def _tree_args(scenarios_dir: Tree, goldens_dir: Tree) -> tuple[str, ...]:
 # -- commands --------------------------------------------------------------------------------
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__)
 def main() -> None:
     """Load, audit and replay deepseek-harness session logs."""
@@ -454,14 +244,14 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
                                                        err=True))
     shown = reporting.shows_progress and not files_only and sys.stderr.isatty()
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
-    held = shown and count >= _PROGRESS_MIN
+    held = shown and count >= PROGRESS_MIN
     out = stdout()
     text = io.StringIO() if held else None  # the report waits until the bar is done
     view = AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None,
                      files_only=files_only, summary_only=options["write_baseline"] is not None)
     reporter = reporting(text or cast(TextIO, out), style_for(sys.stdout, no_color), view)
     reporter.start()
-    with _progress(count, "auditing", shown) as advance:
+    with progress(count, "auditing", shown) as advance:
         def told(report: LogReport) -> None:
             reporter.unit(report)
             advance(report.path)
@@ -519,7 +309,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
     context = CheckContext(str(scenarios_dir), _tree_args(scenarios_dir, goldens_dir),
                            datetime.now(UTC).astimezone(), socket.gethostname(), ci_flag or in_ci(os.environ))
     reporting = CHECK_FORMATS[fmt]
-    with _progress(count, "checking", reporting.shows_progress) as advance:
+    with progress(count, "checking", reporting.shows_progress) as advance:
         report = check_scenarios(scenarios_dir, goldens_dir, selection, full=full, jobs=_workers("check", jobs),
                                  context=context, on_scenario=lambda r: advance(r.name),
                                  pending=None if pending is None else _folder_tree(Path(pending),
