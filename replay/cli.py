@@ -37,6 +37,7 @@ from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FOR
 from replay.scenarios import SCENARIOS
 from replay.style import sanitize, style_for, use_color
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
+from replay.words import counted
 
 if TYPE_CHECKING:
     from replay.goldens.pending import Workflow
@@ -264,7 +265,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     if junit is not None:
         write_output(junit, [AuditJunit.render(result)])
     if run.baseline_written is not None:
-        click.echo(f"replay audit: wrote a baseline of {run.baseline_written} finding(s) to "
+        click.echo(f"replay audit: wrote a baseline of {counted(run.baseline_written, 'finding')} to "
                    f"{sanitize(str(options['write_baseline']))}", err=True)
         sys.exit(0)
     sys.exit(1 if result.failed else 0)

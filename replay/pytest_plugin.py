@@ -56,6 +56,7 @@ from replay.scenarios.check import scenario_names
 from replay.scenarios.names import pending_store
 from replay.scenarios.scenario import run_scenario
 from replay.style import PLAIN, sanitize
+from replay.words import counted
 
 __all__ = ["golden_extension", "replay_scenario", "replay_snapshot", "scenario_names"]
 
@@ -279,6 +280,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     where = () if folder == Path(config.rootpath) / DEFAULT_FOLDER else ("--pending", _shown(folder, config))
     terminalreporter.write_sep("-", "replay: pending goldens", red=True)
     terminalreporter.write_line(
-        f"CI is set: --snapshot-update wrote {written} pending golden(s) to {_shown(folder, config)} instead of "
-        f"the goldens (--replay-force-update writes the goldens). Keep that folder as the job's artefact; then, "
-        f"in your checkout: {line('review', *where)}")
+        f"CI is set: --snapshot-update wrote {counted(written, 'pending golden')} to {_shown(folder, config)} "
+        f"instead of the goldens (--replay-force-update writes the goldens). Keep that folder as the job's "
+        f"artefact; then, in your checkout: {line('review', *where)}")

@@ -87,7 +87,7 @@ def test_a_recorded_call_the_run_never_asks_for_fails(tree: Path) -> None:
     path.write_bytes(dump(recs))
     proc = _check(tree)
     assert proc.returncode == 1
-    assert "has 1 call(s) the run never asked for" in proc.stdout
+    assert "has 1 call the run never asked for" in proc.stdout
 
 
 def test_a_scenario_json_that_is_not_utf8(tree: Path) -> None:

@@ -49,6 +49,7 @@ from replay.log.bounded import BLOCK
 from replay.log.reader import Opener, Source
 from replay.log.source import ARCHIVE_SUFFIXES, LOG_SUFFIXES, STORED_NAMES, Archive, PassedOver, Unit, ignore
 from replay.urls import NetworkError, network_timeout, redact, scrub
+from replay.words import counted
 
 T = TypeVar("T")
 
@@ -383,8 +384,8 @@ class _Search:
                 size = info.get("size")
                 found.append((prefix + name[len(base):], size if isinstance(size, int) else None))
         if deeper:
-            self.passed_over(self.shown, f"{deeper} object(s) more than {SEARCH_DEPTH} levels below it were not "
-                                         "searched (name a deeper URL to audit them)")
+            self.passed_over(self.shown, f"{counted(deeper, 'object')} more than {SEARCH_DEPTH} levels below it "
+                                         "were not searched (name a deeper URL to audit them)")
         if len(found) > SEARCH_OBJECTS:
             found.sort(key=lambda item: redact(item[0]))
             self.too_many()
@@ -439,12 +440,13 @@ class _Search:
                     else:
                         more = True
         if deeper:
-            self.passed_over(self.shown, f"{deeper} link page(s) more than {SEARCH_DEPTH} levels below it were not "
-                                         "searched (name a deeper URL to audit them)")
+            self.passed_over(self.shown, f"{counted(deeper, 'link page')} more than {SEARCH_DEPTH} levels below "
+                                         "it were not searched (name a deeper URL to audit them)")
         if unread:
             why = (f"the search stopped after {self.timeouts.search:g} s" if stopped else
                    f"the search reads at most {SEARCH_PAGES} link pages")
-            self.passed_over(self.shown, f"{why}: {unread} more link page(s) were not searched (name a narrower URL)")
+            self.passed_over(self.shown, f"{why}: {counted(unread, 'more link page')} were not searched "
+                                         "(name a narrower URL)")
         if more:
             self.too_many()
         return [(location, None) for location in objects]

@@ -42,6 +42,7 @@ from replay.render.acp.profiles import detect_profile
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.todo.tool import TOOL_NAME, Config
 from replay.validation import UNKNOWN, validation_problems
+from replay.words import counted
 
 SCENARIO_FILE = "scenario.json"
 SCHEMA_FILE = "scenario.schema.json"
@@ -541,8 +542,8 @@ class _Runner:
         agent.finish()
         for who, used in self.models:
             if used.unused():
-                raise ScenarioError(f"the model of {who} has {used.unused()} call(s) the run never asked for: the run "
-                                    "diverged from the recording or script (re-record, or fix the script)")
+                raise ScenarioError(f"the model of {who} has {counted(used.unused(), 'call')} the run never asked "
+                                    "for: the run diverged from the recording or script (re-record, or fix the script)")
         return Run(self.name, self.scenario, self.logs)
 
 

@@ -157,7 +157,7 @@ def test_the_unused_recording_calls_are_reported(tmp_path: Path) -> None:
     folder = _imported(tmp_path, "multi-turn", {"prompts": ["only the first"], "tools": {}})
     with pytest.raises(ScenarioError) as exc:
         run_scenario(folder)
-    assert str(exc.value) == (f"{folder}/scenario.json: the model of the primary session has 1 call(s) the run never "
+    assert str(exc.value) == (f"{folder}/scenario.json: the model of the primary session has 1 call the run never "
                               "asked for: the run diverged from the recording or script (re-record, or fix the "
                               "script)")
 

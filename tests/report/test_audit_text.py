@@ -212,4 +212,4 @@ def test_writing_a_baseline_prints_the_summary_only(fixture_logs: Path) -> None:
     assert result.exit_code == 0
     assert result.stdout == ("5 files, 253 events: 1 ok, 1 with warnings only, 3 with errors, 0 unreadable\n"
                              "11 findings: 4 errors, 7 warnings, 0 policy\n")
-    assert result.stderr == "replay audit: wrote a baseline of 11 finding(s) to base.json\n"
+    assert result.stderr == "replay audit: wrote a baseline of 11 findings to base.json\n"

@@ -180,7 +180,7 @@ def test_under_ci_snapshot_update_writes_pending_goldens(project: Path, pytester
         "load.expected.jsonl", "plan.expected.json", "session.expected.jsonl", "stdio.expected.txt",
         "stdout.expected.jsonl", "tool-schemas.expected.json", "web.expected.txt"]
     assert {e["scenario"] for e in manifest["entries"]} == {"parallel-plan-two"}
-    assert ("CI is set: --snapshot-update wrote 7 pending golden(s) to .replay/pending instead of the goldens "
+    assert ("CI is set: --snapshot-update wrote 7 pending goldens to .replay/pending instead of the goldens "
             "(--replay-force-update writes the goldens). Keep that folder as the job's artefact; then, in your "
             "checkout: replay review") in out
     # The pending goldens are what replay accept takes.
@@ -217,7 +217,7 @@ def test_under_ci_two_workers_write_one_manifest(project: Path, pytester: pytest
     assert code == 1 and _tree(project / "goldens") == before
     manifest = json.loads((project / ".replay" / "pending" / "manifest.json").read_text())
     assert len(manifest["entries"]) == 14
-    assert "--snapshot-update wrote 14 pending golden(s) to .replay/pending" in out
+    assert "--snapshot-update wrote 14 pending goldens to .replay/pending" in out
     result = CliRunner().invoke(main, ["accept", "--pending", str(project / ".replay" / "pending"), "--scenarios",
                                        str(project / "scenarios"), "--goldens", str(project / "goldens")])
     assert result.exit_code == 0, result.output
