@@ -141,3 +141,14 @@ def test_the_readme_links_only_what_the_checkout_holds() -> None:
     targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
     assert "docs/tutorial.md" in targets
     assert [t for t in targets if "://" not in t and not (REPO / t).is_file()] == []
+
+
+def test_the_presenter_how_to_runs_as_written(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/how-to/presenter.md's script, verbatim, from the checkout's root: it prints what the page says."""
+    page = (DOCS / "how-to" / "presenter.md").read_text(encoding="utf-8")
+    script = page.split("## Try it on a log\n", 1)[1].split("```python\n", 1)[1].split("```\n", 1)[0]
+    [said] = re.findall(r"^It prints `(.*?)`", page, flags=re.MULTILINE)
+    monkeypatch.chdir(REPO)
+    exec(compile(script, "presenter.md", "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out == said + "\n"
