@@ -14,6 +14,7 @@ import dataclasses
 import html
 import importlib.util
 import re
+import shlex
 from types import ModuleType
 
 import click
@@ -152,3 +153,38 @@ def test_the_presenter_how_to_runs_as_written(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.chdir(REPO)
     exec(compile(script, "presenter.md", "exec"), {"__name__": "__main__"})
     assert capsys.readouterr().out == said + "\n"
+
+
+def _documented_command_lines() -> list[tuple[str, list[str]]]:
+    """Every ``replay …`` command line of the README's and the pages' code blocks (shell, CI
+    configurations), up to a shell operator; the synopses (``[OPTION]``, ``a|b``, ``ARG...``) left out."""
+    found = []
+    for page in [REPO / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(r"```(?:sh|yaml|groovy)\n(.*?)```", text, flags=re.DOTALL):
+            for line in block.splitlines():
+                command = re.search(r"(?:^|[\s'/])replay (\S.*)$", line)
+                if command is None or line.lstrip().startswith("#"):
+                    continue
+                argv = shlex.split(re.split(r"\s(?:&&|\|\||>|\|)\s", command[1])[0].rstrip("'"), comments=True)
+                if argv and not any(a.startswith("[") or "|" in a or a.endswith("...") for a in argv):
+                    found.append((page.relative_to(REPO).as_posix(), argv))
+    return found
+
+
+def test_every_documented_command_line_parses() -> None:
+    """Each command line the documentation shows names a command and options that exist, with
+    values they take (a path the page names need not exist here)."""
+    lines = _documented_command_lines()
+    assert len(lines) > 40 and {argv[0] for _, argv in lines} >= {"check", "review", "accept", "audit", "new", "view"}
+    for page, argv in lines:
+        command = main.commands.get(argv[0])
+        assert command is not None, (page, argv)
+        try:
+            command.make_context(f"replay {argv[0]}", argv[1:]).close()
+        except click.BadParameter as error:
+            param = error.param
+            assert param is not None and isinstance(param.type, click.Path) and param.type.exists, (page, argv, error)
+            assert "does not exist" in error.format_message(), (page, argv, error)
+        except click.ClickException as error:
+            raise AssertionError(f"{page}: replay {shlex.join(argv)}: {error.format_message()}") from None
