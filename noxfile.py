@@ -11,6 +11,9 @@
   builds (in isolation: the newest setuptools ``[build-system]`` allows, not the lock's); any
   warning the build prints fails the session; then ``twine check --strict`` on both. ``.ci/run``
   runs it. The suite's wheel test (tests/test_packaging.py) installs a wheel and uses it.
+- ``nox -s docs``: the documentation site (``mkdocs.yml``) built into ``site/`` with
+  ``mkdocs build --strict``: a broken link, a missing anchor or a page left out of the nav fails it.
+  The CLI and rule references are generated from the code as it builds. ``.ci/run`` runs it.
 - ``nox -s bench``: the audit-throughput benchmark.
 - ``nox -s fuzz``: the scheduled run of the property and fuzz tests (those hypothesis marks),
   with the ``fuzz`` profile: ten times the examples of a commit's run (see tests/conftest.py).
@@ -83,6 +86,15 @@ def build(session: nox.Session) -> None:
     if warnings:
         session.error("the build printed warnings (fix them, they become errors later):\n" + "\n".join(warnings))
     session.run("python", "-m", "twine", "check", "--strict", *sorted(str(p) for p in DIST.iterdir()))
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    session.install("-c", LOCK, "-e", ".[docs]")
+    # NO_MKDOCS_2_WARNING: Material's notice about MkDocs' future, printed on every build; the
+    # theme's own releases (nox -s newest, the lock) are where such a change is met.
+    session.run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", "site", *session.posargs,
+                env={"NO_MKDOCS_2_WARNING": "1"})
 
 
 @nox.session

@@ -1,7 +1,7 @@
 """Benchmark (not a timed test): wall time of `replay conformance` on the shared corpora.
 
 Runs the real command in fresh processes, pinned to one core when possible, on the
-two runs the README reports — the editor-projection corpora (``acp-2026-07-23`` and
+two runs docs/performance.md reports — the editor-projection corpora (``acp-2026-07-23`` and
 ``acp-2026-06-29`` together) and today's agent
 (``sessions-2026-08-20/examples_acp-agent_tests_snapshots``) — and reports the best
 and median of --repeat runs and each run's score line. ``--repo`` times another

@@ -1,4 +1,4 @@
-"""The shape of the package: one direction of flow, and a README that tells the truth
+"""The shape of the package: one direction of flow, and an architecture page (docs/architecture.md) that tells the truth
 about the tree.
 
 The import graph is built from the source (every ``import`` and ``from … import`` of a
@@ -138,25 +138,28 @@ def test_the_flow_has_one_direction() -> None:
     assert edges["replay.check"] >= {"replay.todo"} and "replay.check" not in edges.get("replay.todo", set())
 
 
-def _readme_tree() -> tuple[set[str], set[str]]:
-    """The paths the README's layout block names: those under ``replay/`` and the others."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+
+
+def _layout_tree() -> tuple[set[str], set[str]]:
+    """The paths the layout block of docs/architecture.md names: those under ``replay/`` and the others."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
     block = text.split("## Layout\n", 1)[1].split("```\n", 2)[1]
     listed: set[str] = set()
     trail: list[str] = []
     for line in block.splitlines():
         indent = len(line) - len(line.lstrip(" "))
-        assert indent % 2 == 0, f"README layout: odd indentation: {line!r}"
+        assert indent % 2 == 0, f"layout: odd indentation: {line!r}"
         level = indent // 2
-        assert level <= len(trail), f"README layout: {line!r} is indented under nothing"
+        assert level <= len(trail), f"layout: {line!r} is indented under nothing"
         trail = [*trail[:level], line.split()[0]]
         listed.add("".join(trail))
     inside = {p for p in listed if p.startswith("replay/")}
     return inside, listed - inside
 
 
-def test_the_readme_layout_is_the_tree() -> None:
-    inside, outside = _readme_tree()
+def test_the_documented_layout_is_the_tree() -> None:
+    inside, outside = _layout_tree()
     tree = {"replay/"}
     for path in PACKAGE.rglob("*"):
         if "__pycache__" in path.parts or path.name == "__init__.py":
@@ -166,8 +169,8 @@ def test_the_readme_layout_is_the_tree() -> None:
             tree.add(relative + "/")
         elif path.suffix in (".py", ".js", ".css", ".json", ".toml"):
             tree.add(relative)
-    assert sorted(inside - tree) == [], "the README lists what does not exist"
-    assert sorted(tree - inside) == [], "the README's layout omits these"
+    assert sorted(inside - tree) == [], "docs/architecture.md lists what does not exist"
+    assert sorted(tree - inside) == [], "docs/architecture.md's layout omits these"
     assert all((REPO / p).exists() for p in outside), outside
 
 

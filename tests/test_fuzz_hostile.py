@@ -20,7 +20,7 @@ Each example runs commands, so each test asks for its own number of examples
 (``tests.helpers.examples``): a quarter of the profile's for a commit ("ci": 50), and
 ten times that in the scheduled run (``nox -s fuzz``: 500), which is the one that
 found, on the code before issue 9, the lone-surrogate crashes, the 64-bit JSON crash
-and the terminal escapes in reports; see the README for what each costs.
+and the terminal escapes in reports; see docs/development.md for what each costs.
 """
 
 from __future__ import annotations

@@ -3,20 +3,27 @@
 These cannot run the commands themselves (that needs a network and a fresh machine); they pin
 what makes the commands work on one: each is self-contained, goes through a venv (so Debian's
 externally managed ``python3`` accepts it), installs from the lock, and `.ci/run` runs the second
-one verbatim. The lock must satisfy every range ``pyproject.toml`` declares.
+one verbatim. The first activates the venv, so that `replay` is on ``PATH`` in the shell that
+ran it (every later example is a bare `replay …`); the venv's activation script is seen to do
+that. The lock must satisfy every range ``pyproject.toml`` declares.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tests.helpers import REPO
 
 VENV = "python3 -m venv .venv && "
+ACTIVATE = ". .venv/bin/activate && "
 
 
 def _quick_start_commands() -> list[str]:
@@ -41,15 +48,33 @@ def _locked() -> dict[str, str]:
 def test_quick_start_is_exactly_two_self_contained_venv_commands() -> None:
     commands = _quick_start_commands()
     assert len(commands) == 2, commands
+    first, second = commands
     for command in commands:
         assert "\n" not in command, command
         assert command.startswith(VENV), command
-        # After the venv exists, nothing runs through a bare interpreter or an activated venv.
-        rest = command.removeprefix(VENV)
-        assert all(step.strip().startswith(".venv/bin/") for step in rest.split("&&")), command
         assert "-c constraints.txt" in command, command
-    assert commands[0].endswith(".venv/bin/replay check")
-    assert "'.[test]'" in commands[1] and commands[1].endswith(".venv/bin/python -m pytest -n auto")
+    # The first activates the venv before anything else runs, so its pip, its `replay check` and
+    # every `replay …` typed in that shell afterwards are the venv's.
+    assert first == VENV + ACTIVATE + "python -m pip install -q -c constraints.txt . && replay check"
+    # The second works in any shell, activated or not: after the venv exists, every step is the venv's.
+    rest = second.removeprefix(VENV)
+    assert all(step.strip().startswith(".venv/bin/") for step in rest.split("&&")), second
+    assert "'.[test]'" in second and second.endswith(".venv/bin/python -m pytest -n auto")
+
+
+def test_activating_the_venv_puts_replay_on_path(tmp_path: Path) -> None:
+    """What the first command relies on: after ``. VENV/bin/activate``, a bare ``replay`` is the
+    venv's (checked on the venv running this suite, from a shell whose PATH has no venv)."""
+    venv = Path(sys.prefix)
+    if venv == Path(sys.base_prefix) or not (venv / "bin" / "activate").is_file():
+        pytest.skip("the suite does not run in a venv, so there is no activation script to source")
+    shell = subprocess.run(["bash", "-c", f'. "{venv}/bin/activate" && command -v replay && replay --help'],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"})
+    assert shell.returncode == 0, shell.stderr
+    where, usage = shell.stdout.split("\n", 1)
+    assert Path(where) == venv / "bin" / "replay"
+    assert usage.startswith("Usage: replay [OPTIONS] COMMAND [ARGS]...\n")
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:

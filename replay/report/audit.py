@@ -317,7 +317,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
 
 
 def audit_document(result: AuditResult) -> dict[str, Any]:
-    """The JSON report's document (the README documents its schema)."""
+    """The JSON report's document (docs/guides/audit.md documents its schema)."""
     summary = result.summary
     return {
         "files": [
@@ -333,7 +333,7 @@ def audit_document(result: AuditResult) -> dict[str, Any]:
 
 
 class AuditJson(AuditReporter):
-    """One JSON document (the README documents its schema)."""
+    """One JSON document (docs/guides/audit.md documents its schema)."""
 
     def finish(self, result: AuditResult) -> None:
         # The document is gone before its text is made: a large audit holds the bytes

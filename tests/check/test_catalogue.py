@@ -5,7 +5,8 @@ Each example of a rule is a small log and everything the audit says of it; here 
 one is audited and compared, so the examples ``replay rules ID``, SARIF and the
 Markdown show are the audit's own output, and an example is the rule's test case. A
 finding of a rule with no declaration (in the examples or anywhere in the corpus)
-fails; so do words of the README about rules that the catalogue contradicts."""
+fails; so do words of the documentation about rules that the catalogue contradicts (the
+audit guide, docs/guides/audit.md, and every other page that names a rule)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,9 @@ from replay.report.rules import catalogue_markdown, rule_markdown
 from tests.helpers import REPO, corpus_root
 
 EXAMPLES = [(rule, example) for rule in RULES.values() for example in rule.examples]
-README = (REPO / "README.md").read_text(encoding="utf-8")
+GUIDE = (REPO / "docs" / "guides" / "audit.md").read_text(encoding="utf-8")
+"""The audit guide: the kinds of rule, the series, the caps in words."""
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 
 
 def test_every_rule_is_declared_whole() -> None:
@@ -156,21 +159,24 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_the_readme_table_of_kinds_is_the_catalogues() -> None:
+def test_the_guides_table_of_kinds_is_the_catalogues() -> None:
     rows = {m[1]: set(re.findall(r"`([A-Z]+)`", m[2]))
-            for m in re.finditer(r"^\| (format|invariant|policy) \| ([^|]*) \|", README, flags=re.MULTILINE)}
+            for m in re.finditer(r"^\| (format|invariant|policy) \| ([^|]*) \|", GUIDE, flags=re.MULTILINE)}
     assert rows == {kind: {rule_series(r.id) for r in RULES.values() if r.kind == kind}
                     for kind in ("format", "invariant", "policy")}
 
 
-def test_the_readme_names_every_series_and_only_rules_there_are() -> None:
-    [listed] = re.findall(r"the series are ((?:`[A-Z]+`(?:, )?)+)", _words(README))
+def test_the_guide_names_every_series_and_the_pages_only_rules_there_are() -> None:
+    [listed] = re.findall(r"the series are ((?:`[A-Z]+`(?:, )?)+)", _words(GUIDE))
     assert set(re.findall(r"`([A-Z]+)`", listed)) == {rule_series(r) for r in RULES}
-    named = set(re.findall(r"`([A-DTP]\d+|IO|LIMIT|INTERNAL)`", README))
-    assert named and named - set(RULES) == set()
-    # A range of ids would have to be retyped whenever a rule is added: the README names
-    # rules one by one or by series, and `replay rules` lists them.
-    assert re.findall(r"`?\b[A-DTP]\d+`?\s*[–-]\s*`?[A-DTP]?\d+\b", README) == []
+    assert re.findall(r"`([A-DTP]\d+|IO|LIMIT|INTERNAL)`", GUIDE)
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        named = set(re.findall(r"`([A-DTP]\d+|IO|LIMIT|INTERNAL)`", text))
+        assert named - set(RULES) == set(), page
+        # A range of ids would have to be retyped whenever a rule is added: the pages name
+        # rules one by one or by series, and `replay rules` lists them.
+        assert re.findall(r"`?\b[A-DTP]\d+`?\s*[–-]\s*`?[A-DTP]?\d+\b", text) == [], page
 
 
 def test_the_caps_the_words_name_are_the_code_s() -> None:
@@ -182,10 +188,10 @@ def test_the_caps_the_words_name_are_the_code_s() -> None:
                    f"{MAX_DAMAGED:,} records that are no event"):
         assert phrase in explanation
     assert f"{MAX_DAMAGED:,} such lines" in LIMIT.summary
-    readme = _words(README)
+    guide = _words(GUIDE)
     assert MAX_HEADER_BYTES >> 10 << 10 == MAX_HEADER_BYTES
     for phrase in (f"`--max-record-bytes` ({mib} MiB)", f"`--max-log-bytes` ({gib} GiB:",
                    f"{MAX_DAMAGED:,} lines that are no event", f"More than {MAX_PER_RULE} findings of one rule",
                    f"past {limits.max_archive_members:,} members", f"take more than {MAX_HEADER_BYTES >> 10} KiB",
                    f"chain more than {MAX_HEADER_CHAIN} extended headers", f"longer than {MAX_NAME:,} characters"):
-        assert phrase in readme
+        assert phrase in guide

@@ -113,15 +113,14 @@ def test_snapshot_update_is_the_same_refresh_as_replay_refresh(project: Path, py
     assert code == 0 and "3 passed" in out
 
 
-def _readme_snippet() -> str:
-    """The README's pytest example, verbatim."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### The pytest plugin\n", 1)[1]
-    return section.split("```python\n", 1)[1].split("```\n", 1)[0]
+def _documented_snippet() -> str:
+    """The pytest example of the plugin's page (docs/how-to/pytest.md), verbatim."""
+    text = (REPO / "docs" / "how-to" / "pytest.md").read_text(encoding="utf-8")
+    return text.split("```python\n", 1)[1].split("```\n", 1)[0]
 
 
-def test_the_readme_snippet_runs_as_written(project: Path, pytester: pytest.Pytester) -> None:
-    (project / "tests" / "test_goldens.py").write_text(_readme_snippet())
+def test_the_documented_snippet_runs_as_written(project: Path, pytester: pytest.Pytester) -> None:
+    (project / "tests" / "test_goldens.py").write_text(_documented_snippet())
     code, out = _pytest(pytester)
     assert code == 0, out
     assert "3 passed" in out

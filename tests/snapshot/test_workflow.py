@@ -5,7 +5,7 @@ pseudo-terminal, dry and selective refresh, CI hints, GitHub and JUnit reports.
 Every command runs in the copy (so the default folders, `scenarios/`, `goldens/` and
 `.replay/pending`, are the ones a user has): in this process through click's runner,
 except `review`, which needs a terminal (a real process on a pseudo-terminal), and the
-README's workflow, which runs every command of it as a real `python -m replay` process."""
+workflow of docs/guides/goldens.md, which runs every command of it as a real `python -m replay` process."""
 
 from __future__ import annotations
 
@@ -449,20 +449,37 @@ def test_the_text_diff_cites_golden_lines_and_full_shows_whole_values(repo: Path
     assert json.dumps(description, ensure_ascii=False) in whole and "…" not in whole
 
 
-def _readme_commands() -> list[list[list[str]]]:
-    """The command lines of the README's workflow blocks (comments dropped), block by block."""
+GUIDE = REPO / "docs" / "guides" / "goldens.md"
+"""The guide whose "Review, accept, reject" section holds the workflow, command by command."""
+
+
+def _blocks(text: str, heading: str) -> list[str]:
+    """The ``sh`` blocks of the section under ``heading``, as written."""
+    section = text.split(f"{heading}\n", 1)[1]
+    section = section.split("\n" + heading.split(" ", 1)[0] + " ", 1)[0]
+    return [chunk.split("```", 1)[0] for chunk in section.split("```sh\n")[1:]]
+
+
+def _workflow_commands() -> list[list[list[str]]]:
+    """The command lines of the guide's workflow blocks (comments dropped), block by block."""
     import shlex
 
-    section = (REPO / "README.md").read_text(encoding="utf-8").split("### Review, accept, reject\n", 1)[1]
-    section = section.split("\n### ", 1)[0]
-    blocks = [chunk.split("```", 1)[0] for chunk in section.split("```sh\n")[1:]]
+    blocks = _blocks(GUIDE.read_text(encoding="utf-8"), "## Review, accept, reject")
     return [[shlex.split(line, comments=True) for line in block.splitlines() if line.strip()] for block in blocks]
 
 
-def test_the_readmes_workflow_runs_as_written(repo: Path) -> None:
-    """Every command of the README's workflow, as written, in a real process: the one
+def test_the_readme_shows_the_guides_workflow() -> None:
+    """The README's everyday workflow is the guide's first block, verbatim (the one the test below runs)."""
+    readme = _blocks((REPO / "README.md").read_text(encoding="utf-8"), "### Goldens moved: check → review → accept")
+    guide = _blocks(GUIDE.read_text(encoding="utf-8"), "## Review, accept, reject")
+    assert len(readme) == 1 and len(guide) == 2
+    assert readme[0] == guide[0]
+
+
+def test_the_guides_workflow_runs_as_written(repo: Path) -> None:
+    """Every command of the guide's workflow, as written, in a real process: the one
     test that runs check, review, accept, reject and refresh from the command line."""
-    first, second = _readme_commands()
+    first, second = _workflow_commands()
     assert [c[:2] for c in first] == [["replay", "check"], ["replay", "review"], ["replay", "check"]]
     flip(repo)
     codes = []
