@@ -293,10 +293,11 @@ class Tree:
     # -- writing ------------------------------------------------------------------------
 
     def write(self, *parts: str, data: bytes | Iterable[bytes | str], what: str = "file",
-              unchanged: bytes | None = None) -> Written:
+              unchanged: bytes | None = None, durable: bool = True) -> Written:
         """Write a file atomically (its folders made as needed). ``unchanged``: the
         bytes it holds now when the caller read them (``data`` equal to them: nothing
-        is written)."""
+        is written). ``durable=False`` leaves the flush to disk to a later ``sync``
+        (many files written in a folder no one sees yet, published after one sync)."""
         *folder, name = parts
         check_name(name)
         if isinstance(data, bytes) and unchanged is not None and data == unchanged:
@@ -304,8 +305,29 @@ class Tree:
         with self.folder(*folder, create=True) as fd:
             assert fd is not None
             existed = _lexists(fd, name)
-            write_atomically(fd, self.at(*parts), name, [data] if isinstance(data, bytes) else data, what)
+            write_atomically(fd, self.at(*parts), name, [data] if isinstance(data, bytes) else data, what,
+                             durable=durable)
         return "updated" if existed else "created"
+
+    def move(self, source: tuple[str, ...], target: tuple[str, ...]) -> None:
+        """Rename the entry ``source`` (a file or a folder) to ``target``, both below the
+        root (every folder opened without following a link; ``target``'s folder made as
+        needed). A file replaces a file at ``target``; a folder takes the place of
+        nothing (``FileExistsError`` when something is there)."""
+        *source_folder, source_name = source
+        *target_folder, target_name = target
+        check_name(source_name)
+        check_name(target_name)
+        with self.folder(*source_folder) as src, self.folder(*target_folder, create=True) as dst:
+            if src is None:
+                raise FsError(f"{self.at(*source)}: gone")
+            assert dst is not None
+            if _is_dir(src, source_name) and _lexists(dst, target_name):
+                raise FileExistsError(errno.EEXIST, "File exists", str(self.at(*target)))
+            try:
+                os.rename(source_name, target_name, src_dir_fd=src, dst_dir_fd=dst)
+            except OSError as exc:
+                raise FsError(f"{self.at(*target)}: cannot move {self.at(*source)} there ({reason(exc)})") from None
 
     def delete(self, *parts: str, what: str = "the file") -> bool:
         """Delete one file (a link is removed itself, never what it points at); whether
@@ -382,7 +404,7 @@ class Tree:
                 return 0
             with contextlib.suppress(OSError):
                 for name in os.listdir(fd):
-                    if _abandoned(name):
+                    if abandoned(name):
                         with contextlib.suppress(OSError):
                             os.unlink(name, dir_fd=fd)
                             removed += 1
@@ -529,10 +551,12 @@ def read_named(path: Path, limit: int, what: str = "the file") -> bytes:
     return _read_stream(_regular_stream(fd, path, what), path, limit, what)
 
 
-def _abandoned(name: str) -> bool:
-    if not name.startswith(TEMP_PREFIX):
+def abandoned(name: str, prefix: str = TEMP_PREFIX) -> bool:
+    """Whether ``name`` (``<prefix><pid>-…``) is what this process, or one that is no
+    longer running, left behind."""
+    if not name.startswith(prefix):
         return False
-    pid_text = name[len(TEMP_PREFIX):].split("-", 1)[0]
+    pid_text = name[len(prefix):].split("-", 1)[0]
     if not pid_text.isdigit():
         return False  # not a name this version writes: another writer's, left alone
     pid = int(pid_text)
@@ -548,12 +572,14 @@ def _mode_of(dir_fd: int, name: str) -> int | None:
     return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
 
-def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[bytes | str], what: str) -> None:
+def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[bytes | str], what: str,
+                     durable: bool = True) -> None:
     """``name`` in the folder ``dir_fd`` replaced by ``chunks`` at once: a temporary file
-    beside it, fsynced, renamed over it (a link in its place is replaced, never written
-    through). A new file gets 0666 less the umask, a replaced one keeps its mode. On any
-    failure the temporary file is removed and ``FsError`` names ``path`` (``what``: the
-    file's role in messages, as in "cannot write the golden"; empty: "cannot write")."""
+    beside it, fsynced (unless not ``durable``), renamed over it (a link in its place is
+    replaced, never written through). A new file gets 0666 less the umask, a replaced
+    one keeps its mode. On any failure the temporary file is removed and ``FsError``
+    names ``path`` (``what``: the file's role in messages, as in "cannot write the
+    golden"; empty: "cannot write")."""
     failed = f"{path}: cannot write{' the ' + what if what else ''}"
     for _ in range(100):
         temp = f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
@@ -578,7 +604,8 @@ def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[by
                 for piece in encoded(chunk):
                     fh.write(piece)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -588,7 +615,14 @@ def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[by
                 raise FsError(f"{failed}: a folder is in its place; remove it by hand") from None
             raise FsError(f"{failed} ({reason(exc)})") from None
         raise
-    _sync(dir_fd)
+    if durable:
+        _sync(dir_fd)
+
+
+def sync() -> None:
+    """Flush every file written so far to disk (after ``durable=False`` writes, before
+    what they make is published)."""
+    os.sync()
 
 
 def write_output(path: Path, chunks: Iterable[bytes | str]) -> None:
