@@ -39,11 +39,15 @@ def source_hash(text: str) -> str:
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
-def content_security_policy(style: str = CSS, script: str = SCRIPT) -> str:
-    """Nothing may be fetched; only this style and this script may apply and run."""
+NONE = "'none'"
+
+
+def content_security_policy(style: str = CSS, script: str | None = SCRIPT) -> str:
+    """Nothing may be fetched; only this style and this script (none: no script at all)
+    may apply and run."""
     return "; ".join((
         "default-src 'none'",
-        f"script-src {source_hash(script)}",
+        f"script-src {source_hash(script) if script is not None else NONE}",
         f"style-src {source_hash(style)}",
         "base-uri 'none'",
         "form-action 'none'",
@@ -53,3 +57,16 @@ def content_security_policy(style: str = CSS, script: str = SCRIPT) -> str:
 
 
 CSP = content_security_policy()
+
+SITE_CSS = CSS + _asset("site.css")
+"""The session browser's stylesheet (every page of a site, and the page of one log):
+the page's, then ``site.css``."""
+SESSION_SCRIPT = SCRIPT + _asset("session.js")
+"""A session page's script: the page's (panel, timeline), then ``session.js`` (search,
+filters, keys, landing on ``#L25`` and ``#seq-24``)."""
+INDEX_SCRIPT = "\n" + _asset("index.js")
+"""The index's script: sorting, filtering and paging its rows (``index.js``)."""
+SESSION_CSP = content_security_policy(SITE_CSS, SESSION_SCRIPT)
+INDEX_CSP = content_security_policy(SITE_CSS, INDEX_SCRIPT)
+RULE_CSP = content_security_policy(SITE_CSS, None)
+"""A rule's page runs no script."""

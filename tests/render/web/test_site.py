@@ -1,0 +1,420 @@
+"""The session browser's site (``replay view PATH -o DIR``), read as files: one row per
+log the audit reports, every link resolving, children linked both ways, each page's
+numbers equal to what its log holds (computed here from the raw lines, independently
+of replay), findings at their events, the folder's ownership, a publication that an
+interruption cannot leave with a link to a missing page, hostile logs inert, and
+every label in both locales."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+from replay.render.site_layout import INDEX, OLD, SITE_MARKER, STAGING
+from replay.render.web.site_strings import SITE_EN, SITE_ZH
+from tests.helpers import TODO_WRITE, corpus_file, corpus_root, dump, index_of, records
+from tests.render.web.dom import Node, parse
+
+pytestmark = pytest.mark.slow
+
+CORDIS = "sessions-2026-08-20/apps_web_tests_snapshots/cordis-tool-round/session.jsonl"
+SUBAGENT_MULTI = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagent-multi"
+PACKED = {"text-chunks": "texts", "reasoning-chunks": "texts", "tool-call-chunks": "args"}
+KINDS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
+
+
+def _view(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["view", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, result.output
+
+
+@pytest.fixture(scope="module")
+def corpus_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
+    root = corpus_root()
+    if not root.is_dir():
+        pytest.skip(f"the shared corpus {root} is absent (set REPLAY_CORPUS)")
+    site = tmp_path_factory.mktemp("corpus") / "site"
+    code, out = _view(str(root), "-o", str(site), "--jobs", "1")
+    return site, code, out
+
+
+def _rows(site: Path) -> list[tuple[str, str]]:
+    """The index's rows: each log's path as shown, and its page."""
+    text = (site / INDEX).read_text(encoding="utf-8")
+    return [(html.unescape(m[0]), html.unescape(m[1]))
+            for m in re.findall(r'<td class="path" data-v="([^"]*)"><a href="([^"]*)"', text)]
+
+
+def _pages(site: Path) -> Iterator[Path]:
+    return (p for p in site.rglob("*.html") if not any(part.startswith(".") for part in p.relative_to(site).parts))
+
+
+def _fact(page: Node, key: str) -> str | None:
+    found = page.find_all("dd", data_fact=key)
+    return found[0].attrs.get("data-value", "") if found else None
+
+
+def test_one_row_per_log_the_audit_reports(corpus_site: tuple[Path, int, str]) -> None:
+    site, code, out = corpus_site
+    assert (code, out) == (1, f"{site / INDEX}\n")  # exit 1: the audit finds errors, as replay audit does
+    audited = CliRunner().invoke(main, ["audit", "--format", "json", "--jobs", "1", str(corpus_root())])
+    paths = [f["path"] for f in json.loads(audited.stdout)["files"]]
+    rows = _rows(site)
+    assert [shown for shown, _ in rows[:len(rows)]] == paths
+    for _, href in rows:
+        assert (site / href).is_file(), href
+    assert (site / SITE_MARKER).is_file()
+    assert sorted(p.name for p in site.iterdir()) == sorted([INDEX, SITE_MARKER, "rules", "sessions"])
+
+
+def test_every_link_leads_to_a_page_that_exists(corpus_site: tuple[Path, int, str]) -> None:
+    site = corpus_site[0]
+    checked = 0
+    for page in _pages(site):
+        text = page.read_text(encoding="utf-8")
+        ids = set(re.findall(r' id="([^"]+)"', text))
+        runs = [tuple(map(int, m)) for m in re.findall(r'data-lines="(\d+) (\d+)"', text)]
+        for href in re.findall(r' href="([^"]*)"', text):
+            href = html.unescape(href)
+            target, _, fragment = href.partition("#")
+            assert "://" not in target and not target.startswith(("/", "javascript:")), (page, href)
+            if target:
+                assert (page.parent / target).resolve().is_file(), (page, href)
+            elif fragment not in ids:  # a line inside a run of stream chunks: the run's element
+                line = int(fragment.removeprefix("L"))
+                assert any(first <= line <= last for first, last in runs), (page, href)
+            checked += 1
+    assert checked > 1000
+
+
+def test_children_are_linked_both_ways(corpus_site: tuple[Path, int, str]) -> None:
+    site = corpus_site[0]
+    rows = dict(_rows(site))
+    folder = str(corpus_file(f"{SUBAGENT_MULTI}/session.jsonl").parent)
+    parent = parse((site / rows[f"{folder}/session.jsonl"]).read_text(encoding="utf-8"))
+    children = parent.find("dd", data_fact="children")
+    assert [(a.attrs["href"], a.text) for a in children.find_all("a")] == [
+        ("session.1.html", "session.1.jsonl"), ("session.2.html", "session.2.jsonl")]
+    # each subagent call's row is followed by the link to the child it started, in order
+    assert [(a.attrs["href"], a.text) for p in parent.find_all("p", "child") for a in p.find_all("a")] == [
+        ("session.1.html", "Child session: session.1.jsonl"), ("session.2.html", "Child session: session.2.jsonl")]
+    for child in ("session.1", "session.2"):
+        page = parse((site / rows[f"{folder}/{child}.jsonl"]).read_text(encoding="utf-8"))
+        up = page.find("dd", data_fact="parent").find("a")
+        assert (up.attrs["href"], up.text) == ("session.html", "session.jsonl")
+    # every parent link anywhere is answered by the parent's list of children
+    linked = 0
+    for page_path in _pages(site / "sessions"):
+        page = parse(page_path.read_text(encoding="utf-8"))
+        for dd in page.find_all("dd", data_fact="parent"):
+            target = page_path.parent / dd.find("a").attrs["href"]
+            back = parse(target.read_text(encoding="utf-8")).find("dd", data_fact="children")
+            assert os.path.relpath(page_path, target.parent) in [a.attrs["href"] for a in back.find_all("a")]
+            linked += 1
+    # as many as the corpus holds logs whose header names another session of their folder as its parent
+    headers: dict[Path, dict[str, Any]] = {}
+    for path, _ in _rows(site):
+        try:
+            headers[Path(path)] = orjson.loads(Path(path).read_bytes().split(b"\n", 1)[0])
+        except orjson.JSONDecodeError:
+            continue
+    ids = {(path.parent, h.get("id")) for path, h in headers.items() if isinstance(h, dict)}
+    assert linked == sum(1 for path, h in headers.items() if isinstance(h, dict) and h.get("parentSession")
+                         and h["parentSession"] != h.get("id") and (path.parent, h["parentSession"]) in ids) > 30
+
+
+def _independent(path: Path) -> tuple[str, str, str]:
+    """Duration, tool calls and tokens, from the log's lines alone: the earliest to the
+    latest event time (a packed row's members at time0 + their dt), each tool/call
+    event, and per step (turn, step) its usage chunks' tokens, else its assistant
+    message's. A record that is not an event (unreadable, not an object, a seq that is
+    not a whole number) counts for nothing."""
+    times: list[int] = []
+    calls = 0
+    chunk_usage: dict[Any, list[int]] = {}
+    message_usage: dict[Any, list[int]] = {}
+    for raw in path.read_bytes().split(b"\n")[1:]:
+        if not raw.strip():
+            continue
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        kind, data = record.get("type"), record.get("data")
+        if kind in PACKED:
+            if type(record.get("time0")) is int and isinstance(data, dict) and isinstance(data.get("dt"), list):
+                time = record["time0"]
+                times.append(time)
+                for dt in data["dt"]:
+                    time += dt
+                    times.append(time)
+            continue
+        seq = record.get("seq")
+        if not (type(seq) is int or (type(seq) is float and seq.is_integer())):
+            continue
+        if type(record.get("time")) is int:
+            times.append(record["time"])
+        if not isinstance(data, dict):
+            continue
+        step = tuple(v if type(v) is int else None for v in (data.get("turn"), data.get("step")))
+        calls += kind == "tool/call"
+        usage, into = None, None
+        chunk = data.get("chunk")
+        if kind == "assistant/chunk" and isinstance(chunk, dict) and chunk.get("type") == "usage":
+            usage, into = chunk.get("usage"), chunk_usage
+        elif kind == "assistant/message":
+            usage, into = data.get("usage"), message_usage
+        if isinstance(usage, dict) and into is not None:
+            counts = into.setdefault(step, [0] * len(KINDS))
+            for i, name in enumerate(KINDS):
+                value = usage.get(name)
+                counts[i] += value if type(value) is int and value > 0 else 0
+    tokens = [0] * len(KINDS)
+    for step in set(chunk_usage) | set(message_usage):
+        for i, value in enumerate(chunk_usage.get(step) or message_usage[step]):
+            tokens[i] += value
+    duration = str(max(times) - min(times)) if times else ""
+    return duration, str(calls), " ".join(map(str, tokens))
+
+
+def test_every_page_holds_the_numbers_of_its_log(corpus_site: tuple[Path, int, str]) -> None:
+    """For every log of the shared corpus: duration, tool calls and tokens on its page
+    and in its index row are what its lines hold."""
+    site = corpus_site[0]
+    index = parse((site / INDEX).read_text(encoding="utf-8"))
+    cells = {html.unescape(tr.find("td", "path").attrs["data-v"]): tr for tr in index.find_all("tr")
+             if tr.find_all("td", "path")}
+    checked = 0
+    for shown, href in _rows(site):
+        duration, calls, tokens = _independent(Path(shown))
+        page = parse((site / href).read_text(encoding="utf-8"))
+        assert (_fact(page, "duration") or "", (_fact(page, "calls") or "").split(" ")[0], _fact(page, "tokens")) \
+            == (duration, calls, tokens), shown
+        row = [td.attrs.get("data-v", "") for td in cells[shown].find_all("td")]
+        inp, out, cache_read, _, reasoning = tokens.split()
+        assert (row[3], row[5], row[6:10]) == (duration, calls, [inp, out, cache_read, reasoning]), shown
+        checked += 1
+    assert checked == len(cells) >= 300
+
+
+def test_findings_sit_at_their_events_and_damage_has_a_banner(corpus_site: tuple[Path, int, str]) -> None:
+    site = corpus_site[0]
+    rows = dict(_rows(site))
+    text = (site / rows[str(corpus_file(CORDIS))]).read_text(encoding="utf-8")
+    page = parse(text)
+    banner = page.find("section", "banner")
+    assert banner.attrs["data-kind"] == "refused"
+    assert banner.find("p", "headline").text == "Today's harness would refuse to load this log."
+    for line, seq in ((8, 87), (9, 99), (19, 131)):  # A7 errors (seq gaps), each at the element of its line
+
+        before = text[:_holder(text, line)]
+        block = before[before.rindex('<ul class="findings at"'):]
+        assert block.rstrip().endswith("</ul>") and block.count("</ul>") == 1, line
+        assert 'data-rule="A7"' in block and f"the event has seq {seq} where" in block
+        assert '<a class="rule" href="../../rules/A7.html"' in block
+    assert (site / "rules" / "A7.html").is_file()
+    rule = parse((site / "rules" / "A7.html").read_text(encoding="utf-8"))
+    assert rule.find("pre", "help").text.startswith("A7: seqs count 0, 1, 2, … with no gap or repeat")
+
+
+def _holder(text: str, line: int) -> int:
+    """Where the element that holds a line starts: its own, or the run of stream chunks
+    whose lines it is among."""
+    exact = text.find(f' id="L{line}"')
+    if exact >= 0:
+        return text.rindex("<", 0, exact)
+    for m in re.finditer(r'<div class="ev stream[^"]*" id="L\d+" data-lines="(\d+) (\d+)"', text):
+        if int(m[1]) <= line <= int(m[2]):
+            return m.start()
+    raise AssertionError(f"no element holds line {line}")
+
+
+# -- the folder -------------------------------------------------------------------------
+
+
+def _log(folder: Path, name: str, recs: list[dict[str, Any]]) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(dump(recs))
+    return path
+
+
+def test_a_folder_that_is_not_a_site_is_refused(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    _log(logs, "a/session.jsonl", records(TODO_WRITE))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    code, out = _view(str(logs), "-o", str(mine))
+    assert code == 2
+    assert out.endswith(f"Error: Invalid value for -o: {mine}: not empty, and not a site replay wrote (it has "
+                        f"no {SITE_MARKER}): name a new or empty folder, or add --force to write the site into it\n")
+    assert os.listdir(mine) == ["notes.txt"]
+    code, _ = _view(str(logs), "-o", str(mine), "--force")
+    assert code == 0 and (mine / "notes.txt").read_text() == "keep" and (mine / INDEX).is_file()
+
+
+def test_a_rebuild_replaces_the_site_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    _log(logs, "a/session.jsonl", records(TODO_WRITE))
+    gone = _log(logs, "b/session.jsonl", records(TODO_WRITE))
+    site = tmp_path / "site"
+    assert _view(str(logs), "-o", str(site))[0] == 0
+    before = sorted(str(p.relative_to(site)) for p in site.rglob("*"))
+    gone.unlink()
+    dead = f"{STAGING}999999999-0000"
+    (site / dead).mkdir()  # what a dead run left behind
+    assert _view(str(logs), "-o", str(site))[0] == 0
+    after = sorted(str(p.relative_to(site)) for p in site.rglob("*"))
+    assert [p for p in before if p not in after] == [p for p in before if "-b-" in p or p.startswith("sessions/b")]
+    assert len(before) - len(after) == 2  # b's folder and its page
+    assert not [p for p in after if p.startswith((STAGING, OLD))]
+
+
+def test_an_interrupted_publication_links_to_no_missing_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whenever the publication stops, every page in the folder links to pages that
+    exist (the old site's, the new one's, or both)."""
+    from replay.fs import Tree
+
+    logs = tmp_path / "logs"
+    recs = records(TODO_WRITE)
+    for name in ("a/session.jsonl", "b/session.jsonl"):
+        _log(logs, name, recs)
+    site = tmp_path / "site"
+    assert _view(str(logs), "-o", str(site))[0] == 0
+    _log(logs, "c/session.jsonl", recs)  # the new site has one more folder
+    moves = 0
+    real = Tree.move
+
+    def counted(self: Tree, source: tuple[str, ...], target: tuple[str, ...]) -> None:
+        nonlocal moves
+        moves += 1
+        if moves == stop:
+            raise KeyboardInterrupt
+        real(self, source, target)
+
+    monkeypatch.setattr(Tree, "move", counted)
+    for stop in range(1, 12):
+        moves = 0
+        result = CliRunner().invoke(main, ["view", str(logs), "-o", str(site)])
+        assert result.exit_code in (0, 130), result.output
+        for page in _pages(site):
+            for href in re.findall(r' href="([^"#]+)', page.read_text(encoding="utf-8")):
+                assert (page.parent / html.unescape(href)).resolve().is_file(), (stop, page, href)
+    assert len(_rows(site)) == 3
+
+
+# -- hostile logs -------------------------------------------------------------------------
+
+
+LONG_NAME = "n" * 10_000
+HOSTILE_TITLE = "<script>alert(1)</script>\u202eevil\u2066"
+
+
+def test_hostile_logs_stay_inert(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    title = recs[index_of(recs, "session/title")]
+    title["data"]["title"] = HOSTILE_TITLE + LONG_NAME
+    title["data"]["source"] = {"kind": "user"}
+    recs[0]["id"] = "<img src=x onerror=alert(2)>"
+    recs[0]["cwd"] = "/\u202e" + LONG_NAME
+    call = recs[index_of(recs, "tool/call")]["data"]
+    call["name"] = "</td><script>alert(3)</script>" + LONG_NAME
+    logs = tmp_path / "logs"
+    _log(logs, "<b>x</b>/session.jsonl", recs)
+    site = tmp_path / "site"
+    assert _view(str(logs), "-o", str(site))[0] == 0  # hostile, not broken: the audit passes
+    for page in _pages(site):
+        text = page.read_text(encoding="utf-8")
+        assert text.lower().count("<script") == len(re.findall(r"<script(?: type=\"application/json\"[^>]*)?>", text))
+        assert "<img" not in text and "<b>x" not in text and "\u202e" not in text and "\u2066" not in text
+    index = parse((site / INDEX).read_text(encoding="utf-8"))
+    cell = index.find("td", "title")
+    assert cell.text == sanitize_shown(HOSTILE_TITLE + LONG_NAME)
+    page = parse((site / _rows(site)[0][1]).read_text(encoding="utf-8"))
+    assert page.find("h1").text == sanitize_shown(HOSTILE_TITLE + LONG_NAME)
+    assert page.find("dd", data_fact="id").text == "<img src=x onerror=alert(2)>"
+    assert page.find("details", "tool").attrs["data-tool"].startswith("</td><script>")
+
+
+def sanitize_shown(text: str) -> str:
+    from replay.style import sanitize
+
+    return sanitize(text, keep_newlines=True)
+
+
+# -- locales ------------------------------------------------------------------------------
+
+
+def _labels(strings: Any) -> set[str]:
+    """The labels that are words (no placeholder), English ones that differ from zh."""
+    return {getattr(strings, f.name) for f in fields(strings)
+            if isinstance(getattr(strings, f.name), str) and "{" not in getattr(strings, f.name)}
+
+
+def _chrome(node: Node) -> Iterator[str]:
+    """The page's own words: its text and labelling attributes, without what comes
+    from the log (the transcript, paths, ids, titles, messages, help text)."""
+    content = {"transcript", "path", "title", "msg", "brief", "help", "models", "timeline", "planList"}
+    if node.tag in ("code", "pre", "h1", "title", "script", "style") or content & set(node.classes):
+        return
+    for name in ("aria-label", "placeholder", "title", "data-template", "data-count", "data-none"):
+        if name in node.attrs:
+            yield node.attrs[name]
+    for child in node.children:
+        if isinstance(child, str):
+            yield child
+        else:
+            yield from _chrome(child)
+
+
+def test_every_label_is_in_the_chosen_locale(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    logs = tmp_path / "logs"
+    _log(logs, "a/session.jsonl", recs)
+    site = tmp_path / "site"
+    assert _view(str(logs), "-o", str(site), "--locale", "zh")[0] == 0
+    english = {label for label in _labels(SITE_EN) - _labels(SITE_ZH) if len(label) > 2}
+    pages = [site / INDEX, site / _rows(site)[0][1], site / "rules" / INDEX]
+    for page in pages:
+        words = " ".join(_chrome(parse(page.read_text(encoding="utf-8"))))
+        assert [label for label in sorted(english) if re.search(rf"\b{re.escape(label)}\b", words)] == [], page
+    index = (site / INDEX).read_text(encoding="utf-8")
+    session = (site / _rows(site)[0][1]).read_text(encoding="utf-8")
+    assert '<html lang="zh">' in index and '<html lang="zh">' in session
+    for label in (SITE_ZH.col_calls, SITE_ZH.only_errors, SITE_ZH.chart_rules):
+        assert label in index
+    for label in (SITE_ZH.fact_tokens, SITE_ZH.search_label, SITE_ZH.errors_only, "输入", "输出"):
+        assert label in session
+
+
+# -- one log: one page ------------------------------------------------------------------
+
+
+def test_one_log_is_one_page_and_o_names_its_file(tmp_path: Path) -> None:
+    log = corpus_file(TODO_WRITE)
+    out = tmp_path / "page.html"
+    assert _view(str(log), "-o", str(out)) == (0, f"{out}\n")
+    assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
+    code, text = _view(str(log), "--select", "T3")
+    assert code == 2 and text.endswith("Error: the audit's options, --jobs, --scheduler and --force belong to a "
+                                       "site: name a folder, several logs, or -o DIR/\n")
+    folder = tmp_path / "site"
+    code, text = _view(str(log), "-o", f"{folder}/")
+    assert (code, text) == (0, f"{folder / INDEX}\n") and len(_rows(folder)) == 1
+    shutil.rmtree(folder)
