@@ -34,7 +34,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import BinaryIO, Literal
@@ -154,11 +154,20 @@ class Tree:
         false). ``FsError`` when it is a link (a found root), not a folder, or cannot be
         opened or made."""
         if self.base is None:
-            if create:
+            for attempt in range(2):
                 try:
+                    return os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                except FileNotFoundError:
+                    if not create or attempt:
+                        return None
+                except NotADirectoryError:
+                    raise FsError(f"{self.path}: {_kind_at(self.path)}, not a folder; refused") from None
+                except OSError as exc:
+                    raise FsError(f"{self.path}: cannot open the folder ({reason(exc)})") from None
+                try:  # made only when missing (most writes find it there)
                     self.path.mkdir(parents=True, exist_ok=True)
                 except FileExistsError:
-                    pass  # not a folder: said below
+                    pass  # not a folder: said when it is opened
                 except OSError as exc:
                     raise FsError(f"{self.path}: cannot create the folder ({reason(exc)})") from None
             try:
@@ -296,8 +305,9 @@ class Tree:
               unchanged: bytes | None = None, durable: bool = True) -> Written:
         """Write a file atomically (its folders made as needed). ``unchanged``: the
         bytes it holds now when the caller read them (``data`` equal to them: nothing
-        is written). ``durable=False`` leaves the flush to disk to a later ``sync``
-        (many files written in a folder no one sees yet, published after one sync)."""
+        is written). ``durable=False`` leaves the flush to disk to the system (many files
+        of a folder no one sees yet, made again by running the command again: a
+        generated site), the write still atomic."""
         *folder, name = parts
         check_name(name)
         if isinstance(data, bytes) and unchanged is not None and data == unchanged:
@@ -308,6 +318,51 @@ class Tree:
             write_atomically(fd, self.at(*parts), name, [data] if isinstance(data, bytes) else data, what,
                              durable=durable)
         return "updated" if existed else "created"
+
+    @contextlib.contextmanager
+    def writer(self, *parts: str) -> Iterator[Callable[..., None]]:
+        """Many files written below the folder ``parts`` (made as needed) through one
+        descriptor of it: ``write(*names, data=…, what="file", durable=True)`` writes the
+        file ``names`` (its folders below ``parts`` made as needed, never through a
+        link), atomically, as ``write`` writes one. The folder of the last file written
+        is kept open: write a folder's files one after another."""
+        with self.folder(*parts, create=True) as fd:
+            assert fd is not None
+            root = self.at(*parts)
+            held: list[tuple[tuple[str, ...], int]] = []
+
+            def folder_of(names: tuple[str, ...]) -> int:
+                if held and held[0][0] == names:
+                    return held[0][1]
+                for _, old in held:
+                    os.close(old)
+                held.clear()
+                current = os.dup(fd)
+                shown = root
+                for name in names:
+                    shown = shown / name
+                    try:
+                        child = _open_folder(current, name, shown, create=True)
+                    finally:
+                        os.close(current)
+                    assert child is not None
+                    current = child
+                held.append((names, current))
+                return current
+
+            def write(*names: str, data: bytes | Iterable[bytes | str], what: str = "file",
+                      durable: bool = True) -> None:
+                for name in names:
+                    check_name(name)
+                *folder, name = names
+                write_atomically(folder_of(tuple(folder)), root.joinpath(*names), name,
+                                 [data] if isinstance(data, bytes) else data, what, durable=durable)
+
+            try:
+                yield write
+            finally:
+                for _, old in held:
+                    os.close(old)
 
     def move(self, source: tuple[str, ...], target: tuple[str, ...]) -> None:
         """Rename the entry ``source`` (a file or a folder) to ``target``, both below the
@@ -617,12 +672,6 @@ def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[by
         raise
     if durable:
         _sync(dir_fd)
-
-
-def sync() -> None:
-    """Flush every file written so far to disk (after ``durable=False`` writes, before
-    what they make is published)."""
-    os.sync()
 
 
 def write_output(path: Path, chunks: Iterable[bytes | str]) -> None:

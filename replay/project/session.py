@@ -30,13 +30,13 @@ The rules, each the harness's own (session-log-spec.md §2.2-2.5):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from replay.log.event import Event
 from replay.project.tools import Outcome, Pairing, outcome
-from replay.todo.plan import plan_change
+from replay.todo.plan import PlanChange, plan_change
 
 SUBAGENT_TOOLS = ("subagent", "subagent_fork")
 """The tools whose call starts a child session (``session.N.jsonl``)."""
@@ -78,10 +78,6 @@ class Usage:
     @property
     def total(self) -> int:
         return self.input + self.output + self.cache_read + self.cache_write + self.reasoning
-
-
-def _time(value: Any) -> int | None:
-    return value if type(value) is int else None
 
 
 def _span(start: int | None, end: int | None) -> int | None:
@@ -189,6 +185,8 @@ class SessionFold:
     prompt: str | None = None
     """The text of the first prompt a person wrote (a ``user/message`` from the user)."""
     plan: list[Any] | None = None
+    changes: list[PlanChange] = field(default_factory=list)
+    """Every change of the standing plan, in log order (the plan timeline's steps)."""
     route: str | None = None
     _pairing: Pairing = field(default_factory=Pairing)
 
@@ -200,12 +198,6 @@ class SessionFold:
             self.first = low
         if self.last is None or high > self.last:
             self.last = high
-
-    def _seen(self, time: Any) -> int | None:
-        t = _time(time)
-        if t is not None:
-            self.span(t, t)
-        return t
 
     @property
     def duration(self) -> int | None:
@@ -240,79 +232,110 @@ class SessionFold:
     # -- the fold -----------------------------------------------------------------------
 
     def event(self, ev: Event) -> None:
-        t = self._seen(ev.time)
-        kind = ev.type
+        t = ev.time
+        if type(t) is int:
+            if self.first is None or t < self.first:
+                self.first = t
+            if self.last is None or t > self.last:
+                self.last = t
+        else:
+            t = None
+        handler = _FOLDS.get(ev.type)
+        if handler is not None:
+            handler(self, ev, t)
+
+    def _chunk(self, ev: Event, t: int | None) -> None:
         data = ev.data
-        if kind == "assistant/chunk":
-            if isinstance(data, dict):
-                self.chunk(data, data.get("chunk"))
-            return
-        if kind == "turn/start":
-            self.turns.append(TurnFacts(data.get("turn") if isinstance(data, dict) else None, t))
-        elif kind == "turn/end":
-            turn = self.turns[-1] if self.turns and self.turns[-1].reason is None else None
-            if turn is None:
-                turn = TurnFacts(data.get("turn") if isinstance(data, dict) else None)
-                self.turns.append(turn)
-            turn.end = t
-            reason = data.get("reason") if isinstance(data, dict) else None
-            kind_of = reason.get("kind") if isinstance(reason, dict) else reason
-            turn.reason = kind_of if isinstance(kind_of, str) else "unknown"
-        elif kind == "step/start":
+        if isinstance(data, dict):
+            self.chunk(data, data.get("chunk"))
+
+    def _turn_start(self, ev: Event, t: int | None) -> None:
+        data = ev.data
+        self.turns.append(TurnFacts(data.get("turn") if isinstance(data, dict) else None, t))
+        self._plan(ev)
+
+    def _turn_end(self, ev: Event, t: int | None) -> None:
+        data = ev.data
+        turn = self.turns[-1] if self.turns and self.turns[-1].reason is None else None
+        if turn is None:
+            turn = TurnFacts(data.get("turn") if isinstance(data, dict) else None)
+            self.turns.append(turn)
+        turn.end = t
+        reason = data.get("reason") if isinstance(data, dict) else None
+        kind = reason.get("kind") if isinstance(reason, dict) else reason
+        turn.reason = kind if isinstance(kind, str) else "unknown"
+
+    def _step_start(self, ev: Event, t: int | None) -> None:
+        self.step(ev.data).start = t
+        if self.turns and self.turns[-1].reason is None:
+            self.turns[-1].steps += 1
+
+    def _step_end(self, ev: Event, t: int | None) -> None:
+        step = self.step(ev.data)
+        step.end = t
+        step.route = self.route
+
+    def _assistant(self, ev: Event, t: int | None) -> None:
+        data = ev.data
+        if isinstance(data, dict):
             step = self.step(data)
-            step.start = t
-            if self.turns and self.turns[-1].reason is None:
-                self.turns[-1].steps += 1
-        elif kind == "step/end":
-            step = self.step(data)
-            step.end = t
-            step.route = self.route
-        elif kind == "assistant/message":
-            if isinstance(data, dict):
-                step = self.step(data)
-                step.model = _model_of(data.get("message")) or step.model
-                usage = Usage.read(data.get("usage"))
-                if usage is not None:
-                    if step.message_usage is None:
-                        step.message_usage = Usage()
-                    step.message_usage.add(usage)
-        elif kind == "request/context":
-            model = data.get("model") if isinstance(data, dict) else None
-            self.route = model if isinstance(model, str) and model else self.route
-        elif kind == "request/header":
-            header = data.get("header") if isinstance(data, dict) else None
-            config = header.get("config") if isinstance(header, dict) else None
-            model = config.get("model") if isinstance(config, dict) else None
-            self.route = model if isinstance(model, str) and model else self.route
-        elif kind == "tool/call":
-            got = self._pairing.call(ev)
-            if got is not None:
-                number, call = got
-                self.calls.append(CallFacts(number, call.call_id, call.name, ev.seq, t))
-        elif kind == "tool/result":
-            settled = self._pairing.result(ev)
-            if settled is not None:
-                number, result = settled
-                call_facts = self.calls[number]
-                call_facts.end = t
-                call_facts.outcome = outcome(result)
-                if call_facts.name in SUBAGENT_TOOLS:
-                    call_facts.result_head = result.text[:RESULT_HEAD]
-        elif kind == "session/title":
-            title = data.get("title") if isinstance(data, dict) else None
-            if isinstance(title, str):
-                source = data.get("source")
-                if isinstance(source, dict) and source.get("kind") == "fallback":
-                    self.fallback_title = title
-                else:
-                    self.title = title
-        elif kind == "user/message" and self.prompt is None and isinstance(data, dict):
+            step.model = _model_of(data.get("message")) or step.model
+            usage = Usage.read(data.get("usage"))
+            if usage is not None:
+                if step.message_usage is None:
+                    step.message_usage = Usage()
+                step.message_usage.add(usage)
+
+    def _route(self, model: Any) -> None:
+        if isinstance(model, str) and model:
+            self.route = model
+
+    def _context(self, ev: Event, t: int | None) -> None:
+        self._route(ev.data.get("model") if isinstance(ev.data, dict) else None)
+
+    def _header(self, ev: Event, t: int | None) -> None:
+        header = ev.data.get("header") if isinstance(ev.data, dict) else None
+        config = header.get("config") if isinstance(header, dict) else None
+        self._route(config.get("model") if isinstance(config, dict) else None)
+
+    def _call(self, ev: Event, t: int | None) -> None:
+        got = self._pairing.call(ev)
+        if got is not None:
+            number, call = got
+            self.calls.append(CallFacts(number, call.call_id, call.name, ev.seq, t))
+
+    def _result(self, ev: Event, t: int | None) -> None:
+        settled = self._pairing.result(ev)
+        if settled is not None:
+            number, result = settled
+            call = self.calls[number]
+            call.end = t
+            call.outcome = outcome(result)
+            if call.name in SUBAGENT_TOOLS:
+                call.result_head = result.text[:RESULT_HEAD]
+
+    def _title(self, ev: Event, t: int | None) -> None:
+        data = ev.data
+        title = data.get("title") if isinstance(data, dict) else None
+        if isinstance(title, str):
+            source = data.get("source")
+            if isinstance(source, dict) and source.get("kind") == "fallback":
+                self.fallback_title = title
+            else:
+                self.title = title
+
+    def _user(self, ev: Event, t: int | None) -> None:
+        data = ev.data
+        if self.prompt is None and isinstance(data, dict):
             source = data.get("source")
             if isinstance(source, dict) and source.get("kind") == "user":
                 self.prompt = _text_of(data.get("content"))
+
+    def _plan(self, ev: Event, t: int | None = None) -> None:
         change = plan_change(ev)
         if change is not None:
             self.plan = change.todos
+            self.changes.append(change)
 
     # -- what is read off at the end ----------------------------------------------------
 
@@ -346,6 +369,16 @@ class SessionFold:
         for call in self.calls:
             counts[call.outcome] += 1
         return counts
+
+
+_FOLDS: dict[str, Callable[[SessionFold, Event, int | None], None]] = {
+    "assistant/chunk": SessionFold._chunk, "turn/start": SessionFold._turn_start, "turn/end": SessionFold._turn_end,
+    "step/start": SessionFold._step_start, "step/end": SessionFold._step_end,
+    "assistant/message": SessionFold._assistant, "request/context": SessionFold._context,
+    "request/header": SessionFold._header, "tool/call": SessionFold._call, "tool/result": SessionFold._result,
+    "session/title": SessionFold._title, "user/message": SessionFold._user, "todo/write": SessionFold._plan,
+}
+"""What each type of event tells the fold (the others: their time only)."""
 
 
 def session_fold(events: Iterable[Event]) -> SessionFold:

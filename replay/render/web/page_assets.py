@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from importlib import resources
 
 
@@ -58,15 +59,32 @@ def content_security_policy(style: str = CSS, script: str | None = SCRIPT) -> st
 
 CSP = content_security_policy()
 
-SITE_CSS = CSS + _asset("site.css")
-"""The session browser's stylesheet (every page of a site, and the page of one log):
-the page's, then ``site.css``."""
-SESSION_SCRIPT = SCRIPT + _asset("session.js")
+def compact_css(text: str) -> str:
+    """A stylesheet without the line breaks and indentation that only help its reader
+    (every page of a site carries it inline)."""
+    text = re.sub(r"\s*\n\s*", " ", text)
+    return re.sub(r"\s*([{}])\s*|;\s+", lambda m: m.group(1) or ";", text).strip()
+
+
+def compact_js(text: str) -> str:
+    """A script without indentation, blank lines and whole-line comments (its lines are
+    kept: no statement ever depends on how they were indented)."""
+    lines = (line.strip() for line in text.splitlines())
+    return "\n" + "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+SESSION_CSS = compact_css(CSS + _asset("site.css") + _asset("session.css"))
+"""A session page's stylesheet: the page's, the site's (``site.css``), a session page's
+own (``session.css``), compacted."""
+INDEX_CSS = compact_css(CSS + _asset("site.css") + _asset("index.css"))
+"""The index's stylesheet: the page's, the site's, the index's own (``index.css``)."""
+RULE_CSS = compact_css(CSS + _asset("site.css"))
+SESSION_SCRIPT = compact_js(SCRIPT + _asset("session.js"))
 """A session page's script: the page's (panel, timeline), then ``session.js`` (search,
-filters, keys, landing on ``#L25`` and ``#seq-24``)."""
-INDEX_SCRIPT = "\n" + _asset("index.js")
+filters, keys, landing on ``#L25`` and ``#seq-24``), compacted."""
+INDEX_SCRIPT = compact_js(_asset("index.js"))
 """The index's script: sorting, filtering and paging its rows (``index.js``)."""
-SESSION_CSP = content_security_policy(SITE_CSS, SESSION_SCRIPT)
-INDEX_CSP = content_security_policy(SITE_CSS, INDEX_SCRIPT)
-RULE_CSP = content_security_policy(SITE_CSS, None)
+SESSION_CSP = content_security_policy(SESSION_CSS, SESSION_SCRIPT)
+INDEX_CSP = content_security_policy(INDEX_CSS, INDEX_SCRIPT)
+RULE_CSP = content_security_policy(RULE_CSS, None)
 """A rule's page runs no script."""

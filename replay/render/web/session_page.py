@@ -29,7 +29,7 @@ import json
 from array import array
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -57,13 +57,12 @@ from replay.render.web.page import (
     row_line_html,
     timeline_chunks,
 )
-from replay.render.web.page_assets import SESSION_CSP, SESSION_SCRIPT, SITE_CSS
+from replay.render.web.page_assets import SESSION_CSP, SESSION_CSS, SESSION_SCRIPT
 from replay.render.web.page_strings import PageStrings, page_strings
 from replay.render.web.panel import panel_fields
 from replay.render.web.row import row_fields
 from replay.render.web.site_strings import SiteStrings, count, site_strings
 from replay.render.web.timeline import steps_of
-from replay.todo.plan import PlanChange, plan_change
 
 HELD = 4096
 """Events whose HTML waits at most for an earlier tool call's result; past it, the
@@ -79,6 +78,8 @@ FLUSH = 1 << 16
 MAX_TOOLS = 200
 """Tool names offered by the page's tool filter, at most."""
 SEVERITIES = (Severity.ERROR, Severity.WARNING, Severity.POLICY)
+_ACCOUNTED = frozenset({"usage", "finish"})
+"""The stream chunks that count (``SessionFold.chunk``)."""
 
 
 # -- what the draft carries ---------------------------------------------------------------
@@ -126,11 +127,11 @@ class SessionFacts:
 @dataclass(frozen=True, slots=True)
 class PageDraft:
     """A page made where its log was audited, waiting for what only the site knows:
-    the transcript's HTML (zstd-compressed), where its elements start, and the places
-    left in it."""
+    the transcript's HTML (zstd-compressed when it is large: ``Packed``), where its
+    elements start, and the places left in it."""
 
     facts: SessionFacts
-    body: bytes
+    body: Packed
     lines: array[int]
     """Each element's first line, increasing…"""
     offsets: array[int]
@@ -141,13 +142,27 @@ class PageDraft:
     """HTML to insert at these offsets (each turn's and step's numbers)."""
     links: tuple[tuple[int, int], ...]
     """Where each delegation's link to its child's page goes: offset, call number."""
-    timeline: bytes
-    """The plan timeline's HTML, compressed."""
+    timeline: Packed
+    """The plan timeline's HTML."""
     panel: str
 
 
-def _chunks(data: bytes) -> Iterator[bytes]:
-    """The decompressed pieces of a compressed blob, never joined."""
+Packed = tuple[bool, bytes]
+"""UTF-8 bytes, zstd-compressed (``True``) when they were more than ``FLUSH``."""
+
+
+def pack(data: bytes) -> Packed:
+    if len(data) <= FLUSH:
+        return False, data
+    return True, zstandard.ZstdCompressor(level=1).compress(data)
+
+
+def unpacked(blob: Packed) -> Iterator[bytes]:
+    """The bytes of a ``Packed``, in pieces, never joined."""
+    compressed, data = blob
+    if not compressed:
+        yield data
+        return
     reader = zstandard.ZstdDecompressor().stream_reader(data)
     while True:
         piece = reader.read(1 << 20)
@@ -222,6 +237,7 @@ class _Row:
 
 
 def _anchor(seq: int) -> str:
+    """The anchor of an event's seq, inside its element (``#seq-24``)."""
     return f"<span class=\"anchor\" id=\"seq-{seq}\"></span>"
 
 
@@ -236,11 +252,11 @@ def _brief(data: Any) -> str:
     return text[:BRIEF] + ("…" if len(text) > BRIEF else "")
 
 
-def _json(value: Any, indent: bool = False) -> str:
+def _json(value: Any) -> str:
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode("utf-8")
+        return orjson.dumps(value).decode("utf-8")
     except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, a lone surrogate
-        return json.dumps(value, ensure_ascii=False, indent=2 if indent else None)
+        return json.dumps(value, ensure_ascii=False)
 
 
 class DraftWriter(Reading):
@@ -254,7 +270,6 @@ class DraftWriter(Reading):
         self.header = header
         self.fold = SessionFold()
         self.pairing = Pairing()
-        self.changes: list[PlanChange] = []
         self.generation: str | None = None
         self.tools: dict[str, None] = {}
         self.rows: dict[int, _Row] = {}
@@ -264,7 +279,7 @@ class DraftWriter(Reading):
         self.step_slots: dict[tuple[Any, Any], _Slot] = {}
         self.stream: list[int] | None = None
         """A run of stream chunks not written yet: first line, last line, least and greatest seq, count."""
-        self._z = zstandard.ZstdCompressor(level=1).compressobj()
+        self._z: Any = None
         self._out: list[bytes] = []
         self._held: list[bytes] = []
         self._held_size = 0
@@ -279,7 +294,16 @@ class DraftWriter(Reading):
 
     # -- writing ----------------------------------------------------------------------
 
-    def _emit(self, part: _Part) -> None:
+    def _emit(self, line: int | None, text: str) -> None:
+        """An element, written now unless an earlier call's row waits for its result."""
+        if self.parts:
+            self._emit_part(_Part(line, [text]))
+            return
+        if line is not None:
+            self._start(line)
+        self._put(text)
+
+    def _emit_part(self, part: _Part) -> None:
         self.parts.append(part)
         self._flush()
 
@@ -291,15 +315,18 @@ class DraftWriter(Reading):
             self._settle(parts[0])
             self._flush()
 
+    def _start(self, line: int) -> None:
+        """An element that holds ``line`` starts here."""
+        if line > self.last_line:
+            self.lines.append(line)
+            self.offsets.append(self.size)
+            self.last_line = line
+        else:
+            self.inner[line] = self.size
+
     def _write(self, part: _Part) -> None:
-        line = part.line
-        if line is not None:
-            if line > self.last_line:
-                self.lines.append(line)
-                self.offsets.append(self.size)
-                self.last_line = line
-            else:
-                self.inner[line] = self.size
+        if part.line is not None:
+            self._start(part.line)
         for held in part.inner:
             self.inner[held] = self.size
         text: list[str] = []
@@ -325,6 +352,8 @@ class DraftWriter(Reading):
                 self._compress()
 
     def _compress(self) -> None:
+        if self._z is None:
+            self._z = zstandard.ZstdCompressor(level=1).compressobj()
         self._out.append(self._z.compress(b"".join(self._held)))
         self._held = []
         self._held_size = 0
@@ -366,20 +395,15 @@ class DraftWriter(Reading):
 
     def _span(self, span: ChunkSpan) -> None:
         fold = self.fold
-        low = high = None
-        for record in span.records:
-            t = record["time"]
-            if low is None or t < low:
-                low = t
-            if high is None or t > high:
-                high = t
+        records = span.records
+        times = [record["time"] for record in records]  # safe integers (see ChunkSpan)
+        fold.span(min(times), max(times))
+        for record in records:
             data = record["data"]
             chunk = data.get("chunk")
-            if isinstance(chunk, dict) and chunk.get("type") in ("usage", "finish"):
+            if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
                 fold.chunk(data, chunk)
-        if low is not None and high is not None:
-            fold.span(low, high)
-        n = len(span.records)
+        n = len(records)
         self._stream_add(span.line, span.line + n - 1, span.seq0, span.seq0 + n - 1, n)
 
     def _run(self, run: ChunkRun) -> None:
@@ -398,9 +422,8 @@ class DraftWriter(Reading):
         self.stream = None
         first, last, low, high, n = stream
         label = interpolate(self.ss.stream, count=count(n), first=low, last=high)
-        self._emit(_Part(first, [
-            f"<div class=\"ev stream log\" id=\"L{first}\" data-lines=\"{first} {last}\" data-seqs=\"{low} {high}\">"
-            f"{_anchor(low)}{esc(label)}</div>\n"]))
+        self._emit(first, f"<div class=\"ev stream log\" id=\"L{first}\" data-lines=\"{first} {last}\" "
+                          f"data-seqs=\"{low} {high}\">{_anchor(low)}{esc(label)}</div>\n")
 
     def _suspect(self, found: Finding) -> None:
         """A line the reading found damaged or too long may have given no event."""
@@ -417,8 +440,8 @@ class DraftWriter(Reading):
                     left.append(suspect)
                 continue
             self._end_stream()
-            self._emit(_Part(suspect, [f"<div class=\"ev bad\" id=\"L{suspect}\">"
-                                       f"{esc(interpolate(self.ss.not_an_event, line=suspect))}</div>\n"]))
+            self._emit(suspect, f"<div class=\"ev bad\" id=\"L{suspect}\">"
+                                f"{esc(interpolate(self.ss.not_an_event, line=suspect))}</div>\n")
         self.suspects = left
 
     def _event(self, ev: Event) -> None:
@@ -426,27 +449,15 @@ class DraftWriter(Reading):
         fold.event(ev)
         if self.generation is None:
             self.generation = generation_of(ev)
-        change = plan_change(ev)
-        if change is not None:
-            self.changes.append(change)
         kind = ev.type
-        if kind == "turn/start":
-            self._turn_start(ev)
-        elif kind == "turn/end":
-            self._turn_end(ev)
-        elif kind == "step/start":
-            self._step_start(ev)
-        elif kind == "step/end":
-            self._step_end(ev)
-        elif kind == "tool/call":
-            self._call(ev)
-        elif kind == "tool/result":
-            self._result(ev)
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, ev)
         else:
             message = message_of(ev) if kind in ("user/message", "assistant/message") else None
             if message is not None:
-                self._emit(_Part(ev.line, [f"<div class=\"ev msg\" id=\"L{ev.line}\">{_anchor(ev.seq)}"
-                                           f"{message_html(message, self.ps)}</div>\n"]))
+                self._emit(ev.line, f"<div class=\"ev msg\" id=\"L{ev.line}\">{_anchor(ev.seq)}"
+                                    f"{message_html(message, self.ps)}</div>\n")
             else:
                 self._log_event(ev)
 
@@ -454,11 +465,11 @@ class DraftWriter(Reading):
         """An event the transcript does not show: one collapsed line, its data inside."""
         replaced = ev.type in ("user/message", "assistant/message", "tool/result")  # not appended
         brief = self.ss.replaced if replaced else _brief(ev.data)
-        data = _json(ev.data, indent=True)
-        self._emit(_Part(ev.line, [
-            f"<details class=\"ev log\" id=\"L{ev.line}\" data-type=\"{esc(ev.type)}\"><summary>{_anchor(ev.seq)}"
-            f"<span class=\"type\">{esc(ev.type)}</span> <span class=\"brief\">{esc(brief)}</span></summary>"
-            f"{clipped_pre(data, len(data), self.ps, DATA_CLIP)}</details>\n"]))
+        data = _json(ev.data)
+        kind = esc(ev.type)
+        self._emit(ev.line, f"<details class=\"ev log\" id=\"L{ev.line}\" data-type=\"{kind}\"><summary>"
+                            f"{_anchor(ev.seq)}<span class=\"type\">{kind}</span> <span class=\"brief\">{esc(brief)}"
+                            f"</span></summary>{clipped_pre(data, len(data), self.ps, DATA_CLIP)}</details>\n")
 
     def _turn_start(self, ev: Event) -> None:
         parts: list[Piece] = []
@@ -468,12 +479,13 @@ class DraftWriter(Reading):
         turn = self.fold.turns[-1]
         slot = _Slot()
         self.turn_slot = (slot, turn)
-        name = esc(interpolate(self.ss.turn_head, turn=_shown(turn.turn)))
-        parts += [f"<section class=\"turnBlock\" data-turn=\"{esc(_shown(turn.turn))}\">"
+        number = esc(_shown(turn.turn))
+        name = interpolate(self.ss.turn_head, turn=number)
+        parts += [f"<section class=\"turnBlock\" data-turn=\"{number}\">"
                   f"<h2 class=\"ev turnHead\" id=\"L{ev.line}\" tabindex=\"-1\">{_anchor(ev.seq)}{name} "
                   "<span class=\"stats\">",
                   slot, "</span></h2>\n"]
-        self._emit(_Part(ev.line, parts))
+        self._emit_part(_Part(ev.line, parts))
 
     def _turn_stats(self, slot: _Slot, turn: TurnFacts) -> None:
         reason = turn.reason if turn.reason is not None else self.ss.turn_open
@@ -494,15 +506,15 @@ class DraftWriter(Reading):
         if self.turn_open:
             pieces.append("</section>\n")
             self.turn_open = False
-        self._emit(_Part(ev.line, pieces))
+        self._emit_part(_Part(ev.line, pieces))
 
     def _step_start(self, ev: Event) -> None:
         step = self.fold.step(ev.data)
         slot = _Slot()
         self.step_slots[(step.turn, step.step)] = slot
-        name = esc(interpolate(self.ss.step_head, step=_shown(step.step)))
-        self._emit(_Part(ev.line, [f"<div class=\"ev stepHead\" id=\"L{ev.line}\">{_anchor(ev.seq)}{name} "
-                                   "<span class=\"stats\">", slot, "</span></div>\n"]))
+        name = interpolate(self.ss.step_head, step=esc(_shown(step.step)))
+        self._emit_part(_Part(ev.line, [f"<div class=\"ev stepHead\" id=\"L{ev.line}\">{_anchor(ev.seq)}{name} "
+                                        "<span class=\"stats\">", slot, "</span></div>\n"]))
 
     def _step_stats(self, step: StepFacts) -> str:
         usage = step.usage
@@ -520,9 +532,8 @@ class DraftWriter(Reading):
         slot = self.step_slots.pop((step.turn, step.step), None)
         if slot is not None:
             slot.text = self._step_stats(step)
-        text = interpolate(self.ss.step_end, step=_shown(step.step), latency=self.ss.duration(step.latency))
-        self._emit(_Part(ev.line, [f"<div class=\"ev stepEnd log\" id=\"L{ev.line}\">{_anchor(ev.seq)}"
-                                   f"{esc(text)}</div>\n"]))
+        text = interpolate(self.ss.step_end, step=esc(_shown(step.step)), latency=self.ss.duration(step.latency))
+        self._emit(ev.line, f"<div class=\"ev stepEnd log\" id=\"L{ev.line}\">{_anchor(ev.seq)}{text}</div>\n")
 
     def _call(self, ev: Event) -> None:
         got = self.pairing.call(ev)
@@ -592,13 +603,17 @@ class DraftWriter(Reading):
             slot.text = self._step_stats(fold.steps[key])
         if self.turn_open:
             self._put("</section>\n")
-        self._compress()
-        self._out.append(self._z.flush())
-        timeline = zstandard.ZstdCompressor(level=1).compress(
-            "".join(timeline_chunks(steps_of(self.changes, self.locale), self.ps)).encode("utf-8", "replace"))
+        if self._z is None:
+            body: Packed = (False, b"".join(self._held))
+        else:
+            self._compress()
+            self._out.append(self._z.flush())
+            body = (True, b"".join(self._out))
+        timeline = pack(
+            "".join(timeline_chunks(steps_of(self.fold.changes, self.locale), self.ps)).encode("utf-8", "replace"))
         return PageDraft(
             facts=self._facts(),
-            body=b"".join(self._out),
+            body=body,
             lines=self.lines,
             offsets=self.offsets,
             inner=self.inner,
@@ -634,6 +649,13 @@ class DraftWriter(Reading):
                               if c.name in SUBAGENT_TOOLS),
         )
 
+
+
+_HANDLERS: dict[str, Callable[[DraftWriter, Event], None]] = {
+    "turn/start": DraftWriter._turn_start, "turn/end": DraftWriter._turn_end, "step/start": DraftWriter._step_start,
+    "step/end": DraftWriter._step_end, "tool/call": DraftWriter._call, "tool/result": DraftWriter._result}
+"""The events the transcript shows in a way of their own (the others: messages, or a
+line of their own)."""
 
 
 def _text(value: Any) -> str | None:
@@ -843,7 +865,7 @@ def page_chunks(draft: PageDraft | None, report: LogReport, shown_path: str, lin
     facts = draft.facts if draft is not None else None
     title = page_title(facts, shown_path)
     lang = "zh" if locale == "zh" else "en"
-    yield head_html(title, SESSION_CSP, SITE_CSS, lang)
+    yield head_html(title, SESSION_CSP, SESSION_CSS, lang)
     nav = (f"<nav><a href=\"{esc(links.index)}\" rel=\"index\">\u2190 {esc(ss.back)}</a></nav>"
            if links.index is not None else "")
     yield (f"<body class=\"session\">\n<header class=\"page\" id=\"L1\">{nav}<h1>{esc(title)}</h1>"
@@ -856,7 +878,7 @@ def page_chunks(draft: PageDraft | None, report: LogReport, shown_path: str, lin
         yield "</body>\n</html>\n"
         return
     yield toolbar_html(facts, ss)
-    yield from (piece.decode("utf-8") for piece in _chunks(draft.timeline))
+    yield from unpacked(draft.timeline)
     yield "<main class=\"transcript\" id=\"transcript\">\n"
     yield from body_chunks(draft, report, links, ss)
     yield "</main>\n"
@@ -902,22 +924,34 @@ def body_chunks(draft: PageDraft, report: LogReport, links: PageLinks, ss: SiteS
     position = 0
     pending = iter(inserts)
     nxt = next(pending, None)
-    for piece in _chunks(draft.body):
+    out: list[bytes] = []
+    size = 0
+    for piece in unpacked(draft.body):
         end = position + len(piece)
         start = 0
         while nxt is not None and nxt[0] <= end:
             cut = nxt[0] - position
             if cut > start:
-                yield piece[start:cut]
+                out.append(piece[start:cut])
+                size += cut - start
             start = max(start, cut)
-            yield nxt[2]
+            insert = nxt[2].encode("utf-8", "replace")
+            out.append(insert)
+            size += len(insert)
             nxt = next(pending, None)
+            if size >= FLUSH:
+                yield b"".join(out)
+                out, size = [], 0
         if start < len(piece):
-            yield piece[start:]
+            out.append(piece[start:])
         position = end
+        yield b"".join(out)
+        out, size = [], 0
     while nxt is not None:
-        yield nxt[2]
+        out.append(nxt[2].encode("utf-8", "replace"))
         nxt = next(pending, None)
+    if out:
+        yield b"".join(out)
 
 
 def _delegation_html(link: Link | None, ss: SiteStrings) -> str:

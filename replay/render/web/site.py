@@ -7,7 +7,7 @@ audit's own reading (``session_page.PageWatch``), where the audit runs.
 The site, below ``DIR``::
 
     index.html                  every session: totals, charts, a sortable, filterable table
-    sessions/<folder>/<log>.html  one page per log, the logs of one folder side by side
+    sessions/<folder>--<log>.html  one page per log (its folder's readable end and a hash, its name)
     rules/index.html, <ID>.html   what each audit rule checks (``replay rules ID``)
     .replay-site                 the marker: this folder is a site replay wrote
 
@@ -17,13 +17,14 @@ from ``file://`` and from any static host.
 
 ``DIR`` is the user's; what is inside is written as a confined tree
 (``replay.fs.Tree``: no link followed or written through). A folder that is not empty
-and has no marker is refused unless ``force``. The site is first written whole into a
-hidden staging folder of ``DIR`` (flushed to disk once), then published: the rule
-pages, then each folder of session pages, renamed into place as a unit (the pages a
-folder held that the new site has not are carried over until the end), then
-``index.html``, then what the old site had and the new has not is removed. So at every
-moment, an interrupted run included, every page links to pages that exist. A staging
-or old folder a dead run left behind is removed by the next run.
+and has no marker is refused unless ``force`` (then what it has under the site's
+names is replaced). The site is first written whole into a hidden staging folder of
+``DIR`` (its files are not flushed to disk one by one: a site is made again by
+running the command again), then published in one step: the rule pages, the session
+pages, ``index.html`` and the marker each take the place of the old ones, Ctrl-C
+waiting for the last move and a move that fails undoing those before it. So an
+interrupted run leaves the old site or the new one, whole: no page links to a missing
+one. A staging or old folder a dead run left behind is removed by the next run.
 """
 
 from __future__ import annotations
@@ -46,12 +47,12 @@ from typing import IO
 from replay.check.audit import Audit, AuditRequest
 from replay.check.engine import Attached, AuditResult, LogReport
 from replay.check.registry import RULES
-from replay.fs import FsError, Tree, abandoned, sync
+from replay.fs import FsError, Tree, abandoned
 from replay.log.source import PassedOver, display_path, ignore
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
 from replay.render.web.page import esc
-from replay.render.web.page_assets import RULE_CSP, SITE_CSS
+from replay.render.web.page_assets import RULE_CSP, RULE_CSS
 from replay.render.web.session_page import Link, PageDraft, PageLinks, PageWatch, SessionFacts, head_html, page_chunks
 from replay.render.web.site_index import Row, index_chunks
 from replay.render.web.site_strings import site_strings
@@ -129,22 +130,22 @@ def _digest(text: str) -> str:
 
 
 def folder_name(folder: str) -> str:
-    """A folder of logs, as a folder of the site: its path's readable end and a hash of
-    all of it (never hidden, never a link's or a parent's name)."""
+    """A folder of logs, as the start of its pages' names: its path's readable end and
+    a hash of all of it (never hidden, never a link's or a parent's name)."""
     slug = _slug(folder)
     return f"{slug}-{_digest(folder)}" if slug else f"logs-{_digest(folder)}"
 
 
-def page_name(base: str, taken: set[str]) -> str:
-    """A log's page in its folder: its name without the log suffix, then ``.html``
-    (a hash when that is taken or unreadable)."""
+def page_name(folder: str, base: str, taken: set[str]) -> str:
+    """A log's page: its folder's name, ``--``, its own name without the log suffix
+    (a hash when that is taken or unreadable), ``.html``. Every page is in one folder
+    (no folder to make per folder of logs)."""
     stem = re.sub(r"\.jsonl(?:\.zstd?)?$", "", base)
-    slug = _slug(stem)
-    name = f"{slug}.html" if slug else f"log-{_digest(base)}.html"
-    if name in taken or name == INDEX:
-        name = f"{slug or 'log'}-{_digest(base + str(len(taken)))}.html"
-    taken.add(name)
-    return name
+    slug = _slug(stem) or f"log-{_digest(base)}"
+    if slug in taken:
+        slug = f"{slug}-{_digest(base + str(len(taken)))}"
+    taken.add(slug)
+    return f"{folder}--{slug}.html"
 
 
 # -- the audit, drafting every page -----------------------------------------------------
@@ -185,7 +186,8 @@ def _name(entries: list[_Entry]) -> None:
     for entry in entries:
         folder = posixpath.dirname(entry.shown)
         entry.folder = folder_name(folder)
-        entry.name = page_name(posixpath.basename(entry.shown) or entry.shown, taken.setdefault(entry.folder, set()))
+        entry.name = page_name(entry.folder, posixpath.basename(entry.shown) or entry.shown,
+                               taken.setdefault(entry.folder, set()))
 
 
 def _family(entries: list[_Entry]) -> None:
@@ -231,21 +233,17 @@ def _delegations(entry: _Entry) -> dict[int, _Entry | None]:
     return found
 
 
-def _href(source: _Entry, target: _Entry) -> str:
-    return target.name if source.folder == target.folder else f"../{target.folder}/{target.name}"
-
-
 def _label(source: _Entry, target: _Entry) -> str:
     return posixpath.basename(target.shown) if source.folder == target.folder else target.shown
 
 
 def page_links(entry: _Entry) -> PageLinks:
     def link(target: _Entry) -> Link:
-        return Link(_href(entry, target), _label(entry, target))
+        return Link(target.name, _label(entry, target))
 
     return PageLinks(
-        index=f"../../{INDEX}",
-        rules=f"../../{RULES_FOLDER}/",
+        index=f"../{INDEX}",
+        rules=f"../{RULES_FOLDER}/",
         parent=link(entry.parent) if entry.parent is not None else None,
         children=tuple(link(c) for c in entry.children),
         delegations={n: link(c) if c is not None else None for n, c in _delegations(entry).items()},
@@ -265,13 +263,13 @@ def rule_pages(locale: Locale, rule_text: Callable[[str], str] | None) -> Iterat
     for rule_id, rule in RULES.items():
         title = ss.rule_page_title.replace("{rule}", rule_id)
         yield f"{rule_id}.html", (
-            f"{head_html(title, RULE_CSP, SITE_CSS, lang)}<body class=\"rules\"><main>{back}"
+            f"{head_html(title, RULE_CSP, RULE_CSS, lang)}<body class=\"rules\"><main>{back}"
             f"<p><a href=\"{INDEX}\">{esc(ss.rules_title)}</a></p><h1>{esc(title)}</h1>"
             f"<pre class=\"help\">{esc(rule_text(rule_id) if rule_text else f'{rule_id}: {rule.summary}')}</pre>"
             "</main></body>\n</html>\n")
         items.append(f"<li><a href=\"{esc(rule_id)}.html\">{esc(rule_id)}</a> <span class=\"help\">"
                      f"{esc(rule.summary)}</span></li>")
-    yield INDEX, (f"{head_html(ss.rules_title, RULE_CSP, SITE_CSS, lang)}<body class=\"rules\"><main>{back}"
+    yield INDEX, (f"{head_html(ss.rules_title, RULE_CSP, RULE_CSS, lang)}<body class=\"rules\"><main>{back}"
                   f"<h1>{esc(ss.rules_title)}</h1><ul>{''.join(items)}</ul></main></body>\n</html>\n")
 
 
@@ -312,66 +310,50 @@ def _uninterrupted() -> Iterator[None]:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _swap(tree: Tree, new: tuple[str, ...], place: tuple[str, ...], old: str) -> None:
-    """The folder at ``place`` becomes ``new`` (the one there, if any, moved into
-    ``old``); if the second move fails, the first is undone."""
-    with _uninterrupted():
-        *folder, name = place
-        kept = (old, *folder, name)
-        replaced = tree.exists(*place)
-        if replaced:
-            tree.move(place, kept)
-        try:
-            tree.move(new, place)
-        except BaseException:
-            if replaced:
-                with contextlib.suppress(FsError, OSError):
-                    tree.move(kept, place)
-            raise
-
-
 def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult, request: SiteRequest,
            spool: IO[bytes], passed_over: int) -> None:
     """The whole site, into the staging folder."""
     locale = request.locale
-    for name, page in rule_pages(locale, request.rule_text):
-        tree.write(staging, RULES_FOLDER, name, data=[page], what="rule page", durable=False)
-    for entry in entries:
-        draft: PageDraft | None = None
-        if entry.spooled is not None:
-            spool.seek(entry.spooled[0])
-            draft = pickle.loads(spool.read(entry.spooled[1]))
-        chunks = page_chunks(draft, entry.report, entry.shown, page_links(entry), locale, entry.failure)
-        tree.write(staging, SESSIONS, entry.folder, entry.name, data=chunks, what="session page", durable=False)
-    rows = [Row(e.report, e.shown, f"{SESSIONS}/{e.folder}/{e.name}", e.facts, len(e.children)) for e in entries]
-    tree.write(staging, INDEX, data=index_chunks(rows, result, locale, passed_over), what="index", durable=False)
-    tree.write(staging, SITE_MARKER, data=b"A session browser replay wrote; each run rewrites this folder.\n",
-               durable=False)
+    rows = [Row(e.report, e.shown, f"{SESSIONS}/{e.name}", e.facts, len(e.children)) for e in entries]
+    with tree.writer(staging) as write:
+        for name, page in rule_pages(locale, request.rule_text):
+            write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
+        for entry in entries:
+            draft: PageDraft | None = None
+            if entry.spooled is not None:
+                spool.seek(entry.spooled[0])
+                draft = pickle.loads(spool.read(entry.spooled[1]))
+            write(SESSIONS, entry.name, what="session page", durable=False,
+                  data=page_chunks(draft, entry.report, entry.shown, page_links(entry), locale, entry.failure))
+        write(INDEX, data=index_chunks(rows, result, locale, passed_over), what="index", durable=False)
+        write(SITE_MARKER, data=b"A session browser replay wrote; each run rewrites this folder.\n", durable=False)
 
 
-def _publish(tree: Tree, staging: str, entries: list[_Entry]) -> None:
-    """Move the staged site into place (see the module docstring)."""
+PUBLISHED = (RULES_FOLDER, SESSIONS, INDEX, SITE_MARKER)
+"""What a site is, in the order it is put in place (what links comes after what it
+links to)."""
+
+
+def _publish(tree: Tree, staging: str) -> None:
+    """Put the staged site in place of the old one, as one step: each of
+    ``PUBLISHED`` replaces its old self (moved aside, then removed); Ctrl-C waits for
+    the last move, and a move that fails undoes those before it."""
     old = f"{OLD}{os.getpid()}-{secrets.token_hex(4)}"
-    folders = sorted({e.folder for e in entries})
+    undo: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
     try:
-        _swap(tree, (staging, RULES_FOLDER), (RULES_FOLDER,), old)
-        carried: list[tuple[str, str]] = []
-        for folder in folders:
-            if tree.exists(SESSIONS, folder):
-                new = {e.name for e in tree.entries(staging, SESSIONS, folder)}
-                for entry in tree.entries(SESSIONS, folder):
-                    if entry.name not in new and entry.is_file:
-                        tree.move((SESSIONS, folder, entry.name), (staging, SESSIONS, folder, entry.name))
-                        carried.append((folder, entry.name))
-            _swap(tree, (staging, SESSIONS, folder), (SESSIONS, folder), old)
-        tree.move((staging, INDEX), (INDEX,))
-        tree.move((staging, SITE_MARKER), (SITE_MARKER,))
-        kept = set(folders)
-        for entry in tree.entries(SESSIONS):
-            if entry.name not in kept and not entry.is_link:
-                tree.remove_tree(SESSIONS, entry.name)
-        for folder, name in carried:
-            tree.delete(SESSIONS, folder, name)
+        with _uninterrupted():
+            try:
+                for name in PUBLISHED:
+                    if tree.exists(name):
+                        tree.move((name,), (old, name))
+                        undo.append(((old, name), (name,)))
+                    tree.move((staging, name), (name,))
+                    undo.append(((name,), (staging, name)))
+            except BaseException:
+                for source, target in reversed(undo):
+                    with contextlib.suppress(FsError, OSError):
+                        tree.move(source, target)
+                raise
     finally:
         tree.remove_tree(old)
 
@@ -398,8 +380,7 @@ def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
             _family(entries)
             _clean(tree)
             _write(tree, staging, entries, result, request, spool, len(passed))
-        sync()
-        _publish(tree, staging, entries)
+        _publish(tree, staging)
     finally:
         with contextlib.suppress(FsError):
             tree.remove_tree(staging)

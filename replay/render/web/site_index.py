@@ -19,7 +19,7 @@ from replay.check.engine import AuditResult, LogReport
 from replay.render.choices import Locale
 from replay.render.web.locale import interpolate
 from replay.render.web.page import esc
-from replay.render.web.page_assets import INDEX_CSP, INDEX_SCRIPT, SITE_CSS
+from replay.render.web.page_assets import INDEX_CSP, INDEX_CSS, INDEX_SCRIPT
 from replay.render.web.session_page import SEVERITIES, SessionFacts, audit_status, head_html, help_html
 from replay.render.web.site_strings import SiteStrings, count, day_of, site_strings
 
@@ -271,7 +271,7 @@ def index_chunks(rows: Sequence[Row], result: AuditResult, locale: Locale, passe
     ss = site_strings(locale)
     facts = [row.facts for row in rows]
     lang = "zh" if locale == "zh" else "en"
-    yield head_html(ss.index_title, INDEX_CSP, SITE_CSS, lang)
+    yield head_html(ss.index_title, INDEX_CSP, INDEX_CSS, lang)
     yield f"<body class=\"index\">\n<main>\n<h1>{esc(ss.index_title)}</h1>\n"
     yield totals_html(result, facts, ss)
     yield (f"<div class=\"charts\">{rules_chart(result.reports, ss)}{days_chart(facts, ss)}"

@@ -5,6 +5,7 @@ times, durations and counts the pages show."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -191,8 +192,13 @@ class SiteStrings:
 
     def time(self, ms: int | None) -> str:
         """An event time (milliseconds since the epoch) in UTC, to the second."""
-        stamp = _utc(ms)
-        return self.unknown if stamp is None else f"{stamp:%Y-%m-%d %H:%M:%S} {self.utc}"
+        if ms is None:
+            return self.unknown
+        try:
+            stamp = time.gmtime(ms // 1000)
+        except (OverflowError, OSError, ValueError):
+            return self.unknown
+        return f"{time.strftime('%Y-%m-%d %H:%M:%S', stamp)} {self.utc}"
 
 
 def _utc(ms: int | None) -> datetime | None:
