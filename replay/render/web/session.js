@@ -9,7 +9,6 @@
   const logEvents = byId("log-events");
   const toolFilter = byId("tool-filter");
   const help = byId("help");
-  const toolbar = document.querySelector(".toolbar");
   const fill = (template, values) => template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
   let items = null;
   let texts = null;
@@ -139,7 +138,8 @@
   const turn = (step) => {
     const heads = Array.from(main.querySelectorAll("h2.turnHead")).filter((h) => !h.hidden);
     if (!heads.length) return;
-    const top = (toolbar ? toolbar.getBoundingClientRect().bottom : 0) + 4;
+    // where a head stands once scrolled to (below the sticky toolbar: its scroll margin)
+    const top = parseFloat(getComputedStyle(heads[0]).scrollMarginTop) || 0;
     let target;
     if (step > 0) target = heads.find((h) => h.getBoundingClientRect().top > top + 4) || heads[heads.length - 1];
     else target = heads.slice().reverse().find((h) => h.getBoundingClientRect().top < top - 4) || heads[0];
