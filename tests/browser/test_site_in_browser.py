@@ -9,6 +9,8 @@ session of several turns, a hostile log), built once for the module."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -69,8 +71,6 @@ def _build(folder: Path, logs: Path, locale: str) -> Site:
     build_site(SiteRequest(AuditRequest((str(logs),)), Tree.named(out), locale))  # type: ignore[arg-type]
     site = Site(out, logs)
     text = (out / INDEX).read_text(encoding="utf-8")
-    import re
-
     for shown, href in re.findall(r'<td class="path" data-v="([^"]*)"><a href="([^"]*)"', text):
         site.pages[str(Path(shown).relative_to(logs))] = href
     return site
@@ -222,8 +222,6 @@ def test_child_sessions_are_linked_both_ways(sites: dict[str, Site], visit: Any)
 
 def _line_and_seq(log: Path, kind: str, nth: int = 0) -> tuple[int, int]:
     lines = log.read_text(encoding="utf-8").splitlines()
-    import json
-
     found = [(i + 1, json.loads(text)["seq"]) for i, text in enumerate(lines[1:], start=1)
              if json.loads(text).get("type") == kind]
     return found[nth]
@@ -240,6 +238,8 @@ def test_anchors_land_on_their_event(sites: dict[str, Site], visit: Any) -> None
     assert page.locator(f"#L{line}").evaluate("el => !el.closest('details:not([open])')")
     call_line, call_seq = _line_and_seq(log, "tool/call", 1)
     assert landed.get_attribute("id") == f"L{call_line}"
+    page.goto(_url(site, "subagent-multi/session.jsonl", f"#seq-{seq}"))  # the result's seq: its row too
+    assert page.locator(".landed").get_attribute("id") == f"L{call_line}"
     chunk_line, chunk_seq = _line_and_seq(log, "assistant/chunk", 5)  # a chunk inside a run of stream events
     page.goto(_url(site, "subagent-multi/session.jsonl", f"#seq-{chunk_seq}"))
     run = page.locator(".landed")
