@@ -15,14 +15,17 @@ import os
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import click
 
+from replay import __version__
 from replay.check.engine import LogReport, Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
@@ -128,18 +131,75 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
+class _CtrlC:
+    """The SIGINT handler while a command runs: ``KeyboardInterrupt``, as Python's own,
+    and it keeps that one came. An interrupt whose exception is lost on the way (raised
+    in a finalizer, or inside library code that swallows it) still ends the command
+    with 130: the report's writes and the end of the command look here."""
+
+    def __init__(self) -> None:
+        self.received = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.received = True
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def _ctrl_c() -> Iterator[None]:
+    """``_CtrlC`` for the time of a command, where Python's own handler is in place
+    (not where SIGINT is ignored, nor off the main thread, where none can be set)."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _CtrlC())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted() -> bool:
+    """Whether Ctrl-C came during this command (its exception lost or not yet raised), or
+    waits, held by a signal mask."""
+    handler = signal.getsignal(signal.SIGINT)
+    if isinstance(handler, _CtrlC) and handler.received:
+        return True
+    return hasattr(signal, "sigpending") and signal.SIGINT in signal.sigpending()
+
+
+class _Report(TextOut):
+    """Standard output for a report: no write once Ctrl-C came (``KeyboardInterrupt``
+    instead), so an interrupted command prints no report, whenever the signal came."""
+
+    def write_bytes(self, data: str | bytes) -> None:
+        if _interrupted():
+            raise KeyboardInterrupt
+        super().write_bytes(data)
+
+
 class _Group(click.Group):
     command_class = _Command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The commands in the order they are used (``main``'s order of definition):
+        check, refresh, review … before audit, view, render …"""
+        return list(self.commands)
 
     def invoke(self, ctx: click.Context) -> Any:
         """An output that cannot be written is exit 1, with the path and the OS error;
         a reader of standard output that went away ends the command quietly. Ctrl-C, at
-        any moment of a command, is exit 130 with one line (workers stopped and reaped)."""
+        any moment of a command, is exit 130 with one line and no report (workers
+        stopped and reaped): looked at before each write of the report and at the end."""
         try:
-            try:
-                return super().invoke(ctx)
-            finally:
-                _flush_stdout()
+            with _ctrl_c():
+                try:
+                    return super().invoke(ctx)
+                finally:
+                    if _interrupted():
+                        raise KeyboardInterrupt  # over what was on its way out: a status, an error
+                    _flush_stdout()
         except BrokenPipeError:  # a write that did not go through TextOut (click.echo)
             _silence_stdout()
             ctx.exit(BROKEN_PIPE)
@@ -161,7 +221,7 @@ def stdout() -> TextOut:
     """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
     and turns a write that fails into ``OutputError``."""
     sys.stdout.flush()
-    return TextOut(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
+    return _Report(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
 
 
 def echo(text: str) -> None:
@@ -214,15 +274,21 @@ def _options(*options: Callable[[Any], Any]) -> Callable[[Any], Any]:
 limit_options = _options(
     click.option("--max-record-bytes", type=click.IntRange(min=1), default=_DEFAULT_LIMITS.max_record_bytes,
                  show_default=True, help="Largest single record read; a longer one is a finding."),
-    click.option("--max-log-bytes", "--max-decompressed-bytes", "max_log_bytes", type=click.IntRange(min=1),
+    click.option("--max-log-bytes", "max_log_bytes", type=click.IntRange(min=1),
                  default=_DEFAULT_LIMITS.max_log_bytes, show_default=True,
                  help="Most bytes read from one log (file, standard input, FIFO; a zstd log's plaintext: the "
                       "decompression-bomb guard); more is a finding."),
+    click.option("--max-decompressed-bytes", "old_max_log_bytes", type=click.IntRange(min=1), default=None,
+                 hidden=True),  # the old name of --max-log-bytes: still accepted, with a line that says so
 )
 
 
 def _limits(options: dict[str, Any]) -> Limits:
-    return Limits(max_record_bytes=options.pop("max_record_bytes"), max_log_bytes=options.pop("max_log_bytes"))
+    old = options.pop("old_max_log_bytes")
+    if old is not None:
+        click.echo("replay: --max-decompressed-bytes is deprecated: it is --max-log-bytes now", err=True)
+    return Limits(max_record_bytes=options.pop("max_record_bytes"),
+                  max_log_bytes=old if old is not None else options.pop("max_log_bytes"))
 
 
 def _folder_tree(path: Path, own: Path) -> Tree:
@@ -318,7 +384,7 @@ def _tree_args(scenarios_dir: Tree, goldens_dir: Tree) -> tuple[str, ...]:
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="replay")
+@click.version_option(__version__)
 def main() -> None:
     """Load, audit and replay deepseek-harness session logs."""
     # A parsed log value nests at most 1024 deep (orjson's limit; deeper records are
@@ -348,7 +414,7 @@ audit_choice_options = _options(
 scheduler_option = click.option(
     "--scheduler", default=None, metavar="ADDRESS",
     help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its workers read "
-         f"the logs themselves (needs replay[dask]). Given up on (exit 2) when it does not answer within "
+         f"the logs themselves (needs the dask extra). Given up on (exit 2) when it does not answer within "
          f"{SCHEDULER_SECONDS:g} s.")
 
 
@@ -371,7 +437,7 @@ def _passed_over(command: str) -> Callable[[str, str], None]:
     return lambda path, why: click.echo(f"replay {command}: passed over {sanitize(path)}: {why}", err=True)
 
 
-@main.command()
+@main.command(short_help="Re-validate session logs against the harness's rules.")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--format", "fmt", type=click.Choice(list(AUDIT_FORMATS)), default="text", show_default=True,
               help="Report format.")
@@ -381,39 +447,43 @@ def _passed_over(command: str) -> Callable[[str, str], None]:
                                    "the exit status is then 0.")
 @click.option("--no-fold", is_flag=True, help="text: list every finding under its file (no folding of repeats).")
 @click.option("--statistics", is_flag=True, help="text: only the count of each rule's findings and files.")
+@click.option("-l", "--files-with-findings", "files_only", is_flag=True,
+              help="text: only the paths of the logs with findings, one per line (as grep -l), for scripts.")
 @no_color_option
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
 @jobs_option("audits")
 @scheduler_option
 @limit_options
-def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_color: bool, junit: Path | None,
-          jobs: int | None, scheduler: str | None, **options: Any) -> None:
+def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, files_only: bool, no_color: bool,
+          junit: Path | None, jobs: int | None, scheduler: str | None, **options: Any) -> None:
     """Re-validate session logs against the harness's load rules and durable invariants.
 
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
     logs whose first line is a session header), a .tar or .tar.zst archive of logs,
     - for standard input, or a URL fsspec opens (s3://bucket/prefix, gs://…,
-    https://…; needs replay[remote]): one named like a log or an archive is read,
+    https://…; needs the remote extra): one named like a log or an archive is read,
     any other searched like a folder.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
     from replay.check.audit import Audit
     from replay.report.audit import AuditJunit, AuditView
 
-    if (no_fold or statistics) and fmt != "text":
-        raise click.UsageError(f"--no-fold and --statistics shape the text report, not --format {fmt}")
+    if (no_fold or statistics or files_only) and fmt != "text":
+        raise click.UsageError(f"--no-fold, --statistics and --files-with-findings shape the text report, not "
+                               f"--format {fmt}")
     reporting = AUDIT_FORMATS[fmt]
     request = _audit_request("audit", paths, options, jobs, scheduler, options["write_baseline"],
                              reporting.needs_fingerprints)
     run = Audit(request, _passed_over("audit"))
-    shown = reporting.shows_progress and sys.stderr.isatty()
+    shown = reporting.shows_progress and not files_only and sys.stderr.isatty()
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
     held = shown and count >= _PROGRESS_MIN
     out = stdout()
     text = io.StringIO() if held else None  # the report waits until the bar is done
-    reporter = reporting(text or cast(TextIO, out), style_for(sys.stdout, no_color),
-                         AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None))
+    view = AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None,
+                     files_only=files_only, summary_only=options["write_baseline"] is not None)
+    reporter = reporting(text or cast(TextIO, out), style_for(sys.stdout, no_color), view)
     reporter.start()
     with _progress(count, "auditing", shown) as advance:
         def told(report: LogReport) -> None:
@@ -434,7 +504,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_
     sys.exit(1 if result.failed else 0)
 
 
-@main.command()
+@main.command(short_help="Run scenarios keylessly and compare every golden.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @tree_options
 @click.option("--format", "fmt", type=click.Choice(list(CHECK_FORMATS)), default="text", show_default=True,
@@ -446,12 +516,13 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, no_
                    f"with DIR/manifest.json, for `replay review` / `accept` (DIR: {PENDING_FOLDER}). Never writes "
                    "to the goldens.")
 @click.option("--full", is_flag=True, help="Show every change with values untruncated.")
+@click.option("-v", "--verbose", is_flag=True, help="text: name every scenario, not only those that failed.")
 @click.option("--ci", "ci_flag", is_flag=True, help="As under CI (also when $CI is set): suggest no command that "
                                                     "writes goldens.")
 @no_color_option
 @jobs_option("runs")
 def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: str, junit: Path | None,
-          pending: str | None, full: bool, ci_flag: bool, no_color: bool, jobs: int | None) -> None:
+          pending: str | None, full: bool, verbose: bool, ci_flag: bool, no_color: bool, jobs: int | None) -> None:
     """Run scenarios keylessly and compare every golden (all scenarios when none is named).
 
     A SELECTOR is SCENARIO or SCENARIO/ARTEFACT, shell-style globs allowed. Never writes
@@ -477,7 +548,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
                                  context=context, on_scenario=lambda r: advance(r.name),
                                  pending=None if pending is None else _folder_tree(Path(pending),
                                                                                    Path(PENDING_FOLDER)))
-    echo(reporting.render(report, style_for(sys.stdout, no_color)))
+    echo(reporting.render(report, style_for(sys.stdout, no_color), verbose))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if fmt == "github" and summary:
         try:  # a failure to write it is said on stderr, never the check's verdict
@@ -489,7 +560,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
     sys.exit(1 if report.failed else 0)
 
 
-@main.command()
+@main.command(short_help="Rewrite the goldens that changed, keylessly.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @tree_options
 @click.option("--prune", is_flag=True, help="Delete orphaned golden files (no artefact produces them).")
@@ -522,7 +593,7 @@ def _workflow(pending_dir: Tree, scenarios_dir: Tree, goldens_dir: Tree) -> Work
     return workflow(pending_dir, goldens_dir, scenarios_dir)
 
 
-@main.command()
+@main.command(short_help="Go through the pending goldens, one key each.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @pending_options
 @click.option("--full", is_flag=True, help="Show every change with values untruncated.")
@@ -585,7 +656,7 @@ def _decide(command: str, names: tuple[str, ...], pending_dir: Tree, scenarios_d
     sys.exit(1 if result.failed else 0)
 
 
-@main.command(name="accept")
+@main.command(name="accept", short_help="Write pending goldens over the goldens.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @pending_options
 @no_color_option
@@ -601,7 +672,7 @@ def accept_command(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tre
     _decide("accept", names, pending_dir, scenarios_dir, goldens_dir, no_color)
 
 
-@main.command(name="reject")
+@main.command(name="reject", short_help="Drop pending goldens.")
 @click.argument("names", nargs=-1, metavar="[SELECTOR]...")
 @pending_options
 @no_color_option
@@ -611,7 +682,7 @@ def reject_command(names: tuple[str, ...], pending_dir: Tree, scenarios_dir: Tre
     _decide("reject", names, pending_dir, scenarios_dir, goldens_dir, no_color)
 
 
-@main.command()
+@main.command(short_help="Replay a session log through acp, stdio or web.")
 @click.argument("surface", type=click.Choice(SURFACES))
 @click.argument("path", metavar="PATH")
 @click.option("--live/--load", default=True, help="acp: the live stream (default) or the session/load replay.")
@@ -664,7 +735,7 @@ def _one_page(paths: tuple[str, ...], output: str | None) -> bool:
     return path == "-" or (not is_url(path) and not os.path.isdir(path) and not path.endswith(ARCHIVE_SUFFIXES))
 
 
-@main.command()
+@main.command(short_help="Browse session logs: a static site, or one page.")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("-o", "--output", type=click.Path(), default=None, metavar="DIR|FILE",
               help=f"The site's folder (default: {DEFAULT_SITE}/); for one log, the page's file (default: a "
@@ -702,7 +773,7 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
             raise click.UsageError("the audit's options, --jobs, --scheduler and --force belong to a site: name a "
                                    "folder, several logs, or -o DIR/")
         page = view_page(paths[0], cast(Locale, locale), _limits(options), Path(output) if output else None)
-        click.echo(str(page))
+        echo(f"{page}\n")
         if open_browser:
             webbrowser.open(page.resolve().as_uri())
         return
@@ -715,13 +786,13 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     result = build_site(SiteRequest(request, site, cast(Locale, locale), force,
                                     lambda rule: help_text(rule_help(rule))),
                         _passed_over("view"))
-    click.echo(str(result.index))
+    echo(f"{result.index}\n")
     if open_browser:
         webbrowser.open(result.index.resolve().as_uri())
     sys.exit(1 if result.audit.failed else 0)
 
 
-@main.command()
+@main.command(short_help="Compare rendered ACP streams with harness goldens.")
 @click.argument("roots", nargs=-1, required=True, metavar="CORPUS_DIR...",
                 type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(list(CONFORMANCE_FORMATS)), default="text", show_default=True)
@@ -742,7 +813,7 @@ def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
     sys.exit(1 if report.failed else 0)
 
 
-@main.command()
+@main.command(short_help="Print the todo_write tool entry or the scenario schema.")
 @click.argument("what", metavar="todo_write|scenario", type=click.Choice([TOOL_NAME, "scenario"]))
 @click.option("--policy", type=click.Choice([p.value for p in Policy]), default=None,
               help="todo_write (required): parallel: allowParallelInProgress=true; single: at most one in_progress.")
@@ -762,7 +833,7 @@ def schema(what: str, policy: str | None) -> None:
     echo(json.dumps(tool_schema(config), indent=2, ensure_ascii=False) + "\n")
 
 
-@main.command()
+@main.command(short_help="Create a scenario: a scaffold, or a session imported.")
 @click.argument("name")
 @click.option("--from-log", "from_log", type=click.Path(exists=True, path_type=Path), default=None,
               metavar="PATH", help="Import a harness session (a session.jsonl[.zstd], or a harness scenario folder "
@@ -806,7 +877,7 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
     out.flush()
 
 
-@main.command()
+@main.command(short_help="List the audit's rules, or explain some.")
 @click.argument("names", nargs=-1, metavar="[RULE]...")
 @click.option("--format", "fmt", type=click.Choice(list(RULE_FORMATS)), default="text", show_default=True)
 def rules(names: tuple[str, ...], fmt: str) -> None:
@@ -824,7 +895,30 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
     echo(reporting.render(helps, style_for(sys.stdout)))
 
 
-@main.command()
+@main.command(short_help="Compare two logs or goldens, record by record.")
+@click.argument("a", metavar="A", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("b", metavar="B", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--normalize", is_flag=True, help="Zero the volatile values (createdAt, time, time0, dt) on both "
+                                                "sides, as goldens have them: a harness log against a session golden.")
+@click.option("--full", is_flag=True, help="Show every change with values untruncated.")
+@no_color_option
+@limit_options
+def diff(a: Path, b: Path, fmt: str, normalize: bool, full: bool, no_color: bool, **options: Any) -> None:
+    """Compare two session logs or goldens as `replay check` compares goldens: records
+    aligned, one line per change at its line of A, seq shifts folded.
+
+    Exit status: 0 the same, 1 different, 2 usage error.
+    """
+    from replay.report.snapshot import diff_json, diff_text
+    from replay.scenarios.compare_logs import diff_logs
+
+    result = diff_logs(a, b, normalize=normalize, full=full, limits=_limits(options))
+    echo(diff_json(result) if fmt == "json" else diff_text(result, style_for(sys.stdout, no_color)))
+    sys.exit(0 if result.same else 1)
+
+
+@main.command(short_help="Print the standing plan of a log as JSON.")
 @click.argument("path", metavar="PATH")
 @click.option("--at", "at", type=int, default=None, metavar="SEQ",
               help="The plan in force right after the event with this seq.")
@@ -836,3 +930,17 @@ def plan(path: str, at: int | None, **options: Any) -> None:
     out = stdout()
     out.write_bytes(json_bytes(plan_of(path, at, _limits(options))) + b"\n")
     out.flush()
+
+
+@main.command(short_help="Print the shell completion script.")
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the completion script for SHELL: commands, options, choices and file
+    paths complete on Tab. For bash, add `eval "$(replay completion bash)"` to
+    ~/.bashrc (zsh: ~/.zshrc; fish: `replay completion fish | source` in
+    ~/.config/fish/config.fish)."""
+    from click.shell_completion import get_completion_class
+
+    completer = get_completion_class(shell)
+    assert completer is not None  # the choice holds only the shells click knows
+    echo(completer(main, {}, "replay", "_REPLAY_COMPLETE").source())

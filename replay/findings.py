@@ -3,15 +3,18 @@ and the rules findings cite.
 
 A finding is data, never an exception. Stages return findings; reporters format them.
 Each rule is declared once, as a constant beside the code that emits it
-(``A6 = Rule("A6", ...)`` in ``replay.log.scan``, emitted as ``A6.error(...)``), so one
-search finds both its meaning and its use; ``replay.check.registry`` collects them.
+(``A6 = Rule("A6", ...)`` in ``replay.log.scan``, emitted as ``A6.error(...)``), with
+everything said about it: its explanation, what today's harness does, and its examples
+(each a small log and what the audit says of it), so one search finds its meaning,
+its tests and its use; ``replay.check.registry`` collects them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal
 
@@ -75,15 +78,91 @@ RuleKind = Literal["format", "invariant", "policy"]
 (layer D, §4.4); ``policy``: a what-if under one deployment's configuration."""
 
 
+def block(text: str) -> tuple[str, ...]:
+    """The lines of a text written as an indented triple-quoted string: the common
+    indentation removed, and a blank first and last line (the quotes' own) dropped."""
+    lines = textwrap.dedent(text).split("\n")
+    if lines and not lines[0].strip():
+        lines = lines[1:]
+    if lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return tuple(lines)
+
+
+def prose(text: str) -> str:
+    """Text as paragraphs: separated by a blank line, each on one line with single spaces
+    (the words of a rule are written wrapped and indented in its declaration)."""
+    return "\n\n".join(" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A small log that breaks a rule, and what the audit says of it: the rule's help
+    shows it (``replay rules ID``, SARIF), and the tests audit it and compare, so the
+    example is the rule's test fixture and its snapshot at once."""
+
+    name: str
+    """What the example shows, in a few words (its test's id)."""
+    log: str
+    """The whole log, one record per line, the header first, written as an indented
+    triple-quoted string (see ``block``); ``""`` is an empty file."""
+    bad_line: int
+    """The line that breaks the rule (the header is line 1)."""
+    audit: str
+    """Everything the audit says of the log, one finding a line as ``said`` writes it
+    (``line 3: T5 error: …``), written like ``log``."""
+    final_newline: bool = True
+    """``False``: the last record has no newline."""
+    policy: str | None = None
+    """The ``--policy`` the example is audited with (``single`` for P1)."""
+    events_only: bool = False
+    """The rule applies only to events handed over directly (``audit_events``): the
+    example's records after the header are audited that way."""
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return block(self.log)
+
+    @property
+    def findings(self) -> tuple[str, ...]:
+        """What the audit says of the example, one finding an entry (as ``said``)."""
+        return block(self.audit)
+
+    def data(self) -> bytes:
+        """The example as the bytes of a log file."""
+        text = "".join(line + "\n" for line in self.lines)
+        if self.lines and not self.final_newline:
+            text = text[:-1]
+        return text.encode("utf-8")
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One rule: the id findings cite, its kind, the domain that owns it, and what it
-    checks in one line (``replay rules`` lists them)."""
+    """One rule, whole: the id findings cite, its kind, the domain that owns it, what
+    it checks in one line (``replay rules`` lists them), what it means in plain words,
+    its examples (the first is the one its help shows) and what today's harness does
+    with a log that breaks it. A rule no record can show (a path, a compressed file,
+    the invariant's bookkeeping) has no example."""
 
     id: str
     kind: RuleKind
     domain: str
     summary: str
+    explanation: str = field(kw_only=True)
+    """What the rule checks and why (paragraphs separated by a blank line; see ``prose``)."""
+    examples: Sequence[Example] = field(default=(), kw_only=True)
+    harness: str = field(kw_only=True)
+    """What today's harness does with a log that breaks the rule."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "explanation", prose(self.explanation))
+        object.__setattr__(self, "harness", prose(self.harness))
+        object.__setattr__(self, "examples", tuple(self.examples))
+
+    @property
+    def example(self) -> Example | None:
+        """The example the rule's help shows: its first."""
+        return self.examples[0] if self.examples else None
 
     def finding(self, severity: Severity, message: str, line: int | None = None, seq: int | None = None,
                 type: str | None = None, *, tail: bool = False, group: str | None = None) -> Finding:
@@ -97,3 +176,10 @@ class Rule:
     def warning(self, message: str, line: int | None = None, seq: int | None = None, type: str | None = None,
                 *, group: str | None = None) -> Finding:
         return Finding(self.id, Severity.WARNING, message, line, seq, type, False, group)
+
+
+def said(f: Finding) -> str:
+    """A finding as one line, as a rule's help quotes the audit and its examples record
+    it: ``line 3: T5 error: …``."""
+    where = f"line {f.line}: " if f.line is not None else ""
+    return f"{where}{f.rule} {f.severity.value}: {f.message}"

@@ -1,6 +1,5 @@
 """The pytest plugin (entry point ``pytest11``): run scenarios and hold their
-artefacts against the top-level ``goldens/`` with syrupy (``pip install
-'replay[pytest]'``).
+artefacts against the top-level ``goldens/`` with syrupy (the optional extra ``pytest``).
 
 Fixtures:
 
@@ -45,6 +44,7 @@ from typing import Any
 
 import pytest
 
+from replay.extras import missing
 from replay.fs import Tree
 from replay.goldens.diff import guess_changes, new_file_changes
 from replay.goldens.pending import DEFAULT_FOLDER, PendingStore, PendingWriter
@@ -232,8 +232,7 @@ def _syrupy_installed() -> bool:
 def _syrupy_missing() -> str:
     """Why syrupy's ``snapshot`` fixture is not there."""
     if not _syrupy_installed():
-        return ("replay_snapshot needs syrupy, which is not installed: pip install 'replay[pytest]' (or "
-                "pip install syrupy)")
+        return missing("syrupy", "pytest", "replay_snapshot")
     return ("replay_snapshot needs syrupy's `snapshot` fixture, but syrupy's plugin is not active (is it disabled "
             "with `-p no:syrupy`?)")
 

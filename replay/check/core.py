@@ -1,5 +1,5 @@
-"""Session-core rules: message shapes and known types (B5, B6), event envelope,
-request header and surface (C2–C5), and the core dev invariant (D1–D17).
+"""Session-core rules: message shapes and known types, the event envelope, the
+request header and the surface, and the core dev invariant (the D rules).
 
 C1 (the header) is judged while the header is read (``replay.log.header``); B7 (an
 interrupted trailing turn the loader would close) is reported by the engine, which
@@ -15,39 +15,11 @@ from typing import Any
 import orjson
 
 from replay.checker import Checker, Found
-from replay.findings import Finding, Rule
+from replay.findings import Example, Finding, Rule
 from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.event import ENVELOPE_KEYS, SURFACE_TYPES, ChunkRun, ChunkSpan, Event
 from replay.log.values import hashable, is_nonempty_str, is_nonneg_safe_int, is_safe_int
 from replay.output import show
-
-B5 = Rule("B5", "format", "session", "messages have an id, a role, a source and a list of content")
-B6 = Rule("B6", "format", "session", "every event type is known to the harness, or marked ignorable")
-C2 = Rule("C2", "format", "session", "each event has only the known top-level keys, with the right types")
-C3 = Rule("C3", "format", "session", "each request/header names its provider and model")
-C4 = Rule("C4", "format", "session", "each event's seq is its position (events handed over directly)")
-C5 = Rule("C5", "format", "session",
-          "surfaceOp and sourceEventSeqs are present where needed, well formed and consistent")
-D1 = Rule("D1", "invariant", "session", "seqs only increase (events handed over directly)")
-D2 = Rule("D2", "invariant", "session", "a turn starts only when no turn is open")
-D3 = Rule("D3", "invariant", "session", "turns are numbered 1, 2, 3, … with no gaps")
-D4 = Rule("D4", "invariant", "session", "turn/end closes the open turn")
-D5 = Rule("D5", "invariant", "session", "a turn ends only after its step has ended")
-D6 = Rule("D6", "invariant", "session", "step/start belongs to the open turn")
-D7 = Rule("D7", "invariant", "session", "a step starts only when no step is open")
-D8 = Rule("D8", "invariant", "session", "steps are numbered 1, 2, 3, … within a turn")
-D9 = Rule("D9", "invariant", "session",
-          "chunks, messages, tool calls, appended results and step/end belong to the open step")
-D10 = Rule("D10", "invariant", "session", "step/end closes the step and forgets its waiting calls")
-D11 = Rule("D11", "invariant", "session", "tool/call makes its call wait for a result")
-D12 = Rule("D12", "invariant", "session", "an appended tool/result answers a waiting tool/call of the same step")
-D13 = Rule("D13", "invariant", "session", "a replacing tool/result is inside a turn")
-D14 = Rule("D14", "invariant", "session", "todo/write, request/header and request/context are inside a turn")
-D15 = Rule("D15", "invariant", "session", "user/message may come anywhere")
-D16 = Rule("D16", "invariant", "session", "session/end-seed may come anywhere")
-D17 = Rule("D17", "invariant", "session", "plugin event types are left to their plugins")
-"""The core dev invariant (D1–D17). D10, D11 and D15–D17 state what the state machine
-does or allows; no finding cites them."""
 
 KNOWN_TYPES = frozenset({
     "turn/start", "turn/end", "step/start", "step/end",
@@ -65,6 +37,586 @@ KNOWN_TYPES = frozenset({
     "feedback/record", "web/deepseek-search-llm-request",
 })
 """``KNOWN_SESSION_EVENT_TYPES`` of the harness (48 entries, spec §2.1)."""
+
+B5 = Rule(
+    "B5", "format", "session", "messages have an id, a role, a source and a list of content",
+    explanation="""
+        The messages carried by user/message, assistant/message and tool/result need an "id" (a
+        non-empty string), the right "role", a "source" object with a non-empty "kind", and "content"
+        as a list. An assistant message's source is {"kind":"model"} with a non-empty "provider" and
+        "model"; a tool result's source is {"kind":"tool"} with the "callId" it answers, and it holds
+        exactly one tool-result block for that same call.""",
+    examples=[
+        Example(
+            "an assistant message without provider and model", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"assistant/message","seq":2,"time":0,"data":{"turn":1,"step":1,"message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hi"}],"source":{"kind":"model"}}},"surfaceOp":"append"}
+                {"type":"step/end","seq":3,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":4,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: B5 error: assistant/message must name the model that wrote it (a source of kind "model" with a non-empty "provider" and "model"), got {"kind":"model"}
+                """),  # noqa: E501
+        Example(
+            "a message without id", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"assistant/message","seq":2,"time":0,"data":{"turn":1,"step":1,"message":{"role":"assistant","content":[{"type":"text","text":"hi"}],"source":{"kind":"model","provider":"p","model":"m"}}},"surfaceOp":"append"}
+                {"type":"step/end","seq":3,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":4,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: B5 error: assistant/message has no identified message (an object with a non-empty string "id")
+                """),
+        Example(
+            "a tool result whose block names another call", bad_line=5,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"tool/call","seq":2,"time":0,"data":{"turn":1,"step":1,"callId":"c1","name":"bash","arguments":"{}"}}
+                {"type":"tool/result","seq":3,"time":0,"data":{"turn":1,"step":1,"message":{"id":"r1","role":"user","source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c2","content":[{"type":"text","text":"ok"}],"isError":false}]}},"surfaceOp":"append"}
+                {"type":"step/end","seq":4,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":5,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 5: B5 error: tool/result answers two calls: its block names "c2" and its source "c1"
+                """),
+    ],
+    harness="""Refuses the log: the stored session "failed validation".""",
+)
+
+B6 = Rule(
+    "B6", "format", "session", "every event type is known to the harness, or marked ignorable",
+    explanation=f"""
+        Every event type must be one of the {len(KNOWN_TYPES)} types today's harness knows, unless the event says
+        "ignorable": true (then a harness that does not know it may skip it). Events of a plugin type
+        the harness has since dropped, or of a newer harness, fail here.""",
+    examples=[
+        Example(
+            "an unknown type", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"prompt/blocked","seq":1,"time":0,"data":{}}
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: B6 error: today's harness does not know the event type "prompt/blocked", and the event is not marked "ignorable": true, so it refuses the log
+                """),  # noqa: E501
+    ],
+    harness="""
+        Refuses the log as intact but unreadable: the type is "unknown to this harness and not marked
+        ignorable".""",
+)
+
+C2 = Rule(
+    "C2", "format", "session", "each event has only the known top-level keys, with the right types",
+    explanation="""
+        An event may have only the top-level keys type, seq, time, data, surfaceOp, sourceEventSeqs
+        and ignorable; its type is a string, its seq a whole number from 0, its time a whole number of
+        milliseconds, its data present, and "ignorable" (when present) exactly true.""",
+    examples=[
+        Example(
+            "an unknown envelope key", bad_line=2,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1},"note":"resumed"}
+                {"type":"turn/end","seq":1,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 2: C2 error: today's harness refuses this event: it has the unknown top-level key(s) note (an event holds only type, seq, time, data, surfaceOp, sourceEventSeqs and ignorable)
+                """),  # noqa: E501
+        Example(
+            "a time that is not a number", bad_line=2,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":"yesterday","data":{"turn":1}}
+                {"type":"turn/end","seq":1,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 2: C2 error: today's harness refuses this event: its time must be a whole number of milliseconds within ±(2^53-1), got "yesterday"
+                """),  # noqa: E501
+    ],
+    harness="""Refuses the log: the event "has an invalid event envelope".""",
+)
+
+C3 = Rule(
+    "C3", "format", "session", "each request/header names its provider and model",
+    explanation="""
+        A request/header records what the model was asked with: its config names a non-empty provider
+        and model, a reasoningEffort (when set) is a non-empty string, and adapterDefaults may only
+        mark reasoningEffort or maxTokens as true, each also set in the config.""",
+    examples=[
+        Example(
+            "a request/header without a model", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"request/header","seq":1,"time":0,"data":{"header":{"config":{"provider":"deepseek-official"}},"reason":"initial"}}
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: C3 error: request/header does not name the model: config.provider and config.model must be non-empty strings
+                """),  # noqa: E501
+        Example(
+            "an empty provider", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"request/header","seq":1,"time":0,"data":{"header":{"config":{"provider":"","model":"m"}},"reason":"initial"}}
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: C3 error: request/header does not name the model: config.provider and config.model must be non-empty strings
+                """),  # noqa: E501
+    ],
+    harness="""Refuses the log: the request/header "lacks provider/model".""",
+)
+
+C4 = Rule(
+    "C4", "format", "session", "each event's seq is its position (events handed over directly)",
+    explanation="""
+        Each event's seq must equal its position, counting from 0. For a log file this is judged as
+        the records are read (rule A7); C4 applies to events handed to the audit directly (the
+        audit_events API), where no reader counted them.""",
+    examples=[
+        Example(
+            "a seq that is not its position", bad_line=3, events_only=True,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"turn/end","seq":5,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: C4 error: event number 1 (counting from 0) has seq 5: an event's seq must be its position in the log
+                """),  # noqa: E501
+    ],
+    harness="""Refuses the session: the seed "must be contiguous from 0".""",
+)
+
+C5 = Rule(
+    "C5", "format", "session",
+    "surfaceOp and sourceEventSeqs are present where needed, well formed and consistent",
+    explanation="""
+        user/message, assistant/message and tool/result change the conversation surface (what the
+        model is shown next): each must carry "surfaceOp", either "append" or
+        {"op":"replace","start":S,"end":E} replacing a range of surface entries, and may name the
+        events it came from in "sourceEventSeqs" (distinct, earlier seqs; empty only on an
+        assistant/message). A replacement must name every event it replaces, and a replacing
+        tool/result may change only the result's content. No other event may carry these keys.""",
+    examples=[
+        Example(
+            "a user/message without surfaceOp", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"user/message","seq":1,"time":0,"data":{"id":"u1","role":"user","source":{"kind":"user"},"content":[{"type":"text","text":"hi"}]}}
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: C5 error: user/message must say how it changes the conversation surface ("surfaceOp": "append" or a replace), but it has no surfaceOp
+                """),  # noqa: E501
+        Example(
+            "a surfaceOp on step/start", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1},"surfaceOp":"append"}
+                {"type":"step/end","seq":2,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":3,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: C5 error: step/start never changes the conversation surface, so it must not carry surfaceOp
+                """),
+        Example(
+            "a source seq that is not before it", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"assistant/message","seq":2,"time":0,"data":{"turn":1,"step":1,"message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hi"}],"source":{"kind":"model","provider":"p","model":"m"}}},"sourceEventSeqs":[7],"surfaceOp":"append"}
+                {"type":"step/end","seq":3,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":4,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: C5 error: assistant/message's sourceEventSeqs names a seq that is not before it
+                """),
+        Example(
+            "a replacement of seqs not on the surface", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"user/message","seq":1,"time":0,"data":{"id":"u1","role":"user","source":{"kind":"user"},"content":[{"type":"text","text":"hi"}]},"surfaceOp":"append"}
+                {"type":"user/message","seq":2,"time":0,"data":{"id":"u2","role":"user","source":{"kind":"user"},"content":[{"type":"text","text":"(summary)"}]},"sourceEventSeqs":[1],"surfaceOp":{"op":"replace","start":10000,"end":10000}}
+                {"type":"turn/end","seq":3,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: C5 error: user/message replaces the surface from seq 10000, but no event with that seq is on the surface
+                """),  # noqa: E501
+    ],
+    harness="""Refuses the log: the event is an "invalid seed event" of the surface.""",
+)
+
+D1 = Rule(
+    "D1", "invariant", "session", "seqs only increase (events handed over directly)",
+    explanation="""
+        Seqs only increase. For a log file the reader already checks that they count up by one (rule
+        A7); D1 applies to events handed to the audit directly.""",
+    examples=[
+        Example(
+            "a seq that goes back", bad_line=4, events_only=True,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":2,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"step/end","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                """,
+            audit="""
+                line 3: C4 error: event number 1 (counting from 0) has seq 2: an event's seq must be its position in the log
+                line 4: C4 error: event number 3 (counting from 0) has seq 1: an event's seq must be its position in the log
+                line 4: D1 error: seq 1 comes after seq 2: seqs must only increase
+                """),  # noqa: E501
+    ],
+    harness="""
+        Loads the log; a development build with the invariant checks on throws an InvariantError when
+        the session is resumed ("seq must strictly increase").""",
+)
+
+D2 = Rule(
+    "D2", "invariant", "session", "a turn starts only when no turn is open",
+    explanation="""Turns do not overlap: a turn/start comes only when the previous turn has ended.""",
+    examples=[
+        Example(
+            "a turn/start while a turn is open", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"turn/start","seq":1,"time":0,"data":{"turn":2}}
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":2,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: D2 error: turn 2 starts while turn 1 is still open (no turn/end closed it)
+                """),
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed.""",
+)
+
+D3 = Rule(
+    "D3", "invariant", "session", "turns are numbered 1, 2, 3, … with no gaps",
+    explanation="""
+        Turns are numbered 1, 2, 3, … in order, with no gap. Turns inherited from a fork's seed and
+        turns closed by repair count too.""",
+    examples=[
+        Example(
+            "the first turn numbered 2", bad_line=2,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":2}}
+                {"type":"turn/end","seq":1,"time":0,"data":{"turn":2,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 2: D3 error: turn/start numbers this turn 2, but the next turn is 1 (turns count 1, 2, 3, … with no gap)
+                """),  # noqa: E501
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed.""",
+)
+
+D4 = Rule(
+    "D4", "invariant", "session", "turn/end closes the open turn",
+    explanation="""A turn/end closes the turn that is open, by its number.""",
+    examples=[
+        Example(
+            "a turn/end for another turn", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"turn/end","seq":1,"time":0,"data":{"turn":2,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: D4 error: turn/end closes turn 2, but the open turn is 1
+                """),
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed.""",
+)
+
+D5 = Rule(
+    "D5", "invariant", "session", "a turn ends only after its step has ended",
+    explanation="""A turn ends only after its last step has ended: a step/end comes before the turn/end.""",
+    examples=[
+        Example(
+            "a turn/end while a step is open", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: D5 error: turn 1 ends while its step 1 is still open (no step/end closed it)
+                """),
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed.""",
+)
+
+D6 = Rule(
+    "D6", "invariant", "session", "step/start belongs to the open turn",
+    explanation="""A step/start belongs to the open turn: its "turn" is the open turn's number.""",
+    examples=[
+        Example(
+            "a step/start for another turn", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":2,"step":1}}
+                """,
+            audit="""
+                line 3: D6 error: step/start belongs to turn 2, but the open turn is 1
+                line 3: B7 warning: the log ends inside turn 1 (the session was interrupted): loading would append step/end for step 1, turn/end {"kind":"interrupted"} for turn 1
+                """),  # noqa: E501
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed.""",
+)
+
+D7 = Rule(
+    "D7", "invariant", "session", "a step starts only when no step is open",
+    explanation="""Steps do not overlap: a step/start comes only after the previous step's step/end.""",
+    examples=[
+        Example(
+            "a step/start while a step is open", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"step/start","seq":2,"time":0,"data":{"turn":1,"step":2}}
+                {"type":"step/end","seq":3,"time":0,"data":{"turn":1,"step":2}}
+                {"type":"turn/end","seq":4,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: D7 error: step 2 starts while step 1 is still open (no step/end closed it)
+                """),
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed.""",
+)
+
+D8 = Rule(
+    "D8", "invariant", "session", "steps are numbered 1, 2, 3, … within a turn",
+    explanation="""Steps are numbered 1, 2, 3, … within each turn, with no gap.""",
+    examples=[
+        Example(
+            "the first step numbered 2", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":2}}
+                {"type":"step/end","seq":2,"time":0,"data":{"turn":1,"step":2}}
+                {"type":"turn/end","seq":3,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: D8 error: step/start numbers this step 2, but the next step of turn 1 is 1 (steps count 1, 2, 3, … within a turn)
+                """),  # noqa: E501
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed.""",
+)
+
+D9 = Rule(
+    "D9", "invariant", "session",
+    "chunks, messages, tool calls, appended results and step/end belong to the open step",
+    explanation="""
+        What the model streams and does belongs to the step it happens in: an assistant/chunk, an
+        assistant/message, a tool/call, an appended tool/result and the step/end itself name exactly
+        the open turn and step. A chunk outside any turn (as in replay-only chunk scripts) fails here.""",
+    examples=[
+        Example(
+            "a chunk outside any turn", bad_line=2,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"assistant/chunk","seq":0,"time":0,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"hi"}}}
+                """,
+            audit="""
+                line 2: D9 error: assistant/chunk belongs to turn 1, step 1, but no turn is open
+                """),
+        Example(
+            "a chunk naming another step", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"assistant/chunk","seq":2,"time":0,"data":{"turn":1,"step":9,"chunk":{"type":"text-delta","index":0,"text":"hi"}}}
+                {"type":"step/end","seq":3,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":4,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: D9 error: assistant/chunk belongs to turn 1, step 9, but the open step is turn 1, step 1
+                """),
+        Example(
+            "a packed row naming another turn", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"tool-call-chunks","seq0":2,"time0":0,"data":{"turn":3,"step":1,"index":0,"dt":[0],"id":"c1","name":"bash","args":["{","}"]}}
+                {"type":"step/end","seq":4,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":5,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: D9 error: assistant/chunk belongs to turn 3, step 1, but the open step is turn 1, step 1 (a packed tool-call-chunks row of 2 chunks, seq 2–3)
+                """),  # noqa: E501
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed ("names turn 1/step 1 but open is …").""",
+)
+
+D10 = Rule(
+    "D10", "invariant", "session", "step/end closes the step and forgets its waiting calls",
+    explanation="""
+        A step/end closes the step: its tool calls stop waiting for results (a call may stay
+        unanswered, as in an error turn) and the next step/start takes the next number. No finding
+        cites D10; it is part of how D9, D12 and D8 are judged.""",
+    harness="""Nothing to report: this is how the invariant keeps its state.""",
+)
+
+D11 = Rule(
+    "D11", "invariant", "session", "tool/call makes its call wait for a result",
+    explanation="""
+        A tool/call puts its call id among the calls waiting for a result in this step. No finding
+        cites D11; rule D12 uses it.""",
+    harness="""Nothing to report: this is how the invariant keeps its state.""",
+)
+
+D12 = Rule(
+    "D12", "invariant", "session", "an appended tool/result answers a waiting tool/call of the same step",
+    explanation="""
+        An appended tool/result answers a tool/call of the same step that is still waiting for its
+        result, and only once. The one exception is the repair's own "not started" result (an error
+        with the code TOOL_NOT_STARTED), which has no tool/call.""",
+    examples=[
+        Example(
+            "a result without its call", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"tool/result","seq":2,"time":0,"data":{"turn":1,"step":1,"message":{"id":"r1","role":"user","source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"ok"}],"isError":false}]}},"surfaceOp":"append"}
+                {"type":"step/end","seq":3,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":4,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: D12 error: tool/result answers the call "c1", but no tool/call with that id is waiting for a result in this step
+                """),  # noqa: E501
+        Example(
+            "a second result for one call", bad_line=6,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"tool/call","seq":2,"time":0,"data":{"turn":1,"step":1,"callId":"c1","name":"bash","arguments":"{}"}}
+                {"type":"tool/result","seq":3,"time":0,"data":{"turn":1,"step":1,"message":{"id":"r1","role":"user","source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"ok"}],"isError":false}]}},"surfaceOp":"append"}
+                {"type":"tool/result","seq":4,"time":0,"data":{"turn":1,"step":1,"message":{"id":"r2","role":"user","source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"again"}],"isError":false}]}},"surfaceOp":"append"}
+                {"type":"step/end","seq":5,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":6,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 6: D12 error: tool/result answers the call "c1", but no tool/call with that id is waiting for a result in this step
+                """),  # noqa: E501
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed ("tool/result for c1 with no prior tool/call in
+        this step").""",
+)
+
+D13 = Rule(
+    "D13", "invariant", "session", "a replacing tool/result is inside a turn",
+    explanation="""
+        A tool/result that replaces an earlier result on the surface (to shorten a long output, say)
+        is not tied to a step, but it must come inside a turn.""",
+    examples=[
+        Example(
+            "a replacement after the turn", bad_line=8,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"tool/call","seq":2,"time":0,"data":{"turn":1,"step":1,"callId":"c1","name":"bash","arguments":"{}"}}
+                {"type":"tool/result","seq":3,"time":0,"data":{"turn":1,"step":1,"message":{"id":"r1","role":"user","source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"long output"}],"isError":false}]}},"sourceEventSeqs":[2],"surfaceOp":"append"}
+                {"type":"step/end","seq":4,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":5,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                {"type":"tool/result","seq":6,"time":0,"data":{"turn":1,"step":1,"message":{"id":"r1","role":"user","source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"(trimmed)"}],"isError":false}]}},"sourceEventSeqs":[3],"surfaceOp":{"op":"replace","start":3,"end":3}}
+                """,  # noqa: E501
+            audit="""
+                line 8: D13 error: a replacing tool/result must be inside a turn, but no turn is open
+                """),
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed.""",
+)
+
+D14 = Rule(
+    "D14", "invariant", "session", "todo/write, request/header and request/context are inside a turn",
+    explanation="""
+        todo/write, request/header and request/context are part of a turn's work: each comes between a
+        turn/start and its turn/end (not necessarily inside a step).""",
+    examples=[
+        Example(
+            "a todo/write outside any turn", bad_line=2,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"todo/write","seq":0,"time":0,"data":{"todos":[]}}
+                """,
+            audit="""
+                line 2: D14 error: todo/write is outside any turn: todo/write, request/header and request/context must come between a turn/start and its turn/end
+                """),  # noqa: E501
+    ],
+    harness="""
+        Loads and shows the log; a development build with the invariant checks on throws an
+        InvariantError when the session is resumed ("appended outside any open turn").""",
+)
+
+D15 = Rule(
+    "D15", "invariant", "session", "user/message may come anywhere",
+    explanation="""
+        A user/message may come anywhere, inside or outside turns and steps (context injected while
+        the session is idle). No finding cites D15.""",
+    harness="""Nothing to report: the invariant allows it.""",
+)
+
+D16 = Rule(
+    "D16", "invariant", "session", "session/end-seed may come anywhere",
+    explanation="""
+        A session/end-seed (the end of a fork's inherited events) may come anywhere, even inside a
+        turn the seed left open. No finding cites D16.""",
+    harness="""Nothing to report: the invariant allows it.""",
+)
+
+D17 = Rule(
+    "D17", "invariant", "session", "plugin event types are left to their plugins",
+    explanation="""
+        Event types of plugins (titles, hooks, approvals, compaction, …) are not constrained by the
+        session core; each plugin judges its own. No finding cites D17.""",
+    harness="""Nothing to report: the core invariant allows them.""",
+)
 
 _ADAPTER_KEYS = frozenset({"reasoningEffort", "maxTokens"})
 

@@ -21,7 +21,7 @@ from replay.check.core import CoreChecker
 from replay.check.fingerprint import file_identity, fingerprint_findings
 from replay.check.storage import storage_identity, twin_location
 from replay.checker import Checker
-from replay.findings import Finding, Rule, Severity
+from replay.findings import Example, Finding, Rule, Severity
 from replay.log.archive import ArchiveError, archive_sources
 from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.log.header import Header
@@ -30,8 +30,49 @@ from replay.log.repair import REPAIR_TYPES, RepairTracker
 from replay.log.source import STORED_NAMES, Archive, PassedOver, Unit, ignore
 from replay.todo.rules import SingleActivePolicy, TodoChecker
 
-INTERNAL = Rule("INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)")
-B7 = Rule("B7", "format", "session", "a log that ends inside a turn is closed by repair on load")
+INTERNAL = Rule(
+    "INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)",
+    explanation="""
+        replay itself failed while auditing the file. This is a bug in replay, not a problem of the
+        log: the other files of the audit are still judged. Please report it with the file attached.""",
+    harness="""Nothing: the harness never sees this finding.""",
+)
+
+B7 = Rule(
+    "B7", "format", "session", "a log that ends inside a turn is closed by repair on load",
+    explanation="""
+        A log that ends inside a turn comes from a session that was interrupted (a crash, or a live
+        session read mid-turn). Loading it closes the turn with the harness's repair: an error
+        tool/result for every call without a result, then step/end and an interrupted turn/end. The
+        finding says what would be appended.""",
+    examples=[
+        Example(
+            "a log that ends inside a step", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                """,
+            audit="""
+                line 3: B7 warning: the log ends inside turn 1 (the session was interrupted): loading would append step/end for step 1, turn/end {"kind":"interrupted"} for turn 1
+                """),  # noqa: E501
+        Example(
+            "a call without its result", bad_line=5,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"assistant/message","seq":2,"time":0,"data":{"turn":1,"step":1,"message":{"id":"m1","role":"assistant","content":[{"type":"tool-call","id":"c1","name":"bash","arguments":"{}"}],"source":{"kind":"model","provider":"p","model":"m"}}},"surfaceOp":"append"}
+                {"type":"tool/call","seq":3,"time":0,"data":{"turn":1,"step":1,"callId":"c1","name":"bash","arguments":"{}"}}
+                """,
+            audit="""
+                line 5: B7 warning: the log ends inside turn 1 (the session was interrupted): loading would append an error tool/result for c1 (TOOL_OUTCOME_UNKNOWN), step/end for step 1, turn/end {"kind":"interrupted"} for turn 1
+                """),  # noqa: E501
+    ],
+    harness="""
+        A cold load appends the closers to the file and continues; an inspection adds them in memory
+        only. A live session that is still running is never repaired.""",
+)
 
 
 class Policy(StrEnum):

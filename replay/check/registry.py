@@ -1,11 +1,27 @@
-"""Every rule, one place: collected from the modules that declare them.
+"""Every rule, one catalogue: collected from the modules that declare them.
 
 A rule is declared once, as a constant beside the code that emits it: the storage
 rules in ``replay.log`` (header, scan, zstd, legacy, reader) and
-``replay.check.storage``, the session core in ``replay.check.core``, the engine's own
-(B7, INTERNAL) in ``replay.check.engine``, the todo domain in ``replay.todo.rules``.
-Adding a rule to one of these modules is all it takes; adding a module of rules means
-adding it to ``_DECLARING``.
+``replay.check.storage``, the session core's in ``replay.check.core``, the engine's own
+in ``replay.check.engine``, the todo domain's in ``replay.todo.rules``. Adding a rule to
+one of these modules is all it takes; adding a module of rules means adding it to
+``_DECLARING``.
+
+The declaration is the whole rule (``replay.findings.Rule``): id, kind, domain and
+summary, then its explanation, its examples and what today's harness does, in the order
+``replay rules ID`` shows them. Everything else is made from it: ``replay rules`` and
+its JSON, SARIF's rule table, the catalogue in Markdown (``replay.report.rules``), and
+the tests' bad cases (each example is audited and must say exactly what it records).
+
+Why the words sit in the code, not in a data file beside it: a rule is read where it
+is emitted, so the one search for ``A6`` that finds ``A6.error(...)`` finds what A6
+means and the logs that break it; a new rule cannot be added without them (the words
+are required arguments), and nothing has to be kept in step by hand. The prose is
+written wrapped and indented like a docstring (it is reflowed when shown); an example
+is its log as it is on disk, one record per line in a triple-quoted string, and what
+the audit says of it in the same form, so a change of message shows in the diff of
+the rule it belongs to. Examples are kept small (a few records, the shared header):
+a case that needs a real log, several rules at once or a property is a test instead.
 """
 
 from __future__ import annotations

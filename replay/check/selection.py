@@ -1,11 +1,11 @@
 """Which findings an audit reports: rules selected and ignored, and a least severity.
 
 Selectors are rule ids (``A6``, ``D1``: that rule alone, so ``D1`` is not ``D10``),
-series (``T``: T1–T5; ``A``, ``B``, ``C``, ``D``, ``P``, ``IO``, ``INTERNAL``), or
-``ALL``. A rule is reported when a selector of ``select`` matches it (no ``select``
-means ``ALL``) and no *more specific or equally specific* selector of ``ignore`` does:
-``select T`` with ``ignore T3`` is T1, T2, T4, T5; ``select T3`` with ``ignore T`` is
-T3 (the id is more specific than the series). ``min_severity`` then drops findings
+series (a rule id's letters: ``T`` is every T rule; ``IO``, ``LIMIT`` and ``INTERNAL``
+are series of one), or ``ALL``. A rule is reported when a selector of ``select``
+matches it (no ``select`` means ``ALL``) and no *more specific or equally specific*
+selector of ``ignore`` does: ``select T`` with ``ignore T3`` is every T rule but T3;
+``select T3`` with ``ignore T`` is T3 (the id is more specific than the series). ``min_severity`` then drops findings
 below it (``policy`` < ``warning`` < ``error``).
 
 The choice is made once per audit and applied to each log's report after the log is

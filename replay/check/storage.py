@@ -1,5 +1,5 @@
 """Storage identity (rule A10, spec §1.6): where a log sits in a production root must
-match its header. The other storage rules (A1–A9) are judged while reading, where
+match its header. The other storage rules are judged while reading, where
 ``replay.log`` declares them."""
 
 from __future__ import annotations
@@ -11,7 +11,17 @@ from replay.findings import Finding, Rule
 from replay.log.header import Header
 from replay.log.source import STORED_NAMES
 
-A10 = Rule("A10", "format", "storage", "a log in a session root sits where its header's id and cwd place it")
+A10 = Rule(
+    "A10", "format", "storage", "a log in a session root sits where its header's id and cwd place it",
+    explanation="""
+        In a production session root, a log's place is derived from its header:
+        --<project key of cwd>--/<encoded id>/session.jsonl (or .jsonl.zstd). A log moved to another
+        project or session folder, or a session stored both plain and compressed, is not where the
+        harness looks. Logs outside such a root (fixtures, copies) are not judged. For example, a log
+        whose header has "cwd":"/home/dev/proj" belongs under --home-dev-proj--/, not
+        --home-dev-other--/.""",
+    harness="""Refuses to load the session ("corrupt session log", or a duplicate or encoding mismatch).""",
+)
 
 
 def encode_segment(session_id: str) -> str:

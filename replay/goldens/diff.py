@@ -16,6 +16,16 @@ its largest lines, and its work is linear: it resyncs on the nearest line both w
 hold, or takes both windows as changed. Its report is capped and its lines are cut even
 with ``full``, and its first line says it is a line diff.
 
+Under that limit the work is bounded too (``Effort``). difflib's alignment of records,
+list items or lines is quadratic or worse on repetitive content: the alignments of one
+golden get ``EXACT_DIFF_STEPS`` steps, past which an alignment is made linear
+(``_linear_opcodes``: on the items each side holds once, then on the nearest equal ones)
+and text is compared by the line diff, and the report's first line says so. deepdiff
+costs tens of microseconds a value, and aligns lists and multi-line strings with difflib
+too: past what one call of it may cost (``_DEEPDIFF_STEPS``), values are compared by a
+walk of our own that finds what deepdiff finds (``_walk``). JSON nested deeper than
+``MAX_JSON_DEPTH`` (deepdiff recurses) is compared as text, after a line saying so.
+
 For byte-exact streams (``align_lines``, conformance): the two streams aligned, what
 is missing, extra or changed, and the first line that differs, with the first
 difference of its JSON value in document order (``first_difference``, which also sees
@@ -30,10 +40,11 @@ import io
 import json
 import os
 import re
-from collections import deque
-from collections.abc import Iterable, Sequence
+from collections import Counter, deque
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from itertools import zip_longest
+from typing import Any, BinaryIO, TypeVar
 
 from deepdiff import DeepDiff
 
@@ -49,9 +60,26 @@ _SHORT = 70
 SEMANTIC_DIFF_BYTES = 1 << 20
 """The largest content compared record by record (both sides): what that holds is about
 fifteen times their size. Larger content is compared line by line."""
+EXACT_DIFF_STEPS = 5_000_000
+"""The most steps the exact alignments of one golden take (``Effort``): a step is about
+what one item of a probe of difflib costs (0.1 µs). Past it, alignments are linear and
+the report says so."""
+_DEEPDIFF_CALL_STEPS = 350
+_DEEPDIFF_VALUE_STEPS = 150
+"""What deepdiff costs in steps: about 35 µs a call and 15 µs a value it visits (measured)."""
+_DEEPDIFF_STEPS = _DEEPDIFF_CALL_STEPS + _DEEPDIFF_VALUE_STEPS * _MAX_DIFFS
+"""The steps deepdiff may take on one golden: what one call of it may take. Past it,
+``_walk`` compares the values, with the same result."""
+MAX_JSON_DEPTH = 64
+"""The deepest JSON compared value by value (deepdiff recurses a few frames a level);
+deeper JSON is compared as text."""
+_DEEPER = 0.33
+"""deepdiff's ``threshold_to_diff_deeper``, passed to it and mirrored by ``_walk``: two
+objects that share less than this share of their keys are shown whole."""
 _WINDOW_LINES = 64
 _WINDOW_BYTES = 1 << 16
-"""The line diff reads ahead at most this many lines and, past its first, bytes per side."""
+"""The line diff reads ahead at most this many lines and, past its first, bytes per side;
+the linear alignment (``_linear_opcodes``) looks this many items ahead."""
 _LINE_WIDTH = 200
 """The widest a line of the line diff is shown, in characters."""
 _LINE_LEAD = 40
@@ -59,6 +87,9 @@ _LINE_LEAD = 40
 _CHUNK = 1 << 16
 
 Path_ = tuple[str | int, ...]
+_Opcode = tuple[str, int, int, int, int]
+"""One step of an alignment, as difflib's ``get_opcodes`` writes it."""
+_H = TypeVar("_H", bound=Hashable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +109,134 @@ class Change:
 def change_lines(found: Sequence[Change]) -> list[str]:
     """The changes as plain lines (each change's text, then its body)."""
     return [line for c in found for line in c.lines()]
+
+
+@dataclass
+class Effort:
+    """The work one golden's semantic diff may do and did: its alignments ``allowed``
+    steps, deepdiff ``deepdiff_allowed`` (``None``: no bound; ``Effort(None, None)`` is the
+    exact reference), the steps each ``aligned`` and ``deepdiffed``; ``approximate`` once
+    an alignment was made linear, ``lines`` once text was compared line by line."""
+
+    allowed: int | None = EXACT_DIFF_STEPS
+    deepdiff_allowed: int | None = _DEEPDIFF_STEPS
+    aligned: int = 0
+    deepdiffed: int = 0
+    approximate: bool = False
+    lines: bool = False
+
+    def align(self, steps: int) -> bool:
+        """Whether an alignment may take ``steps`` more steps; if so they are counted."""
+        if self.allowed is not None and self.aligned + steps > self.allowed:
+            return False
+        self.aligned += steps
+        return True
+
+    def deepdiff_left(self) -> int | None:
+        """The steps deepdiff may still take (``None``: no bound)."""
+        return None if self.deepdiff_allowed is None else self.deepdiff_allowed - self.deepdiffed
+
+    def note(self, instead: str) -> Change:
+        """The line that says an alignment ran out of steps, and what was done ``instead``."""
+        return Change(f"too costly to align exactly (the limit is {self.allowed or 0:,} steps): {instead}")
+
+
+class _TooCostly(Exception):
+    """An exact alignment would take more steps than its ``Effort`` has left."""
+
+
+class _Matcher(difflib.SequenceMatcher[_H]):
+    """difflib's alignment, each probe counted before it is made: a probe of ``a[alo:ahi]``
+    visits each of those items and every place ``b`` holds it, and walks no further than
+    both ranges; ``_TooCostly`` when the ``Effort`` cannot afford one."""
+
+    def __init__(self, a: Sequence[_H], b: Sequence[_H], effort: Effort, autojunk: bool) -> None:
+        super().__init__(None, a, b, autojunk)
+        self._effort = effort
+        self._sizes = len(a), len(b)
+        where: dict[_H, list[int]] = self.b2j  # type: ignore[attr-defined]  # documented, not in the stubs
+        upto = [0]  # upto[i]: the steps of probing a[:i] over the whole of b
+        for item in a:
+            upto.append(upto[-1] + 1 + len(where.get(item, ())))
+        self._upto = upto
+
+    def find_longest_match(self, alo: int = 0, ahi: int | None = None, blo: int = 0,
+                           bhi: int | None = None) -> difflib.Match:
+        ahi = self._sizes[0] if ahi is None else ahi
+        bhi = self._sizes[1] if bhi is None else bhi
+        if not self._effort.align(self._upto[ahi] - self._upto[alo] + (bhi - blo) + 1):
+            raise _TooCostly
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def _align(a: Sequence[_H], b: Sequence[_H], effort: Effort) -> Sequence[_Opcode]:
+    """difflib's opcodes of ``a`` → ``b`` while ``effort`` affords them, else the linear
+    alignment's (and ``effort`` is marked approximate)."""
+    if a == b:  # what difflib finds too (one block of all), at no cost
+        return [("equal", 0, len(a), 0, len(b))] if a else []
+    try:
+        return _Matcher(a, b, effort, autojunk=False).get_opcodes()
+    except _TooCostly:
+        effort.approximate = True
+        return _linear_opcodes(a, b)
+
+
+def _linear_opcodes(a: Sequence[_H], b: Sequence[_H]) -> list[_Opcode]:
+    """An alignment in O(n log n): the items each side holds once, in the longest order
+    both keep, are aligned; between two of them, equal items are aligned as the line diff
+    resyncs (the nearest pair within ``_WINDOW_LINES`` items ahead), the rest changed."""
+    in_a, in_b = Counter(a), Counter(b)
+    at_b = {item: j for j, item in enumerate(b) if in_b[item] == 1}
+    anchors = _increasing([(i, at_b[item]) for i, item in enumerate(a) if in_a[item] == 1 and item in at_b])
+    pairs: list[tuple[int, int]] = []
+    i = j = 0
+    for ai, bj in [*anchors, (len(a), len(b))]:
+        while i < ai and j < bj:
+            if a[i] == b[j]:
+                pairs.append((i, j))
+                i, j = i + 1, j + 1
+                continue
+            di, dj = _resync(a[i:min(i + _WINDOW_LINES, ai)], b[j:min(j + _WINDOW_LINES, bj)])
+            i, j = i + di, j + dj
+        if ai < len(a):
+            pairs.append((ai, bj))
+        i, j = ai + 1, bj + 1
+    ops: list[_Opcode] = []
+    i = j = 0
+    for pi, pj in [*pairs, (len(a), len(b))]:
+        if pi > i or pj > j:
+            ops.append(("replace" if pi > i and pj > j else "delete" if pi > i else "insert", i, pi, j, pj))
+        if pi == len(a) and pj == len(b):
+            break
+        if ops and ops[-1][0] == "equal" and ops[-1][2] == pi and ops[-1][4] == pj:
+            ops[-1] = ("equal", ops[-1][1], pi + 1, ops[-1][3], pj + 1)
+        else:
+            ops.append(("equal", pi, pi + 1, pj, pj + 1))
+        i, j = pi + 1, pj + 1
+    return ops
+
+
+def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of ``pairs`` (in order) whose second items increase too, in
+    O(n log n) (patience sorting)."""
+    ends: list[int] = []  # ends[k]: the smallest second item a run of k + 1 pairs ends on
+    end_at: list[int] = []  # and the pair it ends with
+    before = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        length = bisect.bisect_left(ends, j)
+        if length == len(ends):
+            ends.append(j)
+            end_at.append(k)
+        else:
+            ends[length] = j
+            end_at[length] = k
+        before[k] = end_at[length - 1] if length else -1
+    run: list[tuple[int, int]] = []
+    k = end_at[-1] if end_at else -1
+    while k >= 0:
+        run.append(pairs[k])
+        k = before[k]
+    return run[::-1]
 
 
 def _short(value: Any, full: bool = False, limit: int = _SHORT) -> str:
@@ -135,31 +294,46 @@ def _focus(record: Any) -> tuple[str, Any]:
     return "", record
 
 
-def _value_diffs(expected: Any, actual: Any, full: bool = False) -> list[tuple[Path_, str]]:
+_Found = tuple[str, Path_, Any, Any]
+"""One difference as deepdiff's tree view names it: its kind, its path, the two values."""
+_ABSENT = object()
+
+
+def _value_diffs(expected: Any, actual: Any, full: bool = False, effort: Effort | None = None,
+                 ) -> list[tuple[Path_, str]]:
     """Each difference between two JSON values as (its path in ``expected``, one line),
-    sorted by line."""
+    sorted by line: deepdiff's, or, when ``effort`` cannot afford deepdiff, ``_walk``'s."""
     head_e, left = _focus(expected)
     head_a, right = _focus(actual)
     if head_e != head_a:
         return [((), f"{head_e or '(record)'} → {head_a or '(record)'}: {_short(expected, full)} → "
                      f"{_short(actual, full)}")]
-    diff = DeepDiff(left, right, view="tree", max_diffs=_MAX_DIFFS)
+    effort = Effort() if effort is None else effort
+    cost = _deepdiff_cost(left, right, effort.deepdiff_left())
+    incomplete = False
+    if cost is not None:
+        effort.deepdiffed += cost
+        diff = DeepDiff(left, right, view="tree", max_diffs=_MAX_DIFFS, threshold_to_diff_deeper=_DEEPER,
+                        ignore_private_variables=True)
+        raw: list[_Found] = [(kind, tuple(level.path(output_format="list")), level.t1, level.t2)
+                             for kind, items in diff.items() for level in items]
+        incomplete = bool(diff.get_stats().get("MAX DIFF LIMIT REACHED"))  # type: ignore[no-untyped-call]
+    else:
+        raw = _walk(left, right, effort)
     found: list[tuple[Path_, str]] = []
-    for kind, items in diff.items():
-        for level in items:
-            parts = tuple(level.path(output_format="list"))
-            path = _path(parts, head_e)
-            if kind in ("values_changed", "type_changes"):
-                text = f"{path}: {_change(level.t1, level.t2, full)}"
-            elif "added" in kind:
-                text = f"{path}: added {_short(level.t2, full)}"
-            elif "removed" in kind:
-                text = f"{path}: removed {_short(level.t1, full)}"
-            else:
-                text = f"{path}: {kind.replace('_', ' ')}"
-            found.append((parts, text))
+    for kind, parts, old, new in raw:
+        path = _path(parts, head_e)
+        if kind in ("values_changed", "type_changes"):
+            text = f"{path}: {_change(old, new, full)}"
+        elif "added" in kind:
+            text = f"{path}: added {_short(new, full)}"
+        elif "removed" in kind:
+            text = f"{path}: removed {_short(old, full)}"
+        else:
+            text = f"{path}: {kind.replace('_', ' ')}"
+        found.append((parts, text))
     found.sort(key=lambda item: item[1])
-    if diff.get_stats().get("MAX DIFF LIMIT REACHED"):  # type: ignore[no-untyped-call]
+    if incomplete:
         # deepdiff stops at max_diffs and may return a partial or even an empty result:
         # say so, never report fewer differences than there are as if that were all.
         found.append(((), f"{head_e or '(value)'}: too large to compare completely (over {_MAX_DIFFS} values); "
@@ -169,9 +343,132 @@ def _value_diffs(expected: Any, actual: Any, full: bool = False) -> list[tuple[P
     return found
 
 
-def value_changes(expected: Any, actual: Any, full: bool = False) -> list[str]:
+def value_changes(expected: Any, actual: Any, full: bool = False, effort: Effort | None = None) -> list[str]:
     """One line per difference between two JSON values (``expected → actual``)."""
-    return [text for _, text in _value_diffs(expected, actual, full)]
+    return [text for _, text in _value_diffs(expected, actual, full, effort)]
+
+
+def _scalars(items: list[Any]) -> bool:
+    """Whether a list holds only JSON scalars (deepdiff aligns those with difflib)."""
+    return all(item is None or isinstance(item, (str, int, float)) for item in items)
+
+
+def _align_cost(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    """An upper bound of the steps difflib takes to align ``a`` and ``b``: at most
+    3·min(n, m) + 1 probes, each visiting at most both sides and every pair of equal items."""
+    in_b = Counter(b)
+    equal = sum(in_b.get(item, 0) for item in a)
+    return (3 * min(len(a), len(b)) + 1) * (len(a) + len(b) + equal + 1)
+
+
+def _deepdiff_cost(left: Any, right: Any, cutoff: int | None) -> int | None:
+    """The steps deepdiff may take over two values (``None`` past ``cutoff``): the call,
+    each value it visits (it stops at ``_MAX_DIFFS``), and difflib's work on each pair of
+    lists of scalars it aligns and of multi-line strings it diffs."""
+    steps = _DEEPDIFF_CALL_STEPS
+    visits = 0
+    stack = [(left, right)]
+    while stack:
+        a, b = stack.pop()
+        visits += 1
+        if a is b or type(a) is not type(b):
+            continue
+        if isinstance(a, dict):
+            stack.extend((value, b[key]) for key, value in a.items() if key in b)
+        elif isinstance(a, list):
+            if _scalars(a) and _scalars(b):
+                steps += _align_cost(a, b)
+            else:
+                stack.extend(zip(a, b, strict=False))
+        elif isinstance(a, str) and a != b and ("\n" in a or "\n" in b):
+            steps += _align_cost(a.splitlines(), b.splitlines())
+        if cutoff is not None and steps + _DEEPDIFF_VALUE_STEPS * min(visits, _MAX_DIFFS) > cutoff:
+            return None
+    return steps + _DEEPDIFF_VALUE_STEPS * min(visits, _MAX_DIFFS)
+
+
+def _walk(left: Any, right: Any, effort: Effort) -> list[_Found]:
+    """What deepdiff (as ``_value_diffs`` calls it) finds, by a walk in linear work but for
+    the alignment of lists of scalars, which ``effort`` bounds: objects' keys added,
+    removed and compared (two objects that share under ``_DEEPER`` of their keys shown
+    whole, keys starting with "__" passed over); lists of scalars aligned, then compared
+    item by item instead when that finds no more; other lists item by item."""
+    found: list[_Found] = []
+    stack: list[tuple[Path_, Any, Any]] = [((), left, right)]
+    while stack:
+        parts, a, b = stack.pop()
+        if a is b:
+            continue
+        if type(a) is not type(b):
+            found.append(("type_changes", parts, a, b))
+        elif isinstance(a, dict):
+            keys_a = [k for k in a if not _private(k)]
+            keys_b = [k for k in b if not _private(k)]
+            shared = [k for k in keys_a if k in b]
+            union = len(keys_a) + len(keys_b) - len(shared)
+            if union > 1 and len(shared) / union < _DEEPER:
+                found.append(("values_changed", parts, a, b))
+                continue
+            found.extend(("dictionary_item_added", (*parts, k), _ABSENT, b[k]) for k in keys_b if k not in a)
+            found.extend(("dictionary_item_removed", (*parts, k), a[k], _ABSENT) for k in keys_a if k not in b)
+            stack.extend(((*parts, k), a[k], b[k]) for k in shared)
+        elif isinstance(a, list):
+            if _scalars(a) and _scalars(b):
+                found.extend(_scalar_list(parts, a, b, effort))
+            else:
+                found.extend(_in_order(parts, a, b, 0, 0, stack))
+        elif a != b:
+            found.append(("values_changed", parts, a, b))
+    # An item removed and one added at the same place are one change of that item.
+    added = {parts: new for kind, parts, _, new in found if kind == "iterable_item_added"}
+    removed = {parts for kind, parts, _, _ in found if kind == "iterable_item_removed"}
+    both = added.keys() & removed
+    if not both:
+        return found
+    return [("values_changed", parts, old, added[parts]) if kind == "iterable_item_removed" and parts in both
+            else (kind, parts, old, new) for kind, parts, old, new in found
+            if not (kind == "iterable_item_added" and parts in both)]
+
+
+def _private(key: Any) -> bool:
+    """A key deepdiff passes over (``ignore_private_variables``)."""
+    return isinstance(key, str) and key.startswith("__")
+
+
+def _in_order(parts: Path_, a: list[Any], b: list[Any], at_a: int, at_b: int,
+              stack: list[tuple[Path_, Any, Any]] | None) -> list[_Found]:
+    """Two lists (``a`` from ``at_a``, ``b`` from ``at_b``) compared item by item: the
+    items past the shorter are removed or added; the pairs are pushed on ``stack`` to
+    compare, or, for scalars (``stack`` is ``None``), compared here."""
+    found: list[_Found] = []
+    for k, (x, y) in enumerate(zip_longest(a, b, fillvalue=_ABSENT)):
+        if y is _ABSENT:
+            found.append(("iterable_item_removed", (*parts, at_a + k), x, y))
+        elif x is _ABSENT:
+            found.append(("iterable_item_added", (*parts, at_b + k), x, y))
+        elif stack is not None:
+            stack.append(((*parts, at_a + k), x, y))
+        elif x is not y and (type(x) is not type(y) or x != y):
+            found.append(("type_changes" if type(x) is not type(y) else "values_changed", (*parts, at_a + k), x, y))
+    return found
+
+
+def _scalar_list(parts: Path_, a: list[Any], b: list[Any], effort: Effort) -> list[_Found]:
+    """Two lists of scalars as deepdiff compares them: aligned (a changed stretch item by
+    item), unless item by item over the whole lists finds no more differences."""
+    found: list[_Found] = []
+    for tag, i1, i2, j1, j2 in _align(a, b, effort):
+        if tag == "replace":
+            found.extend(_in_order(parts, a[i1:i2], b[j1:j2], i1, j1, None))
+        elif tag == "delete":
+            found.extend(("iterable_item_removed", (*parts, i), a[i], _ABSENT) for i in range(i1, i2))
+        elif tag == "insert":
+            found.extend(("iterable_item_added", (*parts, j), _ABSENT, b[j]) for j in range(j1, j2))
+    if len(found) > 1:
+        by_item = _in_order(parts, a, b, 0, 0, None)
+        if len(found) >= len(by_item):
+            return by_item
+    return found
 
 
 def _parse_lines(data: bytes) -> tuple[list[Any], list[int]] | None:
@@ -228,12 +525,16 @@ def _shift(left_seq: Any, right_seq: Any, left_src: Any, right_src: Any) -> tupl
     return delta, f"sourceEventSeqs: {_short(left_src)} → {_short(right_src)}"
 
 
-def jsonl_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
+def jsonl_changes(expected: bytes, actual: bytes, full: bool = False, effort: Effort | None = None,
+                  ) -> list[Change]:
+    effort = Effort() if effort is None else effort
     parsed_left, parsed_right = _parse_lines(expected), _parse_lines(actual)
     if parsed_left is None or parsed_right is None:
-        return text_changes(expected, actual, full)
+        return text_changes(expected, actual, full, effort)
     left, numbers = parsed_left
     right, _ = parsed_right
+    if not all(_shallow(record) for record in (*left, *right)):
+        return _as_text(expected, actual, full, effort)
     found: list[Change] = []
     shifts: list[tuple[int, int]] = []  # (event, delta) of aligned pairs whose seq moved
 
@@ -251,18 +552,16 @@ def jsonl_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Ch
         if moved:
             found.append(Change(f"event {event} {head}.{moved}", line_of(event)))
         if old_body != new_body:
-            found.extend(Change(f"event {event} {c}", line_of(event)) for c in value_changes(old_body, new_body, full))
+            found.extend(Change(f"event {event} {c}", line_of(event))
+                         for c in value_changes(old_body, new_body, full, effort))
 
-    outer = difflib.SequenceMatcher(a=[_key(r) for r in left], b=[_key(r) for r in right], autojunk=False)
-    for tag, i1, i2, j1, j2 in outer.get_opcodes():
+    for tag, i1, i2, j1, j2 in _align([_key(r) for r in left], [_key(r) for r in right], effort):
         if tag == "equal":
             for k in range(i2 - i1):
                 pair(i1 + k + 1, left[i1 + k], right[j1 + k])
             continue
         # Within a changed block, pair records of the same kind; the rest are inserts/deletes.
-        inner = difflib.SequenceMatcher(a=[_kind(r) for r in left[i1:i2]], b=[_kind(r) for r in right[j1:j2]],
-                                        autojunk=False)
-        for t, a1, a2, b1, b2 in inner.get_opcodes():
+        for t, a1, a2, b1, b2 in _align([_kind(r) for r in left[i1:i2]], [_kind(r) for r in right[j1:j2]], effort):
             if t in ("equal", "replace") and a2 - a1 == b2 - b1:
                 for k in range(a2 - a1):
                     pair(i1 + a1 + k + 1, left[i1 + a1 + k], right[j1 + b1 + k])
@@ -275,7 +574,38 @@ def jsonl_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Ch
                 found.append(Change(f"event {j1 + k + 1} (new) added {_summary(right[j1 + k], full)}",
                                     line_of(i1 + a1 + 1)))
     found.extend(Change(text, line_of(start)) for start, text in _shift_lines(shifts))
-    return found or _never_empty(expected, actual)
+    return _noted(found, expected, actual, effort)
+
+
+def _noted(found: list[Change], expected: bytes, actual: bytes, effort: Effort) -> list[Change]:
+    """``found`` after the line saying an alignment was made linear (when one was), or
+    ``_never_empty``'s line when there is nothing."""
+    if not found:
+        return _never_empty(expected, actual)
+    if effort.approximate:
+        return [effort.note("aligned on the records and items each side holds once, then on the nearest equal ones"),
+                *found]
+    return found
+
+
+def _shallow(value: Any) -> bool:
+    """Whether a JSON value nests no more than ``MAX_JSON_DEPTH`` objects and lists."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        inside = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if inside is None:
+            continue
+        if depth > MAX_JSON_DEPTH:
+            return False
+        stack.extend((child, depth + 1) for child in inside)
+    return True
+
+
+def _as_text(expected: bytes, actual: bytes, full: bool, effort: Effort) -> list[Change]:
+    """JSON too deep to compare value by value, as text, after a line saying so."""
+    return [Change(f"nested more than {MAX_JSON_DEPTH} deep: compared as text"),
+            *text_changes(expected, actual, full, effort)]
 
 
 def _shift_lines(shifts: list[tuple[int, int]]) -> list[tuple[int, str]]:
@@ -365,36 +695,51 @@ def _line_in(lines: dict[Path_, int], path: Path_) -> int | None:
     return None
 
 
-def json_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
+def json_changes(expected: bytes, actual: bytes, full: bool = False, effort: Effort | None = None,
+                 ) -> list[Change]:
+    effort = Effort() if effort is None else effort
     try:
         left, right = json.loads(expected), json.loads(actual)
     except (ValueError, RecursionError):
-        return text_changes(expected, actual, full)
-    diffs = _value_diffs(left, right, full)
+        return text_changes(expected, actual, full, effort)
+    if not (_shallow(left) and _shallow(right)):
+        return _as_text(expected, actual, full, effort)
+    diffs = _value_diffs(left, right, full, effort)
     lines = json_lines(expected.decode("utf-8", "replace")) if diffs else {}
     found = sorted((Change(text, _line_in(lines, path)) for path, text in diffs),
                    key=lambda c: (c.line is None, c.line or 0))  # stable: by line, then as deepdiff sorted them
-    return found or _never_empty(expected, actual)
+    return _noted(found, expected, actual, effort)
 
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 
 
-def text_changes(expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
-    """A unified diff (one line of context), one ``Change`` per hunk, at the first
-    golden line it changes."""
+def text_changes(expected: bytes, actual: bytes, full: bool = False, effort: Effort | None = None,
+                 ) -> list[Change]:
+    """A unified diff (one line of context, difflib's), one ``Change`` per hunk, at the
+    first golden line it changes; the line diff when ``effort`` cannot afford difflib."""
+    effort = Effort() if effort is None else effort
     if expected != actual and expected.rstrip(b"\n") == actual.rstrip(b"\n"):
         return [_trailing_newline(expected)]
     a = expected.decode("utf-8", "replace").split("\n")
     b = actual.decode("utf-8", "replace").split("\n")
-    found: list[Change] = []
-    hunk: list[str] = []
-    for line in list(difflib.unified_diff(a, b, "golden", "run", n=1, lineterm=""))[2:]:
-        if line.startswith("@@") and hunk:
-            found.append(_hunk(hunk))
-            hunk = []
-        hunk.append(line)
-    if hunk:
+    try:
+        groups = list(_Matcher(a, b, effort, autojunk=True).get_grouped_opcodes(1))
+    except _TooCostly:
+        effort.lines = True
+        return _line_changes(io.BytesIO(expected), io.BytesIO(actual), effort.note("compared line by line"))
+    found = []
+    for group in groups:
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
+        hunk = [f"@@ -{_span(i1, i2 - i1)} +{_span(j1, j2 - j1)} @@"]
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                hunk.extend(" " + line for line in a[a1:a2])
+                continue
+            if tag in ("replace", "delete"):
+                hunk.extend("-" + line for line in a[a1:a2])
+            if tag in ("replace", "insert"):
+                hunk.extend("+" + line for line in b[b1:b2])
         found.append(_hunk(hunk))
     return found or _never_empty(expected, actual)
 
@@ -449,24 +794,29 @@ def changes(name: str, expected: bytes, actual: bytes, full: bool = False, *,
     return _line_changes(io.BytesIO(expected), io.BytesIO(actual), _oversize(len(expected), len(actual), limit))
 
 
-def semantic_changes(name: str, expected: bytes, actual: bytes, full: bool = False) -> list[Change]:
+def semantic_changes(name: str, expected: bytes, actual: bytes, full: bool = False, *,
+                     effort: Effort | None = None) -> list[Change]:
     """The differences of one golden file record by record (JSON, JSONL) or as a
-    unified diff (text), capped at ``MAX_LINES`` lines unless ``full``, whatever its size."""
+    unified diff (text), capped at ``MAX_LINES`` lines unless ``full``, whatever its size,
+    in the work ``effort`` allows (a fresh ``Effort``: ``EXACT_DIFF_STEPS``; ``Effort(None)``
+    is the exact reference, unbounded)."""
+    effort = Effort() if effort is None else effort
     if name.endswith(".jsonl"):
-        found = jsonl_changes(expected, actual, full)
+        found = jsonl_changes(expected, actual, full, effort)
     elif name.endswith(".json"):
-        found = json_changes(expected, actual, full)
+        found = json_changes(expected, actual, full, effort)
     else:
-        found = text_changes(expected, actual, full)
-    return found if full else list(_capped(found))
+        found = text_changes(expected, actual, full, effort)
+    return found if full or effort.lines else list(_capped(found))  # the line diff is capped already
 
 
 def new_file_changes(actual: bytes, full: bool = False, *, limit: int = SEMANTIC_DIFF_BYTES) -> list[Change]:
     """A golden that does not exist yet, as the lines it would hold."""
     if len(actual) > limit:
         return _line_changes(io.BytesIO(b""), io.BytesIO(actual), _oversize(None, len(actual), limit))
-    found = text_changes(b"", actual, full) if actual else [Change("an empty file")]
-    return found if full else list(_capped(found))
+    effort = Effort()
+    found = text_changes(b"", actual, full, effort) if actual else [Change("an empty file")]
+    return found if full or effort.lines else list(_capped(found))
 
 
 def stream_changes(name: str, expected: BinaryIO | None, actual: BinaryIO, full: bool = False, *,
@@ -610,10 +960,10 @@ class _Side:
         return taken
 
 
-def _resync(old: Sequence[bytes], new: Sequence[bytes]) -> tuple[int, int]:
-    """How many lines of each window to take as changed before the nearest line both
-    have (the fewest in all); both whole windows when they have none in common."""
-    first: dict[bytes, int] = {}
+def _resync(old: Sequence[_H], new: Sequence[_H]) -> tuple[int, int]:
+    """How many lines (items) of each window to take as changed before the nearest line
+    both have (the fewest in all); both whole windows when they have none in common."""
+    first: dict[_H, int] = {}
     for index, line in enumerate(new):
         first.setdefault(line, index)
     best: tuple[int, int] | None = None

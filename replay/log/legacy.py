@@ -10,14 +10,79 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from replay.findings import Finding, Rule
+from replay.findings import Example, Finding, Rule
 from replay.log.event import Event
 from replay.log.values import hashable, is_nonempty_str, is_safe_int
 from replay.output import show
 
-B3 = Rule("B3", "format", "storage", "no event the harness retired (request/header-delta, mode/set, reason fallback)")
-B4 = Rule("B4", "format", "storage",
-          "2026-06/07 shapes are migrated on load (warning), or refused when malformed (error)")
+B3 = Rule(
+    "B3", "format", "storage", "no event the harness retired (request/header-delta, mode/set, reason fallback)",
+    explanation="""
+        Some events of the 2026-06/07 harness were dropped without a migration: request/header-delta,
+        mode/set, and a request/header with the reason "fallback".""",
+    examples=[
+        Example(
+            "mode/set", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"mode/set","seq":1,"time":0,"data":{"mode":"plan"}}
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: B3 error: mode/set is a 2026-06/07 event that today's harness no longer reads: it refuses the log
+                """),  # noqa: E501
+        Example(
+            "a request/header with the reason fallback", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"request/header","seq":1,"time":0,"data":{"header":{"config":{"provider":"p","model":"m"}},"reason":"fallback"}}
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: B3 error: request/header has the retired reason "fallback", which today's harness no longer reads: it refuses the log
+                """),  # noqa: E501
+    ],
+    harness="""Refuses the log: it "contains unsupported legacy" events.""",
+)
+
+B4 = Rule(
+    "B4", "format", "storage",
+    "2026-06/07 shapes are migrated on load (warning), or refused when malformed (error)",
+    explanation="""
+        The 2026-06/07 harness wrote some events in older shapes: turn/start with a "trigger",
+        messages without "id" and "role", assistant/message and tool/result with their content at the
+        top level, steering/message, and old turn/end reasons. Today's harness migrates them as it
+        loads the log; the audit reports each kind of migration once per log, as a warning with a
+        count. An old shape it cannot migrate (a malformed turn/start or turn/end, say) is an error.""",
+    examples=[
+        Example(
+            "a turn/start trigger, migrated", bad_line=2,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1,"trigger":{"kind":"user"}}}
+                {"type":"turn/end","seq":1,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 2: B4 warning: turn/start has the 2026-06/07 "trigger" field: loading drops it
+                """),
+        Example(
+            "a turn/end of an old shape it cannot migrate", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"turn/end","seq":1,"time":0,"data":{"turn":1,"step":2,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: B4 error: turn/end has a 2026-06/07 shape that today's harness cannot migrate (its data must hold exactly turn and reason, not turn, step, reason), so it refuses the log
+                """),  # noqa: E501
+    ],
+    harness="""
+        Migrates the old shapes in memory while loading (the file is not rewritten); refuses a log
+        with an old shape it cannot migrate ("malformed pre-react-loop" event).""",
+)
+
 
 Migration = Callable[[Event], tuple[Event | None, Sequence[Finding]]]
 """An event in, the event in today's shape (or ``None``: refused) and notes out."""

@@ -26,7 +26,13 @@ from replay.log.lines import split_header, split_records
 from replay.log.scan import A8, AuditItem, Item, limit_finding, scan_records
 from replay.log.zstd import A9, MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
 
-IO = Rule("IO", "format", "storage", "the file can be opened and read")
+IO = Rule(
+    "IO", "format", "storage", "the file can be opened and read",
+    explanation="""
+        The file could not be opened or read (it is missing, not readable, or the read failed part
+        way). Nothing in it was judged.""",
+    harness="""The harness cannot load a file it cannot read either.""",
+)
 
 
 @dataclass(frozen=True, slots=True)

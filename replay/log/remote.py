@@ -26,7 +26,7 @@ and message shows; the ``RemoteFile`` keeps the real URL, only to open it.
 
 Credentials and endpoints come from where fsspec and its backends look for them
 (environment, config files; ``FSSPEC_S3_ENDPOINT_URL`` and the like). fsspec and
-its cloud backends are the optional extra ``replay[remote]``: they are imported only
+its cloud backends are the optional extra ``remote``: they are imported only
 when a URL is given, and their absence is a usage error naming it.
 """
 
@@ -44,7 +44,7 @@ from html.parser import HTMLParser
 from typing import Any, BinaryIO, TypeVar
 from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
 
-from replay.extras import MissingExtra, require
+from replay.extras import MissingExtra, install_hint, require
 from replay.log.bounded import BLOCK
 from replay.log.reader import Opener, Source
 from replay.log.source import ARCHIVE_SUFFIXES, LOG_SUFFIXES, STORED_NAMES, Archive, PassedOver, Unit, ignore
@@ -134,7 +134,7 @@ def filesystem(url: str, timeouts: Timeouts | None = None) -> tuple[Any, str]:
         fs, path = fsspec.core.url_to_fs(url, **{p: o for p, o in options.items() if o})
     except ImportError as exc:
         raise MissingExtra(f"reading {url.partition('://')[0]}:// URLs needs a backend fsspec could not import "
-                           f"({exc}): pip install 'replay[remote]'") from None
+                           f"({exc}): {install_hint('remote')}") from None
     except Exception as exc:  # an unknown protocol, a URL the backend cannot parse
         raise NetworkError(f"{redact(url)}: not a URL replay can read ({_detail(exc, url)})") from None
     return fs, path

@@ -14,7 +14,7 @@ from typing import Literal, overload
 
 import orjson
 
-from replay.findings import Finding, Rule
+from replay.findings import Example, Finding, Rule
 from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.bounded import Records
 from replay.log.event import PACKED_TAGS, ChunkRun, ChunkSpan, Event
@@ -25,15 +25,139 @@ from replay.log.values import json_type
 from replay.log.zstd import A9
 from replay.output import show
 
-A6 = Rule("A6", "format", "storage", "every record can be read (valid JSON; packed chunk rows well formed)")
-A7 = Rule("A7", "format", "storage", "seqs count 0, 1, 2, … with no gap or repeat")
-A8 = Rule("A8", "format", "storage", "damage is tolerated only after the last complete turn (a torn tail)")
+A6 = Rule(
+    "A6", "format", "storage", "every record can be read (valid JSON; packed chunk rows well formed)",
+    explanation="""
+        Every record after the header must be valid JSON, and a packed row of chunks (several
+        assistant/chunk deltas stored on one line as text-chunks, reasoning-chunks or
+        tool-call-chunks) must have exactly its documented fields. A record longer than the reader's
+        limit (--max-record-bytes) is not read and counts as damaged too. Whether the damage is fatal
+        depends on where it is (rule A8).""",
+    examples=[
+        Example(
+            "an unparsable record before the last turn/end", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"user/message","seq":1,"time":0,"data":{"id":"u1","role":
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: A6 error: the record cannot be read: not valid JSON (Expecting value: line 1 column 66 (char 65)). Damage before the last complete turn (its turn/end is on line 4) is fatal: today's harness refuses this log
+                """),  # noqa: E501
+        Example(
+            "an unparsable record after the last turn/end", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"turn/end","seq":1,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                not json
+                """,
+            audit="""
+                line 4: A6 warning: the record cannot be read: not valid JSON (Expecting value: line 1 column 1 (char 0)). It comes after the last complete turn, a tail torn by a crash: loading would cut the log off before line 4
+                """),  # noqa: E501
+        Example(
+            "a packed row whose dt is short", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"reasoning-chunks","seq0":2,"time0":0,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":["a","b"]}}
+                {"type":"step/end","seq":4,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":5,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: A6 error: the packed reasoning-chunks row (several chunks stored on one line) is malformed: dt must be an array of 1 safe integers. Damage before the last complete turn (its turn/end is on line 6) is fatal: today's harness refuses this log
+                """),  # noqa: E501
+    ],
+    harness="""
+        Before the last complete turn (a turn/end after the damage), refuses the log as "unparsable
+        committed event". After it, treats the damage as the torn tail of a crash: loading truncates
+        the file before the damaged record and closes the open turn.""",
+)
+
+A7 = Rule(
+    "A7", "format", "storage", "seqs count 0, 1, 2, … with no gap or repeat",
+    explanation="""
+        Every event has a "seq": its position in the log, counting 0, 1, 2, … from the first event
+        after the header, with no gap and no repeat (a packed row of n chunks takes n seqs). A record
+        that is JSON but not an event object breaks the count too. Whether the break is fatal depends
+        on where it is (rule A8).""",
+    examples=[
+        Example(
+            "a seq gap before the last turn/end", bad_line=3,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":5,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"step/end","seq":6,"time":0,"data":{"turn":1,"step":1}}
+                {"type":"turn/end","seq":7,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 3: A7 error: the event has seq 5 where seq 1 was expected: seqs count 0, 1, 2, … from the first event, with no gap or repeat. Damage before the last complete turn (its turn/end is on line 5) is fatal: today's harness refuses this log
+                """),  # noqa: E501
+        Example(
+            "a seq repeated", bad_line=4,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"session/title","seq":1,"time":0,"data":{"title":"t"}}
+                {"type":"session/title","seq":1,"time":0,"data":{"title":"t"}}
+                {"type":"turn/end","seq":2,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}
+                """,
+            audit="""
+                line 4: A7 error: the event has seq 1 where seq 2 was expected: seqs count 0, 1, 2, … from the first event, with no gap or repeat. Damage before the last complete turn (its turn/end is on line 5) is fatal: today's harness refuses this log
+                """),  # noqa: E501
+    ],
+    harness="""
+        Before the last complete turn, refuses the log with "seq gap in committed region". After it,
+        truncates the torn tail on load.""",
+)
+
+A8 = Rule(
+    "A8", "format", "storage", "damage is tolerated only after the last complete turn (a torn tail)",
+    explanation="""
+        A turn/end is the harness's commit point. Damage (rules A6 and A7) before the last decodable
+        turn/end means committed history is broken, and the log is refused. Damage after it is the
+        tail of a write a crash cut short: the harness truncates it and repairs the log. A last record
+        without a newline is always such a torn tail. The audit reports every damaged record, where
+        the harness stops at the first.""",
+    examples=[
+        Example(
+            "a last record without a newline", bad_line=3, final_newline=False,
+            log="""
+                {"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}
+                {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+                {"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+                """,
+            audit="""
+                line 3: A8 warning: the last record (65 bytes) does not end with a newline, a write cut short: the harness never reads it, and loading truncates the file to 146 bytes
+                line 3: B7 warning: the log ends inside turn 1 (the session was interrupted): loading would append turn/end {"kind":"interrupted"} for turn 1
+                """),  # noqa: E501
+    ],
+    harness="""
+        Never parses the unterminated record: loading truncates the file before it, then closes the
+        turn it leaves open (rule B7).""",
+)
 """A8 is judged at the end of the log (``replay.check.engine``): an A6/A7 finding here
 is ``tail`` damage whose severity depends on where the last ``turn/end`` is."""
-LIMIT = Rule("LIMIT", "format", "storage",
-             "a record, the whole log, and its lines that are no event fit the reader's caps "
-             "(--max-record-bytes, --max-log-bytes; 10,000 such lines); so do an archive, its members "
-             "and their headers")
+
+LIMIT = Rule(
+    "LIMIT", "format", "storage",
+    "a record, the whole log, and its lines that are no event fit the reader's caps "
+    "(--max-record-bytes, --max-log-bytes; 10,000 such lines); so do an archive, its members "
+    "and their headers",
+    explanation="""
+        replay reads every log under caps, so that no input can exhaust its memory or its time: a
+        record longer than --max-record-bytes (128 MiB) is never assembled; a log longer than
+        --max-log-bytes (1 GiB: the bytes read from the file, standard input, a FIFO or a device, and
+        a zstd log's decompressed plaintext) stops the reading there; and so do more than 10,000
+        records that are no event (garbage lines, bare values). What was not read was not judged:
+        raise the caps if the log is real.""",
+    harness="""
+        The harness has no such caps: a LIMIT finding says nothing about what it would do with the
+        log, only that replay did not read all of it.""",
+)
 """Replay's own caps: an error whatever the harness would do (the reading stopped, or a
 record was never assembled)."""
 

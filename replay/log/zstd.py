@@ -20,7 +20,19 @@ import zstandard
 
 from replay.findings import Rule
 
-A9 = Rule("A9", "format", "storage", "a .zstd log's frames are whole and intact")
+A9 = Rule(
+    "A9", "format", "storage", "a .zstd log's frames are whole and intact",
+    explanation="""
+        A .jsonl.zstd log is a series of independent Zstandard frames, each with a checksum: the first
+        frame holds exactly the header line, and every later frame holds whole records (one append
+        batch). A bad frame magic, reserved bits, a failed checksum, a frame that ends inside a
+        record, or damage inside a complete frame is corruption. Only a last frame that is cut short
+        is a torn tail (rule A8). A decompressed size beyond --max-log-bytes is treated as a
+        decompression bomb (a LIMIT error).""",
+    harness="""
+        Refuses the log as a corrupt Zstandard session log; a torn last frame is truncated at its
+        start on load, keeping the complete records recovered from it.""",
+)
 
 MAGIC = b"\x28\xb5\x2f\xfd"
 PIECE = 1 << 20

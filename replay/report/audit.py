@@ -4,12 +4,16 @@ log): text, JSON, GitHub annotations and SARIF for ``--format``, JUnit XML for
 
 The text report is made to be read over hundreds of logs:
 
+* the logs come by what is wrong with them: unreadable ones and those with errors
+  first, then those with warnings, then policy findings alone (by path within each);
 * each log with findings of its own is a heading (its path relative to the working
   directory) and one entry per kind of finding in it, in line order; several
   findings of one kind in a log are one entry that names their lines;
 * a kind of finding seen in ``FOLD_MIN_FILES`` or more logs is not repeated under
   each of them: it is one entry of the "in many files" section, with its count and
-  its first ``FOLD_PLACES`` places (``--no-fold`` lists every finding instead);
+  its first ``FOLD_PLACES`` places (``--no-fold`` lists every finding instead); a
+  failing log whose every finding is folded still has its heading, so every failing
+  log is named at least once;
 * the summary counts files (ok, warnings only, errors, unreadable) and findings, and
   a by-rule table says what each rule checks (``--statistics`` prints only that).
 
@@ -57,6 +61,10 @@ class AuditView:
     cwd: str | None = None
     baseline: bool = False
     """The findings are those a baseline did not hold (SARIF marks them new)."""
+    files_only: bool = False
+    """text: only the paths of the logs with findings, one per line (as ``grep -l``)."""
+    summary_only: bool = False
+    """text: only the closing summary (a run that wrote a baseline)."""
 
 
 class AuditReporter(Reporter[LogReport, AuditResult]):
@@ -153,12 +161,13 @@ def _heading(path: str, report: LogReport, folded: int, style: Style) -> str:
 
 
 def log_text(report: LogReport, style: Style, path: str | None = None, fold: bool = True,
-             hidden: frozenset[tuple[str, Severity, str]] = frozenset()) -> str:
+             hidden: frozenset[tuple[str, Severity, str]] = frozenset(), named: bool = False) -> str:
     """One log: a heading and its findings, one entry per kind (every finding on its
     own line with ``fold=False``), leaving out the kinds in ``hidden`` (folded
-    elsewhere). Empty when nothing is left to show."""
+    elsewhere). Empty when nothing is left to show, unless ``named`` (then the
+    heading alone says the log is there and its findings are below)."""
     shown = [f for f in report.findings if fold_key(f) not in hidden] if hidden else report.findings
-    if not shown:
+    if not shown and not (named and report.findings):
         return ""
     where = path if path is not None else display_path(report.path)
     lines = [_heading(where, report, len(report.findings) - len(shown), style)]
@@ -250,6 +259,23 @@ def rule_table(reports: Iterable[LogReport]) -> list[str]:
     return rows
 
 
+def _worst(report: LogReport) -> int:
+    """Where a log comes in the report: unreadable or with errors, with warnings, the rest."""
+    if report.status == "unreadable" or report.count(Severity.ERROR):
+        return 0
+    return 1 if report.count(Severity.WARNING) else 2
+
+
+def by_what_is_wrong(reports: Iterable[LogReport]) -> list[LogReport]:
+    """The logs with errors (or unreadable) first, then those with warnings, then the
+    rest, each kind in the order they were audited (by path)."""
+    return sorted(reports, key=_worst)
+
+
+def _fails(report: LogReport, failing: frozenset[Severity]) -> bool:
+    return report.status == "unreadable" or any(f.severity in failing for f in report.findings)
+
+
 class AuditText(AuditReporter):
     """The text report (see the module docstring). Unfolded, each log's findings are
     written as soon as it is audited; folded, at the end (folding needs every log)."""
@@ -257,20 +283,30 @@ class AuditText(AuditReporter):
     shows_progress = True
 
     def unit(self, unit: LogReport) -> None:
-        if not self.view.fold and not self.view.statistics:
+        view = self.view
+        if view.files_only:
+            if unit.findings:
+                self.write(sanitize(self.path(unit)) + "\n")
+        elif not view.fold and not view.statistics and not view.summary_only:
             self.write(log_text(unit, self.style, self.path(unit), fold=False))
 
     def finish(self, result: AuditResult) -> None:
         view = self.view
+        if view.files_only:
+            return
         if view.statistics:
             self.write("\n".join([*rule_table(result.reports), "", files_line(result.summary),
                                    findings_line(result.summary)]).lstrip("\n") + "\n")
             return
+        if view.summary_only:
+            self.write("\n".join([files_line(result.summary), findings_line(result.summary)]) + "\n")
+            return
         if view.fold:
             folded = _folded(result.reports)
             hidden = frozenset(folded)
-            for report in result.reports:
-                self.write(log_text(report, self.style, self.path(report), hidden=hidden))
+            for report in by_what_is_wrong(result.reports):
+                self.write(log_text(report, self.style, self.path(report), hidden=hidden,
+                                    named=_fails(report, result.failing)))
             if folded:
                 self.write("\n" + self.style.paint("bold", f"Found in {FOLD_MIN_FILES} or more files") + "\n")
                 for places in folded.values():

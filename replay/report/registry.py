@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from replay.report.audit import AuditGithub, AuditJson, AuditReporter, AuditText
 from replay.report.conformance import ConformanceJson, ConformanceReporter, ConformanceText
-from replay.report.rules import RuleHelpText, RulesJson, RulesReporter, RulesText
+from replay.report.rules import RuleHelpText, RulesJson, RulesMarkdown, RulesReporter, RulesText
 from replay.report.sarif import AuditSarif
 from replay.report.snapshot import CheckGithub, CheckJson, CheckReporter, CheckText
 
@@ -31,9 +31,11 @@ CONFORMANCE_FORMATS: Mapping[str, type[ConformanceReporter]] = {
 RULE_FORMATS: Mapping[str, type[RulesReporter]] = {
     "text": RulesText,
     "json": RulesJson,
+    "markdown": RulesMarkdown,
 }
 RULE_HELP_FORMATS: Mapping[str, type[RulesReporter]] = {
     "text": RuleHelpText,
     "json": RulesJson,
+    "markdown": RulesMarkdown,
 }
 """``replay rules ID...``: the named rules' whole help."""

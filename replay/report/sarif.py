@@ -91,16 +91,16 @@ def _tool_version() -> str:
 def help_markdown(help: RuleHelp) -> str:
     """A rule's help in Markdown: what it checks, the example (its bad line marked),
     what the audit says of it, and what the harness does."""
-    doc = help.doc
-    rule = doc.rule
-    parts = [f"**{rule.id}**: {rule.summary}", paragraphs(doc.explanation)]
-    if doc.example is not None:
-        lines = [f"{'>' if n == doc.bad_line else ' '} {line}" for n, line in enumerate(doc.example, start=1)]
-        parts.append(f"Example: line {doc.bad_line} of this log breaks {rule.id}"
-                     + (f" (with `--policy {doc.policy}`)" if doc.policy else "") + ":\n\n```\n"
+    rule = help.rule
+    example = rule.example
+    parts = [f"**{rule.id}**: {rule.summary}", paragraphs(rule.explanation)]
+    if example is not None:
+        lines = [f"{'>' if n == example.bad_line else ' '} {line}" for n, line in enumerate(example.lines, start=1)]
+        parts.append(f"Example: line {example.bad_line} of this log breaks {rule.id}"
+                     + (f" (with `--policy {example.policy}`)" if example.policy else "") + ":\n\n```\n"
                      + ("\n".join(lines) if lines else "(an empty file)") + "\n```")
         parts.extend(f"The audit says: `{f.severity.value}`: {f.message}" for f in help.findings)
-    parts.append("What today's harness does: " + " ".join(doc.harness.split()))
+    parts.append("What today's harness does: " + " ".join(rule.harness.split()))
     return "\n\n".join(parts)
 
 
@@ -109,12 +109,12 @@ def _rules() -> tuple[dict[str, Any], ...]:
     descriptors = []
     for rule_id in RULES:
         help = rule_help(rule_id)
-        rule = help.doc.rule
+        rule = help.rule
         descriptors.append({
             "id": rule.id,
             "name": rule.id,
             "shortDescription": {"text": rule.summary},
-            "fullDescription": {"text": " ".join(help.doc.explanation.split())},
+            "fullDescription": {"text": " ".join(rule.explanation.split())},
             "help": {"text": help_text(help), "markdown": help_markdown(help)},
             "properties": {"tags": [rule.kind, rule.domain], "kind": rule.kind, "domain": rule.domain},
         })

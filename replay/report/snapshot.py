@@ -10,8 +10,9 @@ it starts on), which editors and terminals open at that line.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from replay.goldens import DECISIONS, QUIT
 from replay.hints import line
@@ -20,13 +21,14 @@ from replay.report.base import Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
 from replay.scenarios.steps import Step, next_steps
-from replay.style import Style, sanitize
+from replay.style import PLAIN, Style, sanitize
 
 if TYPE_CHECKING:
     from replay.goldens.compare import FileResult
     from replay.goldens.diff import Change
     from replay.goldens.pending import EntryView, PendingResult
     from replay.scenarios.check import CheckReport, RefreshResult, ScenarioResult
+    from replay.scenarios.compare_logs import LogDiff
 
 _MARKS = {True: ("✗", "red"), False: ("✓", "green")}
 ANNOTATION_LIMIT = 10
@@ -64,30 +66,50 @@ def steps_text(steps: Sequence[Step], style: Style) -> str:
 
 
 class CheckReporter(Reporter["ScenarioResult", "CheckReport"]):
-    """A format of a check: its units are the scenarios' results, in check order."""
+    """A format of a check: its units are the scenarios' results, in check order.
+    ``verbose``: the text names every scenario, not only those that failed."""
 
     shows_progress = True
 
+    def __init__(self, stream: TextIO, style: Style = PLAIN, verbose: bool = False) -> None:
+        super().__init__(stream, style)
+        self.verbose = verbose
+
     def units(self, result: CheckReport) -> Sequence[ScenarioResult]:
         return result.scenarios
+
+    @classmethod
+    def render(cls, result: CheckReport, style: Style = PLAIN, verbose: bool = False) -> str:
+        out = io.StringIO()
+        cls(out, style, verbose).run(result)
+        return out.getvalue()
 
 
 def _failed_files(result: CheckReport) -> int:
     return sum(1 for r in result.scenarios for f in r.files if f.failed)
 
 
+def count(n: int, noun: str) -> str:
+    """``1 golden``, ``2 goldens``: a count with its noun, singular or plural."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 class CheckText(CheckReporter):
-    """One line per scenario; failed files with their changes under it; a verdict, and
-    the next command."""
+    """The scenarios that failed (every one with ``verbose``), each failed file with its
+    changes under it; one verdict line, and the next commands."""
 
     def finish(self, result: CheckReport) -> None:
         paint = self.style.paint
         for r in result.scenarios:
+            if not (r.failed or self.verbose):
+                continue
             mark, color = _MARKS[r.failed]
-            ok = sum(1 for f in r.files if f.status == "ok")
-            self.write(f"{paint(color, mark)} {sanitize(r.name)} ({ok}/{len(r.files)} goldens match)\n")
             if r.error:
-                self.write(f"    error: {sanitize(r.error)}\n")
+                self.write(f"{paint(color, mark)} {sanitize(r.name)}: did not run\n    {sanitize(r.error)}\n")
+                continue
+            ok = sum(1 for f in r.files if f.status == "ok")
+            self.write(f"{paint(color, mark)} {sanitize(r.name)} ({ok} of {count(len(r.files), 'golden')} "
+                       "match)\n")
             for f in r.files:
                 if not f.failed:
                     continue
@@ -96,10 +118,15 @@ class CheckText(CheckReporter):
                 self.write(change_text(path, f.changes, self.style, "      "))
         scenarios = result.scenarios
         failed = sum(1 for r in scenarios if r.failed)
-        verdict = (f"{failed} of {len(scenarios)} scenarios failed ({_failed_files(result)} golden files)" if failed
-                   else f"all {len(scenarios)} scenarios match their goldens")
+        files = _failed_files(result)
+        verdict = (f"{failed} of {count(len(scenarios), 'scenario')} failed"
+                   + (f" ({count(files, 'golden file')})" if files else "") if failed
+                   else f"{'all ' if len(scenarios) > 1 else ''}{count(len(scenarios), 'scenario')} "
+                        f"{'match' if len(scenarios) > 1 else 'matches'} {'their' if len(scenarios) > 1 else 'its'} "
+                        "goldens")
         steps = next_steps(result)
-        self.write("\n" + paint("red" if failed else "green", verdict) + (". Next:" if steps else "") + "\n")
+        self.write(("\n" if failed or self.verbose else "") + paint("red" if failed else "green", verdict)
+                   + (". Next:" if steps else "") + "\n")
         self.write(steps_text(steps, self.style))
 
 
@@ -339,3 +366,17 @@ class PendingText(Reporter["Any", "PendingResult"]):
                  if result.count(action) or action in ("accepted", "rejected")]
         tail = f"{result.left} still pending in {sanitize(result.pending)}" if result.left else "nothing left pending"
         self.write(", ".join(parts) + f"; {tail}\n")
+
+
+def diff_text(result: LogDiff, style: Style = PLAIN) -> str:
+    """``replay diff``: each change at its line of A, then one verdict line."""
+    if result.same:
+        return f"{sanitize(result.a)} and {sanitize(result.b)} hold the same content\n"
+    text = change_text(result.a, result.changes, style, "")
+    return text + style.paint("red", f"{sanitize(result.a)} and {sanitize(result.b)} differ") + "\n"
+
+
+def diff_json(result: LogDiff) -> str:
+    """``replay diff --format json``: both paths, whether they hold the same, the changes."""
+    document = {"a": result.a, "b": result.b, "same": result.same, "changes": [_change_doc(c) for c in result.changes]}
+    return json_bytes(document, indent=True).decode() + "\n"

@@ -57,17 +57,26 @@ def _pretty(value: Any) -> bytes:
     return utf8(pretty_json(value) + "\n")
 
 
+def normalize_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A record with its volatile values normalized as the harness's goldens have them:
+    ``createdAt`` (the header), ``time``, ``time0`` and every ``dt`` (a packed row)
+    become 0; ``seq`` is kept."""
+    if record.get("type") == "session" and "createdAt" in record:
+        return {**record, "createdAt": 0}
+    if "seq0" in record:
+        data = record.get("data")
+        dt = data.get("dt") if isinstance(data, dict) else None
+        record = {**record, "time0": 0}
+        if isinstance(dt, list) and isinstance(data, dict):
+            record["data"] = {**data, "dt": [0] * len(dt)}
+        return record
+    return {**record, "time": 0} if "time" in record else record
+
+
 def normalize_log(log: SessionLog) -> bytes:
-    """The re-persisted log with volatile values normalized as the harness does:
-    ``createdAt``, ``time``, ``time0`` and every ``dt`` become 0; ``seq`` is kept."""
-    header = {**log.header, "createdAt": 0}
-    lines = [dumps(header)]
-    for record in pack_chunks(log.events):
-        if "seq0" in record:
-            record = {**record, "time0": 0, "data": {**record["data"], "dt": [0] * len(record["data"]["dt"])}}
-        else:
-            record = {**record, "time": 0}
-        lines.append(dumps(record))
+    """The re-persisted log with volatile values normalized (``normalize_record``)."""
+    lines = [dumps(normalize_record(log.header))]
+    lines.extend(dumps(normalize_record(record)) for record in pack_chunks(log.events))
     return utf8("".join(line + "\n" for line in lines))
 
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from replay.fs import Tree, within
+from replay.fs import FsError, Tree, within
 from replay.goldens import PENDING_FOLDER
 from replay.goldens.compare import FileResult, Pending, compare_folder, orphan_folder, refresh_folder
-from replay.goldens.pending import PendingWriter, checked_scope
+from replay.goldens.pending import PendingError, PendingWriter, checked_scope
 from replay.goldens.select import Selection
 from replay.goldens.store import GoldenStore, StoreError, as_tree
 from replay.parallel import Batch, in_order
@@ -177,6 +177,9 @@ class CheckContext:
     ci: bool = False
     """Run under CI (``CI`` set, or ``--ci``): no command that writes goldens is suggested."""
     pending: PendingWritten | None = None
+    waiting: PendingWritten | None = None
+    """Pending goldens an earlier run left in the default folder (a check without
+    ``--pending`` says so, and how to review them)."""
 
 
 @dataclass(frozen=True)
@@ -195,6 +198,17 @@ class CheckReport:
     @property
     def seconds(self) -> float:
         return sum(r.seconds for r in self.scenarios)
+
+
+def _waiting(scenarios: Tree) -> PendingWritten | None:
+    """The pending goldens waiting in the default folder (``None``: none, or a folder
+    that cannot be read: a check that does not use it says nothing of it)."""
+    folder = pending_store(Tree.found(Path(PENDING_FOLDER)), scenarios)
+    try:
+        count = len(folder.manifest().entries)
+    except (PendingError, FsError):
+        return None
+    return PendingWritten(str(folder.root), count) if count else None
 
 
 def check_scenarios(
@@ -230,7 +244,7 @@ def check_scenarios(
         return results
 
     if pending is None:
-        return CheckReport(str(store.root), check(None), context)
+        return CheckReport(str(store.root), check(None), replace(context, waiting=_waiting(scenarios)))
     folder = pending_store(pending, scenarios)
     if any(within(folder.root, tree.path) for tree in (store.tree, scenarios)):
         raise PendingInsideTree(f"{folder.root}: inside the golden or scenario tree; pending goldens go elsewhere "

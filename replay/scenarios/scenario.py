@@ -41,7 +41,7 @@ from replay.log.values import CWD_PLACEHOLDER
 from replay.render.acp.profiles import detect_profile
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.todo.tool import TOOL_NAME, Config
-from replay.validation import validation_problems as problems_of
+from replay.validation import UNKNOWN, validation_problems
 
 SCENARIO_FILE = "scenario.json"
 SCHEMA_FILE = "scenario.schema.json"
@@ -53,7 +53,10 @@ MAX_JSON_BYTES = 16 << 20
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    """Every field of the format: no unknown field, and no value of another JSON type
+    taken for the one asked (``1`` is not ``true``, ``"3"`` is not ``3``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
 
 
 class TodoWriteConfig(_Strict):
@@ -252,9 +255,14 @@ class ScenarioError(Exception):
     turn, step and call) and says what to fix."""
 
 
-def validation_problems(exc: ValidationError) -> list[str]:
-    """One ``path: message`` per problem of a scenario file (``replay.validation``)."""
-    return problems_of(exc, f"unknown field (misspelt?); see {command('schema', 'scenario')} for the fields")
+def scenario_problems(exc: ValidationError, text: bytes | str = b"") -> str:
+    """What is wrong with a scenario file (``text``), in its own words
+    (``replay.validation``): each problem, and once, where the fields are listed when
+    one is unknown."""
+    ok, document = parse(text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
+    problems = validation_problems(exc, Scenario, document if ok else None)
+    listed = f"; see {command('schema', 'scenario')} for the fields" if any(UNKNOWN in p for p in problems) else ""
+    return "; ".join(problems) + listed
 
 
 def load_scenario(folder: Path, root: Tree | Path | None = None) -> Scenario:
@@ -274,7 +282,7 @@ def _load(folder: _Folder) -> Scenario:
     try:
         return Scenario.model_validate_json(text)
     except ValidationError as exc:
-        raise ScenarioError(f"{path}: invalid scenario: {'; '.join(validation_problems(exc))}") from None
+        raise ScenarioError(f"{path}: invalid scenario: {scenario_problems(exc, text)}") from None
 
 
 def _optional(prop: dict[str, Any]) -> dict[str, Any]:

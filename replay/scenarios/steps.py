@@ -46,8 +46,7 @@ def next_steps(report: CheckReport) -> list[Step]:
     steps: list[Step] = []
     for r in report.scenarios:
         if r.error is not None:
-            steps.append(Step(f"{r.name} did not run, so there is nothing to refresh: fix what its error says "
-                              f"({r.error}), then check it again",
+            steps.append(Step(f"{r.name} did not run: fix what its error above says, then check it again",
                               _command("check", tree_args=tree, names=[r.name])))
     ran = [r for r in report.scenarios if r.error is None]
     differ = [r.name for r in ran if any(f.status in ("differs", "missing") for f in r.files)]
@@ -57,13 +56,19 @@ def next_steps(report: CheckReport) -> list[Step]:
     if pending is not None and pending.count:
         where = pending_option(report)
         if context.ci:
-            steps.append(Step(f"{pending.count} pending golden(s) in {pending.folder}: keep that folder as this "
-                              "job's artefact; in your checkout, download it and review it there",
+            steps.append(Step(f"{_count(pending.count, 'pending golden')} in {pending.folder}: keep that folder as "
+                              "this job's artefact; in your checkout, download it and review it there",
                               _command("review", "--pending", "DOWNLOADED_FOLDER", tree_args=tree)))
         else:
-            steps.append(Step(f"{pending.count} pending golden(s) in {pending.folder}: look at each change and "
-                              "accept or reject it", _command("review", *where, tree_args=tree)))
-    elif differ:
+            steps.append(Step(f"{_count(pending.count, 'pending golden')} in {pending.folder}: look at each change "
+                              "and accept or reject it", _command("review", *where, tree_args=tree)))
+    elif context.waiting is not None and not context.ci:
+        waiting = context.waiting
+        where = () if waiting.default else ("--pending", waiting.folder)
+        wait = "waits" if waiting.count == 1 else "wait"
+        steps.append(Step(f"{_count(waiting.count, 'pending golden')} from an earlier run {wait} in {waiting.folder}: "
+                          "look at each change and accept or reject it", _command("review", *where, tree_args=tree)))
+    if (pending is None or not pending.count) and differ:
         if context.ci:
             steps.append(Step("goldens differ; CI writes none: to take this run's output, write it as pending "
                               "goldens and keep them as the job's artefact",
@@ -81,6 +86,11 @@ def next_steps(report: CheckReport) -> list[Step]:
         steps.append(Step(f"delete the goldens no artefact of {_names(orphaned)} produces",
                           _command("refresh", "--prune", tree_args=tree, names=orphaned)))
     return steps
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 golden``, ``2 goldens``: a count with its noun, singular or plural."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _names(names: Sequence[str]) -> str:

@@ -1,2 +1,2 @@
-"""The todo domain, whole: the item model, its invariants (T1–T5), the policy
+"""The todo domain, whole: the item model, its invariants (the T rules), the policy
 what-if (P1) and the standing-plan fold."""

@@ -126,9 +126,8 @@ def test_invalid_scenarios_say_what_is_wrong(tmp_path: Path) -> None:
         run_scenario(folder)
     assert str(exc.value) == (
         f"{folder}/scenario.json: invalid scenario: prompts[0]: Input should be a valid string; "
-        "tools.todo_write.allowParallelInProgress: Field required; model.script[0].toolCalls[0].name: Field "
-        "required; model.script[0].toolCalls[0].nmae: unknown field (misspelt?); see `replay schema scenario` for "
-        "the fields; colour: unknown field (misspelt?); see `replay schema scenario` for the fields")
+        "tools.todo_write.allowParallelInProgress: Field required; model.script[0].toolCalls[0].nmae: unknown "
+        'field; did you mean "name"?; colour: unknown field; see `replay schema scenario` for the fields')
 
 
 @pytest.mark.parametrize(("model", "problem"), [

@@ -28,7 +28,7 @@ from replay.log.remote import PAGE_BYTES, SEARCH_DEPTH
 from tests.helpers import REPO, TODO_WRITE, dump, index_of, records
 from tests.loopback import Handler, Served, closed_port, http_server, silent_port
 
-pytest.importorskip("fsspec", reason="fsspec is the replay[remote] extra")
+pytest.importorskip("fsspec", reason="fsspec is the remote extra")
 pytest.importorskip("aiohttp", reason="aiohttp (fsspec's HTTP backend) is not installed")
 
 HANG_GUARD = 60
@@ -325,7 +325,7 @@ def test_a_search_reads_so_many_pages_and_keeps_so_many_logs(log: bytes, monkeyp
 @pytest.fixture
 def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """S3 settings as fsspec's configuration (``FSSPEC_S3_*``) would give them."""
-    pytest.importorskip("s3fs", reason="s3fs (the replay[remote] extra) is not installed")
+    pytest.importorskip("s3fs", reason="s3fs (the remote extra) is not installed")
     import fsspec.config
 
     for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",

@@ -13,9 +13,9 @@ import click
 import pytest
 
 from replay.check.engine import AuditResult, LogReport, failing_severities
-from replay.check.explain import RuleDoc, RuleHelp
+from replay.check.explain import RuleHelp
 from replay.cli import main
-from replay.findings import Finding, Rule, Severity
+from replay.findings import Example, Finding, Rule, Severity
 from replay.goldens.compare import FileResult
 from replay.goldens.diff import Change, LineDiff
 from replay.report.audit import AuditGithub, AuditJson, AuditJunit, AuditText, AuditView
@@ -168,8 +168,7 @@ def _check(evil: str = EVIL) -> CheckReport:
 
 G = f"goldens/bad{SHOWN}"
 CHECK_TEXT = f"""\
-✓ fine (1/1 goldens match)
-✗ bad{SHOWN} (1/4 goldens match)
+✗ bad{SHOWN} (1 of 4 goldens match)
     {G}/stdout.expected.jsonl: differs
       {G}/stdout.expected.jsonl:3: event 3 plan.entries[0].content: "a" → "{SHOWN}"
       {G}/stdout.expected.jsonl:4: event 4 removed plan: {{}}
@@ -180,12 +179,11 @@ CHECK_TEXT = f"""\
         +b
     {G}/old.txt: orphan
       no artefact of this scenario produces this file
-✗ broken (0/0 goldens match)
-    error: scenarios/broken/scenario.json: invalid scenario: {SHOWN}
+✗ broken: did not run
+    scenarios/broken/scenario.json: invalid scenario: {SHOWN}
 
 2 of 3 scenarios failed (3 golden files). Next:
-  broken did not run, so there is nothing to refresh: fix what its error says (scenarios/broken/scenario.json: \
-invalid scenario: {SHOWN}), then check it again:
+  broken did not run: fix what its error above says, then check it again:
     replay check broken
   take the new output of bad{SHOWN} (every golden of it):
     replay refresh 'bad{SHOWN}'
@@ -198,13 +196,17 @@ invalid scenario: {SHOWN}), then check it again:
 
 def test_check_text() -> None:
     assert CheckText.render(_check()) == CHECK_TEXT
+    assert CheckText.render(_check(), verbose=True) == "✓ fine (1 of 1 golden match)\n" + CHECK_TEXT
     coloured = CheckText.render(_check(), COLORED)
-    assert coloured.startswith("\x1b[32m✓\x1b[0m fine (1/1 goldens match)\n\x1b[31m✗\x1b[0m bad")
+    assert coloured.startswith("\x1b[31m✗\x1b[0m bad")
     assert f"      \x1b[1m{G}/stdout.expected.jsonl:3\x1b[0m: event 3 " in coloured
     assert "\n\x1b[31m2 of 3 scenarios failed (3 golden files)\x1b[0m. Next:\n" in coloured
     assert coloured.endswith("    \x1b[1mreplay refresh --prune 'bad" + SHOWN + "'\x1b[0m\n")
     ok = CheckReport("g", [ScenarioResult("fine", [FileResult("fine", "a.txt", "ok")])])
-    assert CheckText.render(ok) == "✓ fine (1/1 goldens match)\n\nall 1 scenarios match their goldens\n"
+    assert CheckText.render(ok) == "1 scenario matches its goldens\n"
+    assert CheckText.render(ok, verbose=True) == "✓ fine (1 of 1 golden match)\n\n1 scenario matches its goldens\n"
+    two = CheckReport("g", [*ok.scenarios, ScenarioResult("also", [FileResult("also", "b.txt", "ok")])])
+    assert CheckText.render(two) == "all 2 scenarios match their goldens\n"
     assert not ok.failed and _check().failed
 
 
@@ -229,7 +231,7 @@ def test_the_closing_hint_names_the_exact_command() -> None:
         "    replay refresh --goldens 'my goldens' parallel-plan-two"
     # Pending goldens were written: review them (naming the folder when it is not the default).
     assert hint(CheckContext(pending=PendingWritten(".replay/pending", 1))) == (
-        "  1 pending golden(s) in .replay/pending: look at each change and accept or reject it:\n"
+        "  1 pending golden in .replay/pending: look at each change and accept or reject it:\n"
         "    replay review\n")
     assert hint(CheckContext(pending=PendingWritten("out/p", 1, default=False))).endswith(
         "    replay review --pending out/p\n")
@@ -388,10 +390,12 @@ def test_conformance_json() -> None:
             "matching": 3, "missing": 0, "extra": 0, "changed": 0, "firstDiff": None}]}
 
 
-RULE_SET = [RuleHelp(RuleDoc(Rule("A6", "format", "storage", "every record parses"), "Records parse.\n\nAll.",
-                             "Refuses it.", ("{}", "x"), 2),
+RULE_SET = [RuleHelp(Rule("A6", "format", "storage", "every record parses", explanation="Records parse.\n\nAll.",
+                          examples=[Example("a bad record", "{}\nx", 2, "line 2: A6 error: the record cannot be read")],
+                          harness="Refuses it."),
                      (Finding("A6", Severity.ERROR, "the record cannot be read", 2),)),
-            RuleHelp(RuleDoc(Rule("T3", "invariant", "todo", "content is trimmed"), "Trimmed.", "Loads it."))]
+            RuleHelp(Rule("T3", "invariant", "todo", "content is trimmed", explanation="Trimmed.",
+                          harness="Loads it."))]
 
 
 def test_rules_text_and_json() -> None:

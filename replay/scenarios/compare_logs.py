@@ -1,0 +1,109 @@
+"""``replay diff A B``: two session logs, two goldens, or a log against a scenario's
+re-persisted golden, compared with the golden engine's semantic diff (records aligned,
+one line per change, seq shifts folded; past its size limit, line by line, as read).
+
+A zstd log is compared by its plaintext. With ``normalize``, the volatile values are
+normalized on both sides as the goldens have them (``normalize_record``: times zeroed),
+so a harness log compares with the ``session.expected.jsonl`` a refresh wrote. Each
+side is read under the log cap and held in a spool (memory, then a temporary file), so
+a large log costs what the line diff holds, not its size."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, cast
+
+import orjson
+
+from replay.fs import FsError, read_named
+from replay.goldens.diff import Change, same_content, stream_changes
+from replay.jsjson import dumps
+from replay.log.bounded import BLOCK, TooLarge, capped_blocks
+from replay.log.reader import Limits
+from replay.log.source import LOG_SUFFIXES
+from replay.log.zstd import DecompressedTooLarge, ZstdCorruption, frame_plaintexts
+from replay.output import utf8
+from replay.scenarios.artefacts import normalize_record
+
+_SPOOL = 1 << 20
+"""A side is kept in memory up to this many bytes, then in a temporary file."""
+
+
+@dataclass(frozen=True)
+class LogDiff:
+    """What ``replay diff`` found: the changes from ``a`` to ``b`` (cited by ``a``'s lines)."""
+
+    a: str
+    b: str
+    changes: tuple[Change, ...]
+
+    @property
+    def same(self) -> bool:
+        return not self.changes
+
+
+def _plaintext(path: Path, cap: int) -> Iterator[bytes]:
+    """The file's bytes (a zstd log's plaintext), at most ``cap`` of them."""
+    with open(path, "rb") as stream:
+        if path.name.endswith((".zstd", ".zst")):
+            for piece, _, _ in frame_plaintexts(stream, cap):
+                yield piece
+        else:
+            yield from capped_blocks(stream.read, cap, BLOCK)
+
+
+def _normalized(lines: Iterator[bytes]) -> Iterator[bytes]:
+    for line in lines:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            record = None
+        if not isinstance(record, dict):
+            yield line  # not a record: compared as it is
+            continue
+        yield utf8(dumps(normalize_record(record))) + (b"\n" if line.endswith(b"\n") else b"")
+
+
+def _lines(blocks: Iterator[bytes]) -> Iterator[bytes]:
+    """Whole lines (with their newline, the last one perhaps without) of a byte stream."""
+    rest = b""
+    for block in blocks:
+        rest += block
+        *whole, rest = rest.split(b"\n")
+        yield from (line + b"\n" for line in whole)
+    if rest:
+        yield rest
+
+
+@contextlib.contextmanager
+def _side(path: Path, limits: Limits, normalize: bool) -> Iterator[BinaryIO]:
+    """One side, ready to compare: a seekable spool of its (normalized) plaintext."""
+    if not path.is_file():
+        read_named(path, 0)  # says what it is instead (a folder, a FIFO, …), as an FsError
+    with tempfile.SpooledTemporaryFile(_SPOOL) as spool:
+        try:
+            blocks = _plaintext(path, limits.max_log_bytes)
+            for piece in _normalized(_lines(blocks)) if normalize else blocks:
+                spool.write(piece)
+        except (OSError, TooLarge, DecompressedTooLarge, ZstdCorruption) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise FsError(f"{path}: cannot read it to compare ({why})") from None
+        spool.seek(0)
+        yield cast(BinaryIO, spool)
+
+
+def diff_logs(a: Path, b: Path, *, normalize: bool = False, full: bool = False,
+              limits: Limits | None = None) -> LogDiff:
+    """The changes from ``a`` to ``b``, compared as goldens are (the kind of content by
+    ``a``'s name: a log or ``.jsonl`` record by record, ``.json`` by value, else text)."""
+    limits = limits or Limits()
+    name = a.name
+    if name.endswith(LOG_SUFFIXES) and not name.endswith(".jsonl"):
+        name = name.rsplit(".", 1)[0]  # a zstd log is compared as the JSONL it holds
+    with _side(a, limits, normalize) as left, _side(b, limits, normalize) as right:
+        found = [] if same_content(left, right) else stream_changes(name, left, right, full)
+    return LogDiff(str(a), str(b), tuple(found))
