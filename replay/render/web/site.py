@@ -138,14 +138,18 @@ def folder_name(folder: str) -> str:
 
 def page_name(folder: str, base: str, taken: set[str]) -> str:
     """A log's page: its folder's name, ``--``, its own name without the log suffix
-    (a hash when that is taken or unreadable), ``.html``. Every page is in one folder
-    (no folder to make per folder of logs)."""
+    (a hash when that is unreadable), ``.html``. Every page is in one folder (no folder
+    to make per folder of logs), so the name is checked against every name given
+    before (``taken``, case folded: a case-insensitive file system keeps one file for
+    both) and a hash is added until it is free."""
     stem = re.sub(r"\.jsonl(?:\.zstd?)?$", "", base)
-    slug = _slug(stem) or f"log-{_digest(base)}"
-    if slug in taken:
-        slug = f"{slug}-{_digest(base + str(len(taken)))}"
-    taken.add(slug)
-    return f"{folder}--{slug}.html"
+    name = f"{folder}--{_slug(stem) or f'log-{_digest(base)}'}"
+    page, salt = f"{name}.html", base
+    while page.casefold() in taken:
+        salt = _digest(salt + page)
+        page = f"{name}-{salt}.html"
+    taken.add(page.casefold())
+    return page
 
 
 # -- the audit, drafting every page -----------------------------------------------------
@@ -182,12 +186,11 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
 
 
 def _name(entries: list[_Entry]) -> None:
-    taken: dict[str, set[str]] = {}
+    taken: set[str] = set()
     for entry in entries:
         folder = posixpath.dirname(entry.shown)
         entry.folder = folder_name(folder)
-        entry.name = page_name(entry.folder, posixpath.basename(entry.shown) or entry.shown,
-                               taken.setdefault(entry.folder, set()))
+        entry.name = page_name(entry.folder, posixpath.basename(entry.shown) or entry.shown, taken)
 
 
 def _family(entries: list[_Entry]) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 import pytest
+import zstandard
 from click.testing import CliRunner
 
 from replay.cli import main
@@ -320,6 +321,45 @@ def test_an_interrupted_publication_links_to_no_missing_page(tmp_path: Path, mon
             for href in re.findall(r' href="([^"#]+)', page.read_text(encoding="utf-8")):
                 assert (page.parent / html.unescape(href)).resolve().is_file(), (stop, page, href)
     assert len(_rows(site)) == 3
+
+
+def test_page_names_never_meet_even_case_folded() -> None:
+    """Every page is in one folder: names that would meet (the same name in another
+    case, the same readable end, a folder's name and a log's that add up to another
+    page's) get a hash until they are free, as a case-insensitive file system sees it."""
+    from replay.render.web.site import page_name
+
+    taken: set[str] = set()
+    names = [page_name(folder, base, taken) for folder, base in (
+        ("f-0123456789", "A.jsonl"), ("f-0123456789", "a.jsonl"), ("f-0123456789", "a b.jsonl"),
+        ("f-0123456789", "a-b.jsonl"), ("f-0123456789--x", "y.jsonl"), ("f-0123456789", "x--y.jsonl"),
+        ("f-0123456789", "A.jsonl.zst"))]
+    assert names[0] == "f-0123456789--A.html" and names[2] == "f-0123456789--a-b.html"
+    assert names[4] == "f-0123456789--x--y.html"
+    assert [re.fullmatch(r"f-0123456789--(a|a-b|x--y|A)-[0-9a-f]{10}\.html", n) is not None for n in names] == [
+        False, True, False, True, False, True, True]
+    assert len({n.casefold() for n in names}) == len(names) and len(taken) == len(names)
+
+
+def test_logs_whose_names_meet_each_have_their_page(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    recs = records(TODO_WRITE)
+    for i, name in enumerate(("A.jsonl", "a.jsonl", "a b.jsonl", "a-b.jsonl", "a-b.jsonl.zst")):
+        recs[0]["id"] = f"session-{i}"
+        if name.endswith(".zst"):
+            header, rest = dump(recs).split(b"\n", 1)  # the header alone in the first frame
+            (logs / name).write_bytes(b"".join(zstandard.ZstdCompressor().compress(b) for b in (header + b"\n", rest)))
+        else:
+            _log(logs, name, recs)
+    site = tmp_path / "site"
+    assert _view(str(logs), "-o", str(site)) == (0, f"{site / INDEX}\n")
+    rows = _rows(site)
+    assert sorted(shown for shown, _ in rows) == sorted(str(p) for p in logs.iterdir())
+    assert len({href.casefold() for _, href in rows}) == 5
+    for shown, href in rows:
+        page = parse((site / href).read_text(encoding="utf-8"))
+        assert page.find("dd", data_fact="log").text == shown
+    assert len(list((site / "sessions").iterdir())) == 5
 
 
 # -- hostile logs -------------------------------------------------------------------------
