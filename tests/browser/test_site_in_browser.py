@@ -22,10 +22,13 @@ import pytest
 from replay.check.audit import AuditRequest
 from replay.fs import Tree
 from replay.render.site_layout import INDEX
+from replay.render.web import site_index
 from replay.render.web.site import SiteRequest, build_site
-from replay.render.web.site_strings import SITE_EN, SITE_ZH
+from replay.render.web.site_strings import SITE_EN, SITE_ZH, count
 from replay.style import sanitize
+from tests.browser.logs import timeline_log
 from tests.helpers import MULTI_TURN, TODO_WRITE, corpus_file, dump, index_of, records
+from tests.render.web.log_numbers import log_numbers
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route
@@ -40,6 +43,8 @@ def expect(locator: Any) -> Any:
 ACP = "sessions-2026-08-20/examples_acp-agent_tests_snapshots"
 CORDIS = "sessions-2026-08-20/apps_web_tests_snapshots/cordis-tool-round/session.jsonl"
 HOSTILE_TITLE = "<script>alert(1)</script>\u202e" + "x" * 10_000
+HOSTILE_ID = "<img src=x onerror=alert(2)>"
+HOSTILE_TOOL = "</td><script>alert(3)</script>" + "n" * 10_000
 
 
 @dataclass
@@ -61,6 +66,8 @@ def _logs(folder: Path) -> Path:
     recs = records(TODO_WRITE)
     title = recs[index_of(recs, "session/title")]["data"]
     title["title"], title["source"] = HOSTILE_TITLE, {"kind": "user"}
+    recs[0]["id"], recs[0]["cwd"] = HOSTILE_ID, "/\u202e" + "c" * 10_000
+    recs[index_of(recs, "tool/call")]["data"]["name"] = HOSTILE_TOOL
     (logs / "hostile").mkdir()
     (logs / "hostile" / "session.jsonl").write_bytes(dump(recs))
     return logs
@@ -95,9 +102,9 @@ def visit(browser: Browser) -> Iterator[Any]:
     contexts: list[BrowserContext] = []
     visits: list[Visit] = []
 
-    def opener(url: str, *, width: int = 1280, height: int = 800) -> Visit:
+    def opener(url: str, *, width: int = 1280, height: int = 800, script: bool = True) -> Visit:
         context = browser.new_context(viewport={"width": width, "height": height}, offline=True,
-                                      reduced_motion="reduce", color_scheme="light")
+                                      reduced_motion="reduce", color_scheme="light", java_script_enabled=script)
         contexts.append(context)
 
         def refuse(route: Route) -> None:
@@ -114,6 +121,7 @@ def visit(browser: Browser) -> Iterator[Any]:
         page.on("request", lambda request: seen.requests.append(request.url))
         page.on("console", on_console)
         page.on("pageerror", lambda error: seen.errors.append(f"pageerror: {error}"))
+        page.on("dialog", lambda dialog: seen.errors.append(f"dialog: {dialog.message}"))  # an alert() that ran
         page.goto(url)
         visits.append(seen)
         return seen
@@ -348,3 +356,138 @@ def test_the_accessibility_tree(sites: dict[str, Site], visit: Any) -> None:
     assert f'button "{SITE_EN.search_next}"' in tree and f'button "{SITE_EN.search_previous}"' in tree
     assert f'checkbox "{SITE_EN.errors_only}"' in tree
     assert f'combobox "{SITE_EN.tool_label}"' in tree
+
+
+def test_hostile_logs_stay_inert_in_the_index_and_their_page(sites: dict[str, Site], visit: Any) -> None:
+    """A title, an id, a cwd and a tool name built to run script or to turn the text
+    around: shown as text, exactly as the sanitizer writes them, and nothing runs (an
+    alert would be a dialog, which the visit counts as an error)."""
+    site = sites["en"]
+    index = visit((site.root / INDEX).as_uri()).page
+    assert index.locator("td.title .t").filter(has_text="<script>").text_content() == sanitize(HOSTILE_TITLE)
+    page = visit(_url(site, "hostile/session.jsonl")).page
+    assert page.locator("h1").text_content() == sanitize(HOSTILE_TITLE)
+    assert page.locator("dd[data-fact=id]").text_content() == HOSTILE_ID
+    assert page.locator("dd[data-fact=cwd]").text_content() == sanitize("/\u202e" + "c" * 10_000)
+    assert page.locator("img").count() == 0
+    assert page.locator("script:not([type])").count() == index.locator("script:not([type])").count() == 1
+    assert page.locator("script[type]").evaluate_all("ss => ss.map(s => s.type)") == ["application/json"]
+    row = page.locator("details.ev.tool").first
+    assert row.get_attribute("data-tool") == HOSTILE_TOOL
+    assert page.locator("#tool-filter option").all_text_contents().count(sanitize(HOSTILE_TOOL)) == 1
+    page.locator("#expand-all").click()  # the hostile values, shown
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0
+
+
+def test_the_header_and_the_row_show_what_the_log_holds(sites: dict[str, Site], visit: Any) -> None:
+    """Duration, tool calls and tokens as read on the page and in the index row, equal
+    to the numbers computed from the log's lines alone."""
+    site = sites["en"]
+    index = visit((site.root / INDEX).as_uri()).page
+    for log in ("multi-turn/session.jsonl", "cordis/session.jsonl", "subagent-multi/session.jsonl"):
+        duration, calls, tokens = log_numbers(site.logs / log)
+        inp, out, cache_read, cache_write, reasoning = map(int, tokens.split())
+        page = visit(_url(site, log)).page
+        assert page.locator("dd[data-fact=duration]").text_content() == SITE_EN.duration(int(duration))
+        assert (page.locator("dd[data-fact=calls]").text_content() or "").startswith(f"{count(int(calls))} (")
+        assert page.locator("dd[data-fact=tokens]").text_content() == (
+            f"{count(inp)} in · {count(out)} out · {count(cache_read)} cache read · {count(reasoning)} reasoning"
+            + (f" · {count(cache_write)} cache write" if cache_write else ""))
+        row = index.locator("#sessions tbody tr").filter(has=index.locator("td.path", has_text=str(site.logs / log)))
+        cells = row.locator("td").all_text_contents()
+        assert (cells[3], cells[5].split(" ")[0]) == (SITE_EN.duration(int(duration)), count(int(calls)))
+        assert cells[6:10] == [count(inp), count(out), count(cache_read), count(reasoning)]
+
+
+def test_one_tool_and_expand_and_collapse_all(sites: dict[str, Site], visit: Any) -> None:
+    site = sites["en"]
+    page = visit(_url(site, "cordis/session.jsonl")).page
+    calls: dict[str, int] = {}
+    for line in (site.logs / "cordis" / "session.jsonl").read_text(encoding="utf-8").splitlines()[1:]:
+        record = json.loads(line)
+        if record.get("type") == "tool/call":
+            calls[record["data"]["name"]] = calls.get(record["data"]["name"], 0) + 1
+    assert page.locator("#tool-filter option").all_text_contents()[1:] == sorted(calls)
+    for tool, n in calls.items():
+        page.locator("#tool-filter").select_option(tool)
+        shown = page.locator("main .ev:not([hidden])").evaluate_all(
+            "els => els.map(e => e.classList.contains('turnHead') ? 'head' : e.dataset.tool)")
+        assert [t for t in shown if t != "head"] == [tool] * n
+    page.locator("#tool-filter").select_option("")
+    rows = page.locator("main details")
+    assert rows.count() > 3
+    page.locator("#expand-all").click()
+    assert rows.evaluate_all("ds => ds.every(d => d.open)")
+    page.locator("#collapse-all").click()
+    assert rows.evaluate_all("ds => ds.every(d => !d.open)")
+
+
+def test_the_timeline_of_a_session_page_agrees_with_replay_plan(tmp_path: Path, visit: Any) -> None:
+    """The session page's plan timeline: at each step, the plan ``replay plan --at``
+    gives (run in this process)."""
+    from tests.helpers import replay_here
+
+    logs = tmp_path / "logs"
+    log, _ = timeline_log(logs)
+    site = _build(tmp_path, logs, "en")
+    page = visit(_url(site, "session.jsonl")).page
+    view = page.locator("#plan-timeline-view")
+    steps = [int(b.get_attribute("data-seq") or "") for b in page.locator("#plan-timeline-steps button").all()]
+    assert len(steps) == 5
+    for seq in steps:
+        page.locator(f"#plan-timeline-steps button[data-seq='{seq}']").click()
+        assert view.get_attribute("data-seq") == str(seq)
+        run = replay_here("plan", "--at", str(seq), str(log))
+        assert (run.code, run.stderr) == (0, b"")
+        plan = json.loads(run.stdout)
+        shown = [(li.get_attribute("data-status"), li.locator(".content").text_content())
+                 for li in view.locator("li").all()]
+        assert shown == ([] if plan is None else [(t["status"], t["content"]) for t in plan])
+
+
+@pytest.fixture(scope="module")
+def paged_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The same logs, with 3 rows to a page of the index (10,000 sessions have 200)."""
+    folder = tmp_path_factory.mktemp("paged")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(site_index, "FIRST_ROWS", 3)
+        return _build(folder, _logs(folder), "en")
+
+
+def test_the_index_pages_its_rows_and_sorts_and_filters_them_all(paged_site: Site, visit: Any) -> None:
+    site = paged_site
+    logs = sorted(str(site.logs / name) for name in site.pages)
+    page = visit((site.root / INDEX).as_uri()).page
+    position = page.locator("#page-position")
+    assert _shown_rows(page) == logs[:3] and position.text_content() == f"rows 1–3 of {len(logs)}"
+    assert page.locator("#no-script").is_hidden()
+    assert page.locator("#page-prev").is_disabled()
+    page.locator("#page-next").click()
+    assert _shown_rows(page) == logs[3:6] and position.text_content() == f"rows 4–6 of {len(logs)}"
+    page.keyboard.press("]")
+    assert _shown_rows(page) == logs[6:9] and page.locator("#page-next").is_disabled()
+    page.keyboard.press("[")
+    assert _shown_rows(page) == logs[3:6]
+    page.locator("th[data-key=log] button").click()  # already ascending: now descending, from the first page
+    assert _shown_rows(page) == logs[::-1][:3]
+    page.locator("#filter").fill("subagent-multi")  # the parent and its children, wherever they were
+    expect(page.locator("#shown")).to_have_text(f"3 of {len(logs)} sessions")
+    assert _shown_rows(page) == [str(site.logs / "subagent-multi" / name)
+                                 for name in ("session.jsonl", "session.2.jsonl", "session.1.jsonl")]
+    assert page.locator("#pager").is_hidden()
+    page.locator("#filter").fill("")
+    expect(page.locator("#shown")).to_have_text(f"{len(logs)} of {len(logs)} sessions")
+    page.locator("#page-all").click()
+    assert _shown_rows(page) == logs[::-1]
+
+
+def test_without_script_the_index_shows_its_first_rows_and_its_charts(paged_site: Site, visit: Any) -> None:
+    site = paged_site
+    page = visit((site.root / INDEX).as_uri(), script=False).page
+    logs = sorted(str(site.logs / name) for name in site.pages)
+    assert _shown_rows(page) == logs[:3]
+    assert page.locator("#no-script").text_content() == f"{len(logs) - 3} more sessions are listed when the " \
+                                                        "page's script runs."
+    for key in ("rules", "days", "tokens"):
+        assert page.locator(f"#chart-{key} svg").is_visible()

@@ -27,13 +27,12 @@ from replay.render.site_layout import INDEX, OLD, SITE_MARKER, STAGING
 from replay.render.web.site_strings import SITE_EN, SITE_ZH
 from tests.helpers import TODO_WRITE, corpus_file, corpus_root, dump, index_of, records
 from tests.render.web.dom import Node, parse
+from tests.render.web.log_numbers import log_numbers
 
 pytestmark = pytest.mark.slow
 
 CORDIS = "sessions-2026-08-20/apps_web_tests_snapshots/cordis-tool-round/session.jsonl"
 SUBAGENT_MULTI = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagent-multi"
-PACKED = {"text-chunks": "texts", "reasoning-chunks": "texts", "tool-call-chunks": "args"}
-KINDS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
 
 
 def _view(*args: str) -> tuple[int, str]:
@@ -140,62 +139,6 @@ def test_children_are_linked_both_ways(corpus_site: tuple[Path, int, str]) -> No
                          and h["parentSession"] != h.get("id") and (path.parent, h["parentSession"]) in ids) > 30
 
 
-def _independent(path: Path) -> tuple[str, str, str]:
-    """Duration, tool calls and tokens, from the log's lines alone: the earliest to the
-    latest event time (a packed row's members at time0 + their dt), each tool/call
-    event, and per step (turn, step) its usage chunks' tokens, else its assistant
-    message's. A record that is not an event (unreadable, not an object, a seq that is
-    not a whole number) counts for nothing."""
-    times: list[int] = []
-    calls = 0
-    chunk_usage: dict[Any, list[int]] = {}
-    message_usage: dict[Any, list[int]] = {}
-    for raw in path.read_bytes().split(b"\n")[1:]:
-        if not raw.strip():
-            continue
-        try:
-            record = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(record, dict):
-            continue
-        kind, data = record.get("type"), record.get("data")
-        if kind in PACKED:
-            if type(record.get("time0")) is int and isinstance(data, dict) and isinstance(data.get("dt"), list):
-                time = record["time0"]
-                times.append(time)
-                for dt in data["dt"]:
-                    time += dt
-                    times.append(time)
-            continue
-        seq = record.get("seq")
-        if not (type(seq) is int or (type(seq) is float and seq.is_integer())):
-            continue
-        if type(record.get("time")) is int:
-            times.append(record["time"])
-        if not isinstance(data, dict):
-            continue
-        step = tuple(v if type(v) is int else None for v in (data.get("turn"), data.get("step")))
-        calls += kind == "tool/call"
-        usage, into = None, None
-        chunk = data.get("chunk")
-        if kind == "assistant/chunk" and isinstance(chunk, dict) and chunk.get("type") == "usage":
-            usage, into = chunk.get("usage"), chunk_usage
-        elif kind == "assistant/message":
-            usage, into = data.get("usage"), message_usage
-        if isinstance(usage, dict) and into is not None:
-            counts = into.setdefault(step, [0] * len(KINDS))
-            for i, name in enumerate(KINDS):
-                value = usage.get(name)
-                counts[i] += value if type(value) is int and value > 0 else 0
-    tokens = [0] * len(KINDS)
-    for step in set(chunk_usage) | set(message_usage):
-        for i, value in enumerate(chunk_usage.get(step) or message_usage[step]):
-            tokens[i] += value
-    duration = str(max(times) - min(times)) if times else ""
-    return duration, str(calls), " ".join(map(str, tokens))
-
-
 def test_every_page_holds_the_numbers_of_its_log(corpus_site: tuple[Path, int, str]) -> None:
     """For every log of the shared corpus: duration, tool calls and tokens on its page
     and in its index row are what its lines hold."""
@@ -205,7 +148,7 @@ def test_every_page_holds_the_numbers_of_its_log(corpus_site: tuple[Path, int, s
              if tr.find_all("td", "path")}
     checked = 0
     for shown, href in _rows(site):
-        duration, calls, tokens = _independent(Path(shown))
+        duration, calls, tokens = log_numbers(Path(shown))
         page = parse((site / href).read_text(encoding="utf-8"))
         assert (_fact(page, "duration") or "", (_fact(page, "calls") or "").split(" ")[0], _fact(page, "tokens")) \
             == (duration, calls, tokens), shown
