@@ -305,6 +305,53 @@ def test_logs_whose_names_meet_each_have_their_page(tmp_path: Path) -> None:
     assert len(list((site / "sessions").iterdir())) == 5
 
 
+def _site_of(where: str, site: Path) -> tuple[int, list[tuple[str, str]], list[list[str]]]:
+    """The exit status, the rows (path as shown, page) and each page's links to its
+    family, as (link, text)."""
+    code, out = _view(where, "-o", str(site), "--jobs", "1")
+    assert out == f"{site / INDEX}\n"
+    rows = _rows(site)
+    family = []
+    for _, href in rows:
+        page = parse((site / href).read_text(encoding="utf-8"))
+        family.append([f"{a.attrs['href']} {a.text}" for key in ("parent", "children")
+                       for dd in page.find_all("dd", data_fact=key) for a in dd.find_all("a")])
+    return code, rows, family
+
+
+def test_an_archive_and_a_url_give_the_site_their_folder_gives(tmp_path: Path) -> None:
+    """PATH is found as replay audit finds it: the same rows (the archive's or the URL's
+    path in place of the folder's), the same family links, every page there."""
+    import tarfile
+
+    fsspec = pytest.importorskip("fsspec", reason="fsspec is the remote extra")
+    family = corpus_file(f"{SUBAGENT_MULTI}/session.jsonl").parent
+    logs = tmp_path / "logs"
+    shutil.copytree(family, logs / "subagent-multi")
+    shutil.copyfile(corpus_file(CORDIS), logs / "cordis.jsonl")
+    code, rows, links = _site_of(str(logs), tmp_path / "folder")
+    assert code == 1 and len(rows) == 4 and sum(map(len, links)) == 4  # two children, each linked both ways
+    archive = tmp_path / "logs.tar"
+    with tarfile.open(archive, "w") as tar:
+        for path in sorted(logs.rglob("*")):
+            tar.add(path, arcname=f"./{path.relative_to(logs).as_posix()}", recursive=False)
+    memory = fsspec.filesystem("memory")
+    for path in logs.rglob("*"):
+        if path.is_file():
+            memory.pipe(f"/site-test/{path.relative_to(logs).as_posix()}", path.read_bytes())
+    try:
+        for where in (str(archive), "memory://site-test"):
+            got_code, got_rows, got_links = _site_of(where, tmp_path / where.replace("/", "-"))
+            assert [shown for shown, _ in got_rows] == [shown.replace(str(logs), where) for shown, _ in rows]
+            assert (got_code, len(got_links), [len(x) for x in got_links]) == (code, 4, [len(x) for x in links])
+            for (_, href), page_links in zip(got_rows, got_links, strict=True):
+                site = tmp_path / where.replace("/", "-")
+                assert (site / href).is_file()
+                assert all((site / "sessions" / link.split(" ")[0]).is_file() for link in page_links)
+    finally:
+        memory.rm("/site-test", recursive=True)
+
+
 # -- hostile logs -------------------------------------------------------------------------
 
 
