@@ -159,6 +159,64 @@ def test_every_page_holds_the_numbers_of_its_log(corpus_site: tuple[Path, int, s
     assert checked == len(cells) >= 300
 
 
+def test_every_row_s_status_children_and_plan_are_the_audit_s_the_headers_and_replay_plan_s(
+        corpus_site: tuple[Path, int, str]) -> None:
+    """The status column: the worst severity of the audit's findings (unreadable apart)
+    and the rule with the most findings of it; the children column: the logs of the
+    folder whose header names the session as its parent; the plan column: what
+    ``replay plan`` prints, as done of all."""
+    from replay.check.registry import rule_order
+
+    site = corpus_site[0]
+    audited = CliRunner().invoke(main, ["audit", "--format", "json", "--jobs", "1", str(corpus_root())])
+    files = {f["path"]: f for f in json.loads(audited.stdout)["files"]}
+    index = parse((site / INDEX).read_text(encoding="utf-8"))
+    rows = {html.unescape(tr.find("td", "path").attrs["data-v"]): tr.find_all("td") for tr in index.find_all("tr")
+            if tr.find_all("td", "path")}
+    headers: dict[str, Any] = {}
+    for path in rows:
+        try:
+            headers[path] = orjson.loads(Path(path).read_bytes().split(b"\n", 1)[0])
+        except orjson.JSONDecodeError:
+            headers[path] = None
+    parents: dict[tuple[str, str], int] = {}
+    for path, h in headers.items():
+        if isinstance(h, dict) and isinstance(h.get("parentSession"), str) and h["parentSession"] != h.get("id"):
+            key = (os.path.dirname(path), h["parentSession"])
+            parents[key] = parents.get(key, 0) + 1
+    statuses = set()
+    for path, cells in rows.items():
+        findings = files[path].get("findings", [])
+        order = ["error", "warning", "policy"]
+        worst = min((order.index(f["severity"]) for f in findings), default=None)
+        counts: dict[str, int] = {}
+        for f in findings:
+            if order.index(f["severity"]) == worst:
+                counts[f["rule"]] = counts.get(f["rule"], 0) + 1
+        status = "unreadable" if files[path]["status"] == "unreadable" else \
+            "ok" if worst is None else "errors" if worst == 0 else "warnings"
+        rule = min(counts, key=lambda r: (-counts[r], rule_order(r), r)) if counts else None
+        assert cells[13].text == status + (f" · {rule}" if rule else ""), path
+        statuses.add(status)
+        h = headers[path]
+        children = parents.get((os.path.dirname(path), h.get("id")), 0) if isinstance(h, dict) else 0
+        assert cells[11].text == str(children), path
+    assert statuses >= {"ok", "warnings", "errors"}
+    planned = 0
+    with_plans = [path for path in rows if b'"todo/write"' in Path(path).read_bytes()]
+    for path in with_plans + list(rows)[::25]:  # the logs that write a plan, and some others
+        result = CliRunner().invoke(main, ["plan", path])
+        plan = json.loads(result.stdout) if result.exit_code == 0 else None
+        text = rows[path][12].text
+        if plan:
+            done = sum(1 for t in plan if t["status"] == "completed")
+            assert text == f"{done}/{len(plan)} done", path
+            planned += 1
+        else:
+            assert text == "", path
+    assert planned >= 3
+
+
 def test_findings_sit_at_their_events_and_damage_has_a_banner(corpus_site: tuple[Path, int, str]) -> None:
     site = corpus_site[0]
     rows = dict(_rows(site))
