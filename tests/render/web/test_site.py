@@ -509,3 +509,16 @@ def test_one_log_is_one_page_and_o_names_its_file(tmp_path: Path) -> None:
     code, text = _view(str(log), "-o", f"{folder}/")
     assert (code, text) == (0, f"{folder / INDEX}\n") and len(_rows(folder)) == 1
     shutil.rmtree(folder)
+
+
+def test_open_opens_the_index_or_the_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import webbrowser
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *args, **kwargs: opened.append(url) or True)
+    log = corpus_file(TODO_WRITE)
+    site = tmp_path / "site"
+    assert _view(str(log.parent), "-o", str(site), "--open") == (0, f"{site / INDEX}\n")
+    page = tmp_path / "page.html"
+    assert _view(str(log), "-o", str(page), "--open") == (0, f"{page}\n")
+    assert opened == [(site / INDEX).as_uri(), page.as_uri()]
