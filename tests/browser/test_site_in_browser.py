@@ -90,6 +90,11 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Site]:
     return {locale: _build(folder, logs, locale) for locale in ("en", "zh")}
 
 
+VIOLATIONS = """window.__violations = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective));"""
+"""Every CSP violation of a page, as the page itself is told of it (added before the page's own script)."""
+
+
 @dataclass
 class Visit:
     page: Page
@@ -122,12 +127,14 @@ def visit(browser: Browser) -> Iterator[Any]:
         page.on("console", on_console)
         page.on("pageerror", lambda error: seen.errors.append(f"pageerror: {error}"))
         page.on("dialog", lambda dialog: seen.errors.append(f"dialog: {dialog.message}"))  # an alert() that ran
+        page.add_init_script(VIOLATIONS)
         page.goto(url)
         visits.append(seen)
         return seen
 
     yield opener
     for seen in visits:  # every page: nothing loaded from elsewhere, no CSP violation, no error
+        assert seen.page.evaluate("window.__violations") == []  # the page the visit ended on
         assert seen.errors == []
         assert [u for u in seen.requests if not u.startswith("file:")] == []
     for context in contexts:
@@ -491,3 +498,16 @@ def test_without_script_the_index_shows_its_first_rows_and_its_charts(paged_site
                                                         "page's script runs."
     for key in ("rules", "days", "tokens"):
         assert page.locator(f"#chart-{key} svg").is_visible()
+
+
+def test_a_csp_violation_would_be_seen(tmp_path: Path, visit: Any) -> None:
+    """The watch on every visit can fail: a page whose CSP forbids its inline script
+    has its violation recorded, and reported on the console."""
+    page_file = tmp_path / "forbidden.html"
+    page_file.write_text("<!doctype html><meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'\">"
+                         "<p>x</p><script>document.title = 'ran'</script>", encoding="utf-8")
+    seen = visit(page_file.as_uri())
+    assert seen.page.evaluate("window.__violations") == ["script-src-elem"]
+    assert seen.page.title() == "" and len(seen.errors) == 1 and "Content Security Policy" in seen.errors[0]
+    seen.errors.clear()
+    seen.page.evaluate("window.__violations = []")
