@@ -33,6 +33,7 @@ from replay.log.reader import Limits
 from replay.output import json_bytes
 from replay.parallel import MAX_JOBS, usable_cpus, workers_for
 from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, LOCALES, PROFILE_NAMES, SURFACES, Locale
+from replay.render.site_layout import DEFAULT_SITE, SITE_MARKER
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS, RULE_HELP_FORMATS
 from replay.scenarios import SCENARIOS
 from replay.style import sanitize, style_for, use_color
@@ -40,6 +41,7 @@ from replay.todo.tool import TOOL_NAME, Config, tool_schema
 from replay.words import counted
 
 if TYPE_CHECKING:
+    from replay.check.audit import AuditRequest
     from replay.goldens.pending import Workflow
     from replay.goldens.select import Selection
 
@@ -181,25 +183,55 @@ def main() -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
 
 
+audit_choice_options = _options(
+    click.option("--select", multiple=True, metavar="RULES",
+                 help="Report only these rules: ids (A6, D1) or series (T, B), comma-separated or repeated. "
+                      "[default: every rule, or the select of [tool.replay.audit] in pyproject.toml]"),
+    click.option("--ignore", multiple=True, metavar="RULES",
+                 help="Do not report these rules (ids or series); a more specific --select wins."),
+    click.option("--min-severity", type=click.Choice(SEVERITY_CHOICES), default=None,
+                 help="Report only findings this severe or more (policy < warning < error). [default: policy]"),
+    click.option("--policy", type=click.Choice([p.value for p in Policy]), default=Policy.PARALLEL.value,
+                 show_default=True,
+                 help="todo_write policy for the what-if (P1); 'single' reports parallel in_progress items."),
+    click.option("--fail-on", type=click.Choice(SEVERITY_CHOICES), multiple=True,
+                 help="Severities that make the exit code 1 (errors always do). Repeatable."),
+    click.option("--baseline", "baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                 metavar="FILE", help="Report only findings not in this baseline (matched by file, rule and the "
+                                      "fingerprint of the record, not by line)."),
+)
+"""What an audit reports and what fails it: ``replay audit``'s and ``replay view``'s."""
+scheduler_option = click.option(
+    "--scheduler", default=None, metavar="ADDRESS",
+    help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its workers read "
+         f"the logs themselves (needs the dask extra). Given up on (exit 2) when it does not answer within "
+         f"{SCHEDULER_SECONDS:g} s.")
+
+
+def _audit_request(command: str, paths: tuple[str, ...], options: dict[str, Any], jobs: int | None,
+                   scheduler: str | None, write_baseline: Path | None = None,
+                   fingerprints: bool = False) -> AuditRequest:
+    """The audit the options ask for (``audit_choice_options``, the caps, the workers)."""
+    from replay.check.audit import AuditRequest
+
+    if jobs is not None and scheduler is not None:
+        raise click.UsageError("--jobs and --scheduler exclude each other: the cluster's workers do the work")
+    return AuditRequest(
+        paths, Policy(options["policy"]), _limits(options), options["select"] or None, options["ignore"] or None,
+        options["min_severity"], tuple(Severity(s) for s in options["fail_on"]), options["baseline"],
+        write_baseline, fingerprints, jobs=1 if scheduler is not None else _workers(command, jobs),
+        scheduler=scheduler)
+
+
+def _passed_over(command: str) -> Callable[[str, str], None]:
+    return lambda path, why: click.echo(f"replay {command}: passed over {sanitize(path)}: {why}", err=True)
+
+
 @main.command(short_help="Re-validate session logs against the harness's rules.")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--format", "fmt", type=click.Choice(list(AUDIT_FORMATS)), default="text", show_default=True,
               help="Report format.")
-@click.option("--select", multiple=True, metavar="RULES",
-              help="Report only these rules: ids (A6, D1) or series (T, B), comma-separated or repeated. "
-                   "[default: every rule, or the select of [tool.replay.audit] in pyproject.toml]")
-@click.option("--ignore", multiple=True, metavar="RULES",
-              help="Do not report these rules (ids or series); a more specific --select wins.")
-@click.option("--min-severity", type=click.Choice(SEVERITY_CHOICES), default=None,
-              help="Report only findings this severe or more (policy < warning < error). [default: policy]")
-@click.option("--policy", type=click.Choice([p.value for p in Policy]), default=Policy.PARALLEL.value,
-              show_default=True,
-              help="todo_write policy for the what-if (P1); 'single' reports parallel in_progress items.")
-@click.option("--fail-on", type=click.Choice(SEVERITY_CHOICES), multiple=True,
-              help="Severities that make the exit code 1 (errors always do). Repeatable.")
-@click.option("--baseline", "baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE", help="Report only findings not in this baseline (matched by file, rule and the "
-                                   "fingerprint of the record, not by line).")
+@audit_choice_options
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE", help="Write the findings of this audit (after --select/--ignore) as a baseline to FILE; "
                                    "the exit status is then 0.")
@@ -211,10 +243,7 @@ def main() -> None:
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
 @jobs_option("audits")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its "
-                   "workers read the logs themselves (needs the dask extra). Given up on (exit 2) when it does not "
-                   f"answer within {SCHEDULER_SECONDS:g} s.")
+@scheduler_option
 @limit_options
 def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, files_only: bool, no_color: bool,
           junit: Path | None, jobs: int | None, scheduler: str | None, **options: Any) -> None:
@@ -227,22 +256,16 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     any other searched like a folder.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
-    from replay.check.audit import Audit, AuditRequest
+    from replay.check.audit import Audit
     from replay.report.audit import AuditJunit, AuditView
 
-    if jobs is not None and scheduler is not None:
-        raise click.UsageError("--jobs and --scheduler exclude each other: the cluster's workers do the work")
     if (no_fold or statistics or files_only) and fmt != "text":
         raise click.UsageError(f"--no-fold, --statistics and --files-with-findings shape the text report, not "
                                f"--format {fmt}")
     reporting = AUDIT_FORMATS[fmt]
-    request = AuditRequest(
-        paths, Policy(options["policy"]), _limits(options), options["select"] or None, options["ignore"] or None,
-        options["min_severity"], tuple(Severity(s) for s in options["fail_on"]), options["baseline"],
-        options["write_baseline"], reporting.needs_fingerprints,
-        jobs=1 if scheduler is not None else _workers("audit", jobs), scheduler=scheduler)
-    run = Audit(request, lambda path, why: click.echo(f"replay audit: passed over {sanitize(path)}: {why}",
-                                                       err=True))
+    request = _audit_request("audit", paths, options, jobs, scheduler, options["write_baseline"],
+                             reporting.needs_fingerprints)
+    run = Audit(request, _passed_over("audit"))
     shown = reporting.shows_progress and not files_only and sys.stderr.isatty()
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
     held = shown and count >= PROGRESS_MIN
@@ -491,22 +514,72 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
     out.flush()
 
 
-@main.command(short_help="Write an HTML page of a session.")
-@click.argument("path", metavar="PATH")
-@click.option("--locale", type=click.Choice(LOCALES), default=DEFAULT_LOCALE, show_default=True)
-@click.option("--open", "open_browser", is_flag=True, help="Also open the page in a web browser.")
+def _one_page(paths: tuple[str, ...], output: str | None) -> bool:
+    """Whether ``replay view`` makes one page (one log, ``-o`` naming no folder) or a site."""
+    from replay.log.discover import is_url, local_path
+    from replay.log.source import ARCHIVE_SUFFIXES
+
+    if len(paths) != 1 or (output is not None and (os.path.isdir(output) or output.endswith(("/", os.sep)))):
+        return False
+    path = local_path(paths[0])
+    return path == "-" or (not is_url(path) and not os.path.isdir(path) and not path.endswith(ARCHIVE_SUFFIXES))
+
+
+@main.command(short_help="Browse session logs: a static site, or one page.")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("-o", "--output", type=click.Path(), default=None, metavar="DIR|FILE",
+              help=f"The site's folder (default: {DEFAULT_SITE}/); for one log, the page's file (default: a "
+                   "temporary file).")
+@click.option("--locale", type=click.Choice(LOCALES), default=DEFAULT_LOCALE, show_default=True,
+              help="The language of every label.")
+@click.option("--open", "open_browser", is_flag=True, help="Also open the index (or the page) in a web browser.")
+@click.option("--force", is_flag=True, help=f"Write the site into a folder that is not empty and has no "
+                                            f"{SITE_MARKER} (a site replay wrote).")
+@audit_choice_options
+@jobs_option("audits")
+@scheduler_option
 @limit_options
-def view(path: str, locale: str, open_browser: bool, **options: Any) -> None:
-    """Write a self-contained HTML page of a session (transcript, tool rows, plan panel,
-    plan timeline) to a temporary file and print its path."""
+def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: bool, force: bool,
+         jobs: int | None, scheduler: str | None, **options: Any) -> None:
+    """Browse session logs: a static site of every log under the paths (an index of
+    the sessions, one page per session with the audit's findings at their events),
+    or, for one log, its page alone.
+
+    PATH is what `replay audit` takes (a log, a folder, an archive, - or a URL), and
+    the logs are found and audited exactly as it does. One log without -o DIR/ is one
+    self-contained page, written to a temporary file (or -o FILE); its path is
+    printed. Otherwise the site goes to -o DIR (default replay-site/) and the index's
+    path is printed. Exit status: 0 written and the audit passed, 1 the audit failed
+    (the site is written all the same) or an output could not be written, 2 usage error.
+    """
     import webbrowser
 
-    from replay.render.surface import view_page
+    if _one_page(paths, output):
+        from replay.render.surface import view_page
 
-    page = view_page(path, cast(Locale, locale), _limits(options))
-    echo(f"{page}\n")
+        audit_options = ("select", "ignore", "min_severity", "fail_on", "baseline")
+        if force or jobs is not None or scheduler is not None or any(options[o] for o in audit_options) \
+                or options["policy"] != Policy.PARALLEL.value:
+            raise click.UsageError("the audit's options, --jobs, --scheduler and --force belong to a site: name a "
+                                   "folder, several logs, or -o DIR/")
+        page = view_page(paths[0], cast(Locale, locale), _limits(options), Path(output) if output else None)
+        echo(f"{page}\n")
+        if open_browser:
+            webbrowser.open(page.resolve().as_uri())
+        return
+    from replay.check.explain import rule_help
+    from replay.render.web.site import SiteRequest, build_site
+    from replay.report.rules import help_text
+
+    request = _audit_request("view", paths, options, jobs, scheduler)
+    site = _folder_tree(Path(output) if output is not None else Path(DEFAULT_SITE), Path(DEFAULT_SITE))
+    result = build_site(SiteRequest(request, site, cast(Locale, locale), force,
+                                    lambda rule: help_text(rule_help(rule))),
+                        _passed_over("view"))
+    echo(f"{result.index}\n")
     if open_browser:
-        webbrowser.open(page.as_uri())
+        webbrowser.open(result.index.resolve().as_uri())
+    sys.exit(1 if result.audit.failed else 0)
 
 
 @main.command(short_help="Compare rendered ACP streams with harness goldens.")

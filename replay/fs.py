@@ -35,7 +35,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import BinaryIO, Literal
@@ -166,11 +166,20 @@ class Tree:
         false). ``FsError`` when it is a link (a found root), not a folder, or cannot be
         opened or made."""
         if self.base is None:
-            if create:
+            for attempt in range(2):
                 try:
+                    return os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                except FileNotFoundError:
+                    if not create or attempt:
+                        return None
+                except NotADirectoryError:
+                    raise FsError(f"{self.path}: {_kind_at(self.path)}, not a folder; refused") from None
+                except OSError as exc:
+                    raise FsError(f"{self.path}: cannot open the folder ({reason(exc)})") from None
+                try:  # made only when missing (most writes find it there)
                     self.path.mkdir(parents=True, exist_ok=True)
                 except FileExistsError:
-                    pass  # not a folder: said below
+                    pass  # not a folder: said when it is opened
                 except OSError as exc:
                     raise FsError(f"{self.path}: cannot create the folder ({reason(exc)})") from None
             try:
@@ -305,10 +314,12 @@ class Tree:
     # -- writing ------------------------------------------------------------------------
 
     def write(self, *parts: str, data: bytes | Iterable[bytes | str], what: str = "file",
-              unchanged: bytes | None = None) -> Written:
+              unchanged: bytes | None = None, durable: bool = True) -> Written:
         """Write a file atomically (its folders made as needed). ``unchanged``: the
         bytes it holds now when the caller read them (``data`` equal to them: nothing
-        is written)."""
+        is written). ``durable=False`` leaves the flush to disk to the system (many files
+        of a folder no one sees yet, made again by running the command again: a
+        generated site), the write still atomic."""
         *folder, name = parts
         check_name(name)
         if isinstance(data, bytes) and unchanged is not None and data == unchanged:
@@ -316,8 +327,74 @@ class Tree:
         with self.folder(*folder, create=True) as fd:
             assert fd is not None
             existed = _lexists(fd, name)
-            write_atomically(fd, self.at(*parts), name, [data] if isinstance(data, bytes) else data, what)
+            write_atomically(fd, self.at(*parts), name, [data] if isinstance(data, bytes) else data, what,
+                             durable=durable)
         return "updated" if existed else "created"
+
+    @contextlib.contextmanager
+    def writer(self, *parts: str) -> Iterator[Callable[..., None]]:
+        """Many files written below the folder ``parts`` (made as needed) through one
+        descriptor of it: ``write(*names, data=…, what="file", durable=True)`` writes the
+        file ``names`` (its folders below ``parts`` made as needed, never through a
+        link), atomically, as ``write`` writes one. The folder of the last file written
+        is kept open: write a folder's files one after another."""
+        with self.folder(*parts, create=True) as fd:
+            assert fd is not None
+            root = self.at(*parts)
+            held: list[tuple[tuple[str, ...], int]] = []
+
+            def folder_of(names: tuple[str, ...]) -> int:
+                if held and held[0][0] == names:
+                    return held[0][1]
+                for _, old in held:
+                    os.close(old)
+                held.clear()
+                current = os.dup(fd)
+                shown = root
+                for name in names:
+                    shown = shown / name
+                    try:
+                        child = _open_folder(current, name, shown, create=True)
+                    finally:
+                        os.close(current)
+                    assert child is not None
+                    current = child
+                held.append((names, current))
+                return current
+
+            def write(*names: str, data: bytes | Iterable[bytes | str], what: str = "file",
+                      durable: bool = True) -> None:
+                for name in names:
+                    check_name(name)
+                *folder, name = names
+                write_atomically(folder_of(tuple(folder)), root.joinpath(*names), name,
+                                 [data] if isinstance(data, bytes) else data, what, durable=durable)
+
+            try:
+                yield write
+            finally:
+                for _, old in held:
+                    os.close(old)
+
+    def move(self, source: tuple[str, ...], target: tuple[str, ...]) -> None:
+        """Rename the entry ``source`` (a file or a folder) to ``target``, both below the
+        root (every folder opened without following a link; ``target``'s folder made as
+        needed). A file replaces a file at ``target``; a folder takes the place of
+        nothing (``FileExistsError`` when something is there)."""
+        *source_folder, source_name = source
+        *target_folder, target_name = target
+        check_name(source_name)
+        check_name(target_name)
+        with self.folder(*source_folder) as src, self.folder(*target_folder, create=True) as dst:
+            if src is None:
+                raise FsError(f"{self.at(*source)}: gone")
+            assert dst is not None
+            if _is_dir(src, source_name) and _lexists(dst, target_name):
+                raise FileExistsError(errno.EEXIST, "File exists", str(self.at(*target)))
+            try:
+                os.rename(source_name, target_name, src_dir_fd=src, dst_dir_fd=dst)
+            except OSError as exc:
+                raise FsError(f"{self.at(*target)}: cannot move {self.at(*source)} there ({reason(exc)})") from None
 
     def delete(self, *parts: str, what: str = "the file") -> bool:
         """Delete one file (a link is removed itself, never what it points at); whether
@@ -394,7 +471,7 @@ class Tree:
                 return 0
             with contextlib.suppress(OSError):
                 for name in os.listdir(fd):
-                    if _abandoned(name):
+                    if abandoned(name):
                         with contextlib.suppress(OSError):
                             os.unlink(name, dir_fd=fd)
                             removed += 1
@@ -541,10 +618,12 @@ def read_named(path: Path, limit: int, what: str = "the file") -> bytes:
     return _read_stream(_regular_stream(fd, path, what), path, limit, what)
 
 
-def _abandoned(name: str) -> bool:
-    if not name.startswith(TEMP_PREFIX):
+def abandoned(name: str, prefix: str = TEMP_PREFIX) -> bool:
+    """Whether ``name`` (``<prefix><pid>-…``) is what this process, or one that is no
+    longer running, left behind."""
+    if not name.startswith(prefix):
         return False
-    pid_text = name[len(TEMP_PREFIX):].split("-", 1)[0]
+    pid_text = name[len(prefix):].split("-", 1)[0]
     if not pid_text.isdigit():
         return False  # not a name this version writes: another writer's, left alone
     pid = int(pid_text)
@@ -560,12 +639,14 @@ def _mode_of(dir_fd: int, name: str) -> int | None:
     return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
 
-def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[bytes | str], what: str) -> None:
+def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[bytes | str], what: str,
+                     durable: bool = True) -> None:
     """``name`` in the folder ``dir_fd`` replaced by ``chunks`` at once: a temporary file
-    beside it, fsynced, renamed over it (a link in its place is replaced, never written
-    through). A new file gets 0666 less the umask, a replaced one keeps its mode. On any
-    failure the temporary file is removed and ``FsError`` names ``path`` (``what``: the
-    file's role in messages, as in "cannot write the golden"; empty: "cannot write")."""
+    beside it, fsynced (unless not ``durable``), renamed over it (a link in its place is
+    replaced, never written through). A new file gets 0666 less the umask, a replaced
+    one keeps its mode. On any failure the temporary file is removed and ``FsError``
+    names ``path`` (``what``: the file's role in messages, as in "cannot write the
+    golden"; empty: "cannot write")."""
     failed = f"{path}: cannot write{' the ' + what if what else ''}"
     for _ in range(100):
         temp = f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
@@ -590,7 +671,8 @@ def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[by
                 for piece in encoded(chunk):
                     fh.write(piece)
             fh.flush()
-            _fsync(fh.fileno())
+            if durable:
+                _fsync(fh.fileno())
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -600,7 +682,8 @@ def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[by
                 raise FsError(f"{failed}: a folder is in its place; remove it by hand") from None
             raise FsError(f"{failed} ({reason(exc)})") from None
         raise
-    _sync(dir_fd)
+    if durable:
+        _sync(dir_fd)
 
 
 def write_output(path: Path, chunks: Iterable[bytes | str]) -> None:

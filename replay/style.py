@@ -86,6 +86,9 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """A lone surrogate (Python strings hold no pairs): shown, and written, as U+FFFD, here
 and at the output edge (``replay.output.utf8``), where text becomes bytes."""
 _ESCAPED = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff\ud800-\udfff"
+ESCAPED_CHARACTERS = _ESCAPED
+"""What ``sanitize`` escapes, as the inside of a regular expression's character class
+(newline aside): for an output that looks for these and its own characters at once."""
 _UNSAFE_IN_BLOCK = re.compile(f"[{_ESCAPED}]")
 _UNSAFE_IN_LINE = re.compile(f"[\n{_ESCAPED}]")
 
@@ -107,4 +110,5 @@ def sanitize(text: str, *, keep_newlines: bool = False) -> str:
     return unsafe.sub(_escape, text)
 
 
-__all__ = ["COLORED", "COLORS", "COLORS_OFF", "LONE_SURROGATE", "PLAIN", "Style", "sanitize", "style_for", "use_color"]
+__all__ = ["COLORED", "COLORS", "COLORS_OFF", "ESCAPED_CHARACTERS", "LONE_SURROGATE", "PLAIN", "Style", "sanitize",
+           "style_for", "use_color"]

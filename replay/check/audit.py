@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replay.check.baseline import Baseline, baseline_bytes, read_baseline
-from replay.check.engine import AuditResult, LogReport, Policy, failing_severities
+from replay.check.engine import Attached, AuditResult, LogReport, Policy, Watch, failing_severities
 from replay.check.runner import audit_units
 from replay.check.selection import Selection, audit_selection, find_config
 from replay.findings import Severity
@@ -54,9 +54,11 @@ class AuditRequest:
 class Audit:
     """One audit, prepared: the selection and the baseline read, the logs to find."""
 
-    def __init__(self, request: AuditRequest, passed_over: PassedOver = ignore) -> None:
+    def __init__(self, request: AuditRequest, passed_over: PassedOver = ignore, watch: Watch | None = None) -> None:
         require_paths(request.paths)
         self.request = request
+        self.watch = watch
+        """Reads every log alongside its audit (``replay.check.engine.Watch``)."""
         self.selection: Selection = audit_selection(request.select, request.ignore, request.min_severity,
                                                     find_config())
         self.baseline = read_baseline(request.baseline) if request.baseline is not None else Baseline()
@@ -79,14 +81,17 @@ class Audit:
         self.units = list(self.units)
         return len(self.units)
 
-    def run(self, on_report: Callable[[LogReport], None] = lambda report: None) -> AuditResult:
+    def run(self, on_report: Callable[[LogReport], None] = lambda report: None,
+            attached: Callable[[Attached], None] | None = None) -> AuditResult:
         """Audit every log found, telling each report (after the selection and the
-        baseline) to ``on_report`` in order; with ``write_baseline``, write it."""
+        baseline) to ``on_report`` in order, and what the watch made of each log to
+        ``attached`` before its report; with ``write_baseline``, write it."""
         request = self.request
         reports: list[LogReport] = []
         selected: list[LogReport] = []
         results = audit_units(self.units, request.policy, request.limits, self.fingerprints, jobs=request.jobs,
-                              scheduler=request.scheduler, passed_over=self._pass_over)
+                              scheduler=request.scheduler, passed_over=self._pass_over, watch=self.watch,
+                              attached=attached)
         for judged in results:
             report = self.selection.apply(judged)
             if request.write_baseline is not None:

@@ -111,6 +111,92 @@ class LogReport:
         return LogReport, (self.path, self.status, self.events, self.findings)  # as Finding's: faster
 
 
+class Reading:
+    """What a ``Watch`` does with one log: ``batch`` sees each batch of items as the
+    audit reads it, in order (the audit's own items: do not change them); ``done``
+    is told the log's report and returns what travels back with it (it must pickle)."""
+
+    def batch(self, items: Sequence[AuditItem]) -> None:
+        raise NotImplementedError
+
+    def done(self, report: LogReport) -> object:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Attached:
+    """What a ``Watch`` made of one log (``value``), or why it made nothing
+    (``failure``: a bug of its own, which never changes the audit)."""
+
+    path: str
+    value: object = None
+    failure: str | None = None
+
+
+class _Watching:
+    """One log under a watch: its ``Reading`` fed the audit's batches, any failure of
+    it kept apart from the audit."""
+
+    def __init__(self, watch: Watch, reading: Reading | None, path: str) -> None:
+        self.watch, self.reading, self.path = watch, reading, path
+        self.failure: str | None = None if reading is not None else "the log was not read"
+
+    def _failed(self, exc: Exception) -> None:
+        self.failure = f"{type(exc).__name__}: {exc}"
+        self.reading = None
+
+    def watched(self, batches: Iterable[Sequence[AuditItem]]) -> Iterator[Sequence[AuditItem]]:
+        for batch in batches:
+            if self.reading is not None:
+                try:
+                    self.reading.batch(batch)
+                except Exception as exc:  # the watch's bug, not the log's: the audit goes on
+                    self._failed(exc)
+            yield batch
+
+    def finish(self, report: LogReport) -> None:
+        value: object = None
+        if self.reading is not None:
+            try:
+                value = self.reading.done(report)
+            except Exception as exc:
+                self._failed(exc)
+        self.watch.found.append(Attached(self.path, value, self.failure))
+
+
+class Watch:
+    """Something that reads every log alongside its audit, from the audit's own reading
+    (the session browser drafts each log's page so, never reading a log twice):
+    ``reading(log)`` gives the ``Reading`` of one log about to be audited. A watch
+    travels to worker processes and cluster workers with the work, so it must pickle;
+    what it made of the logs of one unit of work comes back with their reports
+    (``Attached``, before the reports)."""
+
+    def __init__(self) -> None:
+        self.found: list[Attached] = []
+
+    def reading(self, log: LogRead) -> Reading:
+        raise NotImplementedError
+
+    def start(self, log: LogRead) -> _Watching:
+        try:
+            return _Watching(self, self.reading(log), log.path)
+        except Exception as exc:
+            watching = _Watching(self, None, log.path)
+            watching._failed(exc)
+            return watching
+
+    def drain(self) -> list[Attached]:
+        """What the watch made of the logs since it was last drained."""
+        found, self.found = self.found, []
+        return found
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["found"] = []
+        return state
+
+
 class _Groups:
     """Fold repeated notes of one kind into one finding with a count."""
 
@@ -389,7 +475,8 @@ def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTrack
 
 
 def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                 fingerprints: bool = False, exists: Callable[[str], bool] | None = None) -> LogReport | None:
+                 fingerprints: bool = False, exists: Callable[[str], bool] | None = None,
+                 watch: Watch | None = None) -> LogReport | None:
     """One log's report; ``None`` for a discovered file that is not a session log (one
     that could not be read as far as its first record is reported: it may be one).
     Never raises: a bug of ours is an ``INTERNAL`` finding for the file."""
@@ -398,7 +485,7 @@ def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limit
         if source.discovered and not log.is_session_log and not log.stopped_before_header:
             log.close()
             return None
-        return audit_log(log, policy, fingerprints, exists)
+        return audit_log(log, policy, fingerprints, exists, watch)
     except Exception as exc:  # a bug of ours must not hide the other files' results
         return internal_report(source.path, f"replay failed on this file ({type(exc).__name__}: {exc}); "
                                "please report it with the file attached")
@@ -410,7 +497,8 @@ def internal_report(path: str, why: str) -> LogReport:
 
 
 def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                  fingerprints: bool = False, passed_over: PassedOver = ignore) -> list[LogReport]:
+                  fingerprints: bool = False, passed_over: PassedOver = ignore,
+                  watch: Watch | None = None) -> list[LogReport]:
     """The reports of an archive's logs, in archive order, read as it streams; what
     its reading passes over (a link, a device named like a log) is told to
     ``passed_over``. Never raises: an archive that cannot be read on (damage, a cap)
@@ -428,7 +516,7 @@ def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Li
         try:
             for source in archive_sources(archive, limits, passed_over):
                 names.setdefault(source.path, len(names))
-                report = audit_source(source, policy, limits, fingerprints, names.__contains__)
+                report = audit_source(source, policy, limits, fingerprints, names.__contains__, watch)
                 if report is not None:
                     if source.path.endswith(_STORED) and report.status != "unreadable":
                         judged[source.path] = len(reports)
@@ -463,25 +551,39 @@ class Passed:
     why: str
 
 
+Told = LogReport | Passed | Attached
+"""What one unit of work sends back: its reports, what its reading passed over, and
+what a ``Watch`` made of its logs."""
+
+
 def audit_unit(unit: Unit, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-               fingerprints: bool = False) -> list[LogReport | Passed]:
+               fingerprints: bool = False, watch: Watch | None = None) -> list[Told]:
     """The reports of one unit of work: a log (none when it is passed over) or an
-    archive, with what the archive's reading passed over (before its reports)."""
+    archive, with what the archive's reading passed over and what ``watch`` made of
+    each log (both before the reports)."""
     if isinstance(unit, Archive):
-        passed: list[LogReport | Passed] = []
-        reports = audit_archive(unit, policy, limits, fingerprints, lambda path, why: passed.append(Passed(path, why)))
-        return [*passed, *reports]
-    report = audit_source(unit, policy, limits, fingerprints)
-    return [] if report is None else [report]
+        passed: list[Told] = []
+        reports = audit_archive(unit, policy, limits, fingerprints, lambda path, why: passed.append(Passed(path, why)),
+                                watch)
+        return [*passed, *(watch.drain() if watch is not None else ()), *reports]
+    report = audit_source(unit, policy, limits, fingerprints, watch=watch)
+    return [*(watch.drain() if watch is not None else ()), *([] if report is None else [report])]
 
 
-def told(results: Iterable[list[LogReport | Passed]], passed_over: PassedOver = ignore) -> Iterator[LogReport]:
+def _not_told(attached: Attached) -> None:
+    return None
+
+
+def told(results: Iterable[list[Told]], passed_over: PassedOver = ignore,
+         attached: Callable[[Attached], None] = _not_told) -> Iterator[LogReport]:
     """The reports of ``audit_unit`` results, in order; what was passed over is told
-    to ``passed_over``."""
+    to ``passed_over``, what a watch made of a log to ``attached``."""
     for items in results:
         for item in items:
             if isinstance(item, Passed):
                 passed_over(item.path, item.why)
+            elif isinstance(item, Attached):
+                attached(item)
             else:
                 yield item
 
@@ -498,16 +600,19 @@ def audit_sources(
 
 
 def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool = False,
-              exists: Callable[[str], bool] | None = None) -> LogReport:
+              exists: Callable[[str], bool] | None = None, watch: Watch | None = None) -> LogReport:
     """Audit one log that is being read. With ``fingerprints``, each finding gets its
     fingerprint (``replay.check.fingerprint``), which reads the log's records a second
     time, only for a log with findings and only as far as its last finding. ``exists``
     answers rule A10's question (is the session's other encoding beside it?); by
-    default the source's own storage does."""
+    default the source's own storage does. ``watch`` reads the log alongside (see
+    ``Watch``); what it made of it waits in ``watch.drain()``."""
     def reread() -> Iterable[Sequence[Item]]:
         return read_log(log.source, log.limits).batches()
 
-    events, findings = audit_items(log.audit_batches(), log.header, policy, reread=reread)
+    reading = watch.start(log) if watch is not None else None
+    batches = log.audit_batches() if reading is None else reading.watched(log.audit_batches())
+    events, findings = audit_items(batches, log.header, policy, reread=reread)
     if log.source.is_file:
         if exists is None:
             opener = log.source.open
@@ -523,7 +628,11 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool
         status = "findings"
     else:
         status = "ok"
-    return LogReport(log.path, status, events, findings)
+    report = LogReport(log.path, status, events, findings)
+    if reading is not None:
+        reading.finish(report)
+    return report
+
 
 
 @dataclass(frozen=True, slots=True)

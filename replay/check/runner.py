@@ -13,10 +13,10 @@ with the caller. A unit whose worker died is an ``INTERNAL`` finding for it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from replay.check.engine import LogReport, Passed, Policy, audit_unit, internal_report, told
+from replay.check.engine import Attached, LogReport, Policy, Told, Watch, audit_unit, internal_report, told
 from replay.log.reader import Limits, Opener
 from replay.log.source import PassedOver, Unit, ignore
 from replay.parallel import Batch, in_order
@@ -60,19 +60,22 @@ def batches(units: Iterable[Unit], scale: int = 1) -> Iterator[Batch[Unit]]:
         yield Batch(items)
 
 
-def _lost(unit: Unit, why: str) -> list[LogReport | Passed]:
+def _lost(unit: Unit, why: str) -> list[Told]:
     return [internal_report(unit.path, f"{why}; the rest of the audit is complete (audit this file alone "
                             "with --jobs 1 to see whether it happens again, and report it)")]
 
 
 def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
                 fingerprints: bool = False, jobs: int = 1, scheduler: str | Any | None = None,
-                passed_over: PassedOver = ignore) -> Iterator[LogReport]:
+                passed_over: PassedOver = ignore, watch: Watch | None = None,
+                attached: Callable[[Attached], None] | None = None) -> Iterator[LogReport]:
     """The reports of every unit, in order (fingerprinted when asked: see
     ``audit_log``): in this process, on ``jobs`` worker processes, or on the Dask
     cluster of ``scheduler`` (an address or a client). What an archive's reading
-    passes over is told to ``passed_over`` here, as its results come back."""
-    work = functools.partial(audit_unit, policy=policy, limits=limits, fingerprints=fingerprints)
+    passes over is told to ``passed_over`` here, as its results come back; what
+    ``watch`` made of each log (it reads the logs alongside the audit, where they are
+    audited), to ``attached``, before the log's report."""
+    work = functools.partial(audit_unit, policy=policy, limits=limits, fingerprints=fingerprints, watch=watch)
     if scheduler is not None:
         from replay import cluster
 
@@ -81,4 +84,7 @@ def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits:
         results = in_order(work, batches(units), jobs, _lost)
     else:  # in this process: no batches to balance, no sizes to look up
         results = map(work, units)
-    yield from told(results, passed_over)
+    if attached is None:
+        yield from told(results, passed_over)
+    else:
+        yield from told(results, passed_over, attached)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from replay.jsjson import dumps, js_string, parse
 from replay.log.event import Event
@@ -70,6 +70,23 @@ class ToolResult:
         if out == "" and self.error is not None:
             out = f"{js_string(self.error.get('name'))}: {js_string(self.error.get('code'))}"
         return out or None
+
+
+Outcome = Literal["pending", "done", "failed", "interrupted"]
+"""How a tool call ended, as a person reads it: no result yet, a result, an error
+result, or an error result whose structured error code is ``interrupted`` (the web
+UI's "stopped")."""
+INTERRUPTED_CODE = "interrupted"
+"""The structured error code of an interrupted call."""
+
+
+def outcome(result: ToolResult | None) -> Outcome:
+    """How a call with this result (``None``: none yet) ended."""
+    if result is None:
+        return "pending"
+    if result.error_code == INTERRUPTED_CODE:
+        return "interrupted"
+    return "failed" if result.is_error else "done"
 
 
 def clip(result: ToolResult, limit: int) -> ToolResult:

@@ -81,6 +81,16 @@ def _message(ev: Event, message: Any, role: Literal["user", "assistant"]) -> Mes
     return Message(ev.seq, role, kind if isinstance(kind, str) else None, _blocks(message.get("content")))
 
 
+def message_of(ev: Event) -> Message | None:
+    """The transcript message an event is: an appended ``user/message`` or
+    ``assistant/message`` (``None`` for anything else, a surface replacement included)."""
+    if ev.type == "user/message" and is_append(ev):
+        return _message(ev, ev.data, "user")
+    if ev.type == "assistant/message" and is_append(ev):
+        return _message(ev, ev.data.get("message") if isinstance(ev.data, dict) else None, "assistant")
+    return None
+
+
 def transcript(events: Iterable[Event]) -> list[Entry]:
     """The entries of a log, in order."""
     evs = list(events)
@@ -101,10 +111,8 @@ def transcript_entries(events: Iterable[Event], results: Mapping[int, ToolResult
             reason = data.get("reason")
             kind = reason.get("kind") if isinstance(reason, dict) else reason
             entry = TurnEnd(ev.seq, data.get("turn"), kind if isinstance(kind, str) else None)
-        elif ev.type == "user/message" and is_append(ev):
-            entry = _message(ev, ev.data, "user")
-        elif ev.type == "assistant/message" and is_append(ev):
-            entry = _message(ev, data.get("message"), "assistant")
+        elif ev.type in ("user/message", "assistant/message"):
+            entry = message_of(ev)
         elif ev.type == "tool/call":
             got = pairing.call(ev)
             if got is not None:

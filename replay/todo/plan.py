@@ -22,6 +22,9 @@ class PlanChange:
     cause: str
     """``todo/write`` or ``turn/start``."""
     todos: list[Any] | None
+    turn: Any = None
+    """A ``turn/start``'s turn number as the log gives it (a write's turn is that of
+    the ``turn/start`` before it)."""
 
 
 def plan_change(ev: Event) -> PlanChange | None:
@@ -31,7 +34,7 @@ def plan_change(ev: Event) -> PlanChange | None:
         todos = data.get("todos") if isinstance(data, dict) else None
         return PlanChange(ev.seq, ev.type, todos if isinstance(todos, list) else None)
     if ev.type == "turn/start":
-        return PlanChange(ev.seq, ev.type, None)
+        return PlanChange(ev.seq, ev.type, None, ev.data.get("turn") if isinstance(ev.data, dict) else None)
     return None
 
 

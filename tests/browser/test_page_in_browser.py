@@ -172,7 +172,8 @@ def test_the_timeline_shows_the_plan_replay_plan_gives(open_page: Opener, tmp_pa
             assert _shown(page) == [] and view.locator(".empty").text_content() == "No plan"
         else:
             assert _shown(page) == [(t["status"], t["content"]) for t in plan]
-        assert f"seq {seq}" in (page.locator("#plan-timeline-status").text_content() or "")
+        label = page.locator(f"#plan-timeline-steps button[data-seq='{seq}']").text_content() or ""
+        assert label.startswith("turn ") and label in (page.locator("#plan-timeline-status").text_content() or "")
     # the range input and the previous/next buttons step too
     slider = page.locator("#plan-timeline-range")
     slider.focus()

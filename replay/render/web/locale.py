@@ -6,6 +6,7 @@ value's text and leaves an unknown one literal, like the harness.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -79,6 +80,18 @@ def strings(locale: str) -> Strings:
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
+@functools.lru_cache(maxsize=512)
+def _names(template: str) -> tuple[frozenset[str], bool]:
+    """A template's placeholders, and whether every brace in it is one of them (then
+    ``str.format`` fills it as ``interpolate`` would, when it is given every name)."""
+    names = frozenset(_PLACEHOLDER.findall(template))
+    bare = _PLACEHOLDER.sub("", template)
+    return names, "{" not in bare and "}" not in bare
+
+
 def interpolate(template: str, **values: object) -> str:
     """Replace ``{name}`` by ``str(values[name])``; unknown placeholders stay literal."""
+    names, plain = _names(template)
+    if plain and names <= values.keys():  # format() of a value is its str() with no spec
+        return template.format_map(values)
     return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), template)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
@@ -50,19 +51,24 @@ from replay.render.web.page_strings import PageStrings, page_strings
 from replay.render.web.panel import PanelFields, panel_fields
 from replay.render.web.row import RowFields, row_fields
 from replay.render.web.timeline import TimelineStep, steps_of, timeline_json
-from replay.style import sanitize
+from replay.style import ESCAPED_CHARACTERS, sanitize
 from replay.todo.plan import PlanChange, plan_change
 
-__all__ = ["CLIP", "CSP", "CSS", "DEFAULT_TITLE", "SCRIPT", "esc", "html_chunks", "html_page"]
+__all__ = ["CLIP", "CSP", "CSS", "SCRIPT", "esc", "html_chunks", "html_page"]
 
-DEFAULT_TITLE = "Session replay"
 PANEL_LIST_ID = "todo-panel-list"
+
+
+_TOUCHED = re.compile(f"[&<>\"'{ESCAPED_CHARACTERS}]")
+"""A character ``esc`` changes (most texts have none, and are shown as they are)."""
 
 
 def esc(text: str) -> str:
     """A text as the page shows it: through the one sanitizer (controls, bidi controls
     and lone surrogates shown escaped, newlines kept), then HTML-escaped (``&``, ``<``,
     ``>``, ``"`` and ``'``), for content and attributes."""
+    if _TOUCHED.search(text) is None:
+        return text
     return html.escape(sanitize(text, keep_newlines=True), quote=True)
 
 
@@ -112,7 +118,10 @@ def message_html(entry: Message, ps: PageStrings) -> str:
     return f"<div class=\"message\" data-role=\"{entry.role}\"{source}>{''.join(parts)}</div>\n"
 
 
-_ICONS = {"running": "checklist", "ok": "checklist", "error": "error", "stopped": "stopped"}
+ICONS = {"running": "pending", "ok": "done", "error": "failed", "stopped": "interrupted"}
+"""The leading icon of a row in each state: one that reads right (a check for a call that
+is done, a cross for one that failed, a stop for one interrupted, a hollow circle for
+one still waiting); its state is also announced (the hidden state label)."""
 
 
 def suffix_html(suffix: str, ps: PageStrings) -> str:
@@ -124,12 +133,13 @@ def suffix_html(suffix: str, ps: PageStrings) -> str:
             f"aria-label=\"{esc(name)}\">{esc(suffix)}</span>")
 
 
-def row_line_html(row: RowFields, ps: PageStrings) -> str:
-    """The collapsed row: hidden state label, icon, title, separator, summary, optional suffix."""
-    parts = []
+def row_line_html(row: RowFields, ps: PageStrings, lead: str = "", tail: str = "") -> str:
+    """The collapsed row: hidden state label, icon, title, separator, summary, optional
+    suffix (``lead`` and ``tail``: markup a caller adds at its start and end)."""
+    parts = [lead]
     if row.state_label is not None:
         parts.append(f"<span class=\"visuallyHidden stateLabel\">{esc(row.state_label)}</span>")
-    parts.append(f"<span class=\"leading\" aria-hidden=\"true\" data-icon=\"{_ICONS[row.state]}\"></span>")
+    parts.append(f"<span class=\"leading\" aria-hidden=\"true\" data-icon=\"{ICONS[row.state]}\"></span>")
     parts.append(f"<span class=\"title\">{esc(row.title)}</span>")
     if row.summary is not None:
         classes = "summary errorSummary" if row.error_summary else "summary"
@@ -137,6 +147,7 @@ def row_line_html(row: RowFields, ps: PageStrings) -> str:
         parts.append(f"<span class=\"{classes}\" data-part=\"summary\">{esc(row.summary)}</span>")
         if row.suffix is not None:
             parts.append(suffix_html(row.suffix, ps))
+    parts.append(tail)
     return f"<summary class=\"row\">{''.join(parts)}</summary>"
 
 
@@ -145,29 +156,33 @@ CLIP = 1 << 16
 note under it gives the full length."""
 
 
-def _clipped_pre(text: str, total: int, ps: PageStrings) -> str:
-    """A ``<pre>`` of ``text`` (at most ``CLIP`` characters of something ``total`` long)."""
-    shown = text[:CLIP]
+def clipped_pre(text: str, total: int, ps: PageStrings, clip: int = CLIP) -> str:
+    """A ``<pre>`` of ``text`` (at most ``clip`` characters of something ``total`` long)."""
+    shown = text[:clip]
     note = "" if total <= len(shown) else (
         f"<p class=\"clipped\">{esc(interpolate(ps.clipped, shown=len(shown), total=total))}</p>")
     return f"<pre>{esc(shown)}</pre>{note}"
 
 
-def row_body_html(call: ToolCall, row: RowFields, ps: PageStrings) -> str:
+def row_body_html(call: ToolCall, row: RowFields, ps: PageStrings, tail: str = "") -> str:
     """The expanded IN/OUT card; an input or output longer than ``CLIP`` characters is
-    cut, with its full length shown."""
+    cut, with its full length shown (``tail``: markup a caller adds at its end)."""
     parts = []
     if call.args_raw != "":
         ok, value = call.parsed
         shown = json.dumps(value, indent=2, ensure_ascii=False) if ok else call.args_raw
-        parts.append(f"<div class=\"in\"><div class=\"label\">IN</div>{_clipped_pre(shown, len(shown), ps)}</div>")
+        parts.append(f"<div class=\"in\"><div class=\"label\">{esc(ps.label_in)}</div>"
+                     f"{clipped_pre(shown, len(shown), ps)}</div>")
     result = call.result
     output = result.output if result is not None else None
     if result is not None and output is not None:
         error = " error" if row.state == "error" else ""
         total = result.clipped_from or len(output)
-        parts.append(f"<div class=\"out{error}\"><div class=\"label\">OUT</div>{_clipped_pre(output, total, ps)}"
+        parts.append(f"<div class=\"out{error}\"><div class=\"label\">{esc(ps.label_out)}</div>"
+                     f"{clipped_pre(output, total, ps)}"
                      "</div>")
+    if tail:
+        parts.append(tail)
     return f"<div class=\"body\">{''.join(parts)}</div>" if parts else ""
 
 
@@ -294,7 +309,7 @@ def html_chunks(passes: Callable[[], Iterable[Event]], *, locale: str = "en",
     strings(locale)  # refuse an unknown locale before building anything
     ps = page_strings(locale)
     facts = page_facts(passes(), locale)
-    page_title = title if title is not None else facts.title or DEFAULT_TITLE
+    page_title = title if title is not None else facts.title or ps.default_title
     lang = "zh" if locale == "zh" else "en"
     yield (f"<!doctype html>\n<html lang=\"{lang}\">\n{head_section(page_title)}<body>\n"
            f"<header class=\"page\"><h1>{esc(page_title)}</h1></header>\n")
@@ -311,7 +326,8 @@ def html_page(events: Iterable[Event], *, locale: str = "en", title: str | None 
     """The whole page: the plan timeline, the transcript of the log and the panel of its
     standing plan, with the one inline script that drives the panel and the timeline.
 
-    ``title`` defaults to the session's last ``session/title``, else ``Session replay``.
+    ``title`` defaults to the session's last ``session/title``, else ``Session replay``
+    (localized).
     """
     evs = list(events)
     return "".join(html_chunks(lambda: evs, locale=locale, title=title))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from importlib import resources
 
 
@@ -39,11 +40,15 @@ def source_hash(text: str) -> str:
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
-def content_security_policy(style: str = CSS, script: str = SCRIPT) -> str:
-    """Nothing may be fetched; only this style and this script may apply and run."""
+NONE = "'none'"
+
+
+def content_security_policy(style: str = CSS, script: str | None = SCRIPT) -> str:
+    """Nothing may be fetched; only this style and this script (none: no script at all)
+    may apply and run."""
     return "; ".join((
         "default-src 'none'",
-        f"script-src {source_hash(script)}",
+        f"script-src {source_hash(script) if script is not None else NONE}",
         f"style-src {source_hash(style)}",
         "base-uri 'none'",
         "form-action 'none'",
@@ -53,3 +58,33 @@ def content_security_policy(style: str = CSS, script: str = SCRIPT) -> str:
 
 
 CSP = content_security_policy()
+
+def compact_css(text: str) -> str:
+    """A stylesheet without the line breaks and indentation that only help its reader
+    (every page of a site carries it inline)."""
+    text = re.sub(r"\s*\n\s*", " ", text)
+    return re.sub(r"\s*([{}])\s*|;\s+", lambda m: m.group(1) or ";", text).strip()
+
+
+def compact_js(text: str) -> str:
+    """A script without indentation, blank lines and whole-line comments (its lines are
+    kept: no statement ever depends on how they were indented)."""
+    lines = (line.strip() for line in text.splitlines())
+    return "\n" + "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+SESSION_CSS = compact_css(CSS + _asset("site.css") + _asset("session.css"))
+"""A session page's stylesheet: the page's, the site's (``site.css``), a session page's
+own (``session.css``), compacted."""
+INDEX_CSS = compact_css(CSS + _asset("site.css") + _asset("index.css"))
+"""The index's stylesheet: the page's, the site's, the index's own (``index.css``)."""
+RULE_CSS = compact_css(CSS + _asset("site.css"))
+SESSION_SCRIPT = compact_js(SCRIPT + _asset("session.js"))
+"""A session page's script: the page's (panel, timeline), then ``session.js`` (search,
+filters, keys, landing on ``#L25`` and ``#seq-24``), compacted."""
+INDEX_SCRIPT = compact_js(_asset("index.js"))
+"""The index's script: sorting, filtering and paging its rows (``index.js``)."""
+SESSION_CSP = content_security_policy(SESSION_CSS, SESSION_SCRIPT)
+INDEX_CSP = content_security_policy(INDEX_CSS, INDEX_SCRIPT)
+RULE_CSP = content_security_policy(RULE_CSS, None)
+"""A rule's page runs no script."""

@@ -27,7 +27,11 @@ class PageStrings:
     timeline_previous: str
     timeline_next: str
     timeline_step: str
-    """One step's label: ``{seq}`` and ``{cause}``."""
+    """One step's label: the ``{turn}`` it happened in and its ``{cause}``."""
+    timeline_step_outside: str
+    """The label of a step outside any turn: its ``{seq}`` and ``{cause}``."""
+    timeline_progress: str
+    """Appended to a step's label when a plan stands: ``{done}`` of ``{total}`` items completed."""
     timeline_position: str
     """Where the timeline stands: ``{index}`` of ``{total}``."""
     timeline_written: str
@@ -44,6 +48,11 @@ class PageStrings:
     status_in_progress: str
     status_pending: str
     """The spoken names of a plan item's status glyph (an unknown status is named as written)."""
+    label_in: str
+    label_out: str
+    """The labels of a tool row's input and output."""
+    default_title: str
+    """The page's title when the session has none."""
 
     def status_name(self, status: str) -> str:
         """The accessible name of a plan item's glyph."""
@@ -58,7 +67,9 @@ PAGE_EN = PageStrings(
     timeline_slider="Plan change",
     timeline_previous="Previous change",
     timeline_next="Next change",
-    timeline_step="seq {seq} · {cause}",
+    timeline_step="turn {turn} · {cause}",
+    timeline_step_outside="seq {seq} · {cause}",
+    timeline_progress=" · {done} of {total} done",
     timeline_position="{index} of {total}",
     timeline_written="plan written",
     timeline_cleared="new turn, plan cleared",
@@ -68,6 +79,9 @@ PAGE_EN = PageStrings(
     status_completed="Completed",
     status_in_progress="In progress",
     status_pending="Pending",
+    label_in="IN",
+    label_out="OUT",
+    default_title="Session replay",
 )
 
 PAGE_ZH = PageStrings(
@@ -77,7 +91,9 @@ PAGE_ZH = PageStrings(
     timeline_slider="计划变更",
     timeline_previous="上一次变更",
     timeline_next="下一次变更",
-    timeline_step="seq {seq} · {cause}",
+    timeline_step="第 {turn} 轮 · {cause}",
+    timeline_step_outside="seq {seq} · {cause}",
+    timeline_progress=" · 已完成 {done}/{total}",
     timeline_position="第 {index} / {total} 次",
     timeline_written="写入计划",
     timeline_cleared="新一轮，计划已清空",
@@ -87,6 +103,9 @@ PAGE_ZH = PageStrings(
     status_completed="已完成",
     status_in_progress="进行中",
     status_pending="待处理",
+    label_in="输入",
+    label_out="输出",
+    default_title="会话回放",
 )
 
 _BY_LOCALE: Mapping[str, PageStrings] = {"en": PAGE_EN, "zh": PAGE_ZH}

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from replay.jsjson import parse
-from replay.project.tools import ToolCall, first_line, is_js_object
+from replay.project.tools import Outcome, ToolCall, first_line, is_js_object, outcome
 from replay.render.web.locale import GENERIC_TOOL_TITLE, SUMMARY_JOINER, Strings, interpolate, strings
 from replay.todo.model import js_trim
 from replay.todo.tool import TOOL_NAME
 
 RowState = Literal["running", "ok", "error", "stopped"]
-STOPPED_CODE = "interrupted"
-"""The structured error code that makes a row ``stopped``."""
+_STATES: dict[Outcome, RowState] = {"pending": "running", "done": "ok", "failed": "error", "interrupted": "stopped"}
+"""The harness's name for each outcome of a call (``replay.project.tools.outcome``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,12 +50,7 @@ class PlanSummary:
 
 
 def row_state(call: ToolCall) -> RowState:
-    result = call.result
-    if result is None:
-        return "running"
-    if result.error_code == STOPPED_CODE:
-        return "stopped"
-    return "error" if result.is_error else "ok"
+    return _STATES[outcome(call.result)]
 
 
 def generic_summary(name: str, args_raw: str, call_id: str) -> str:

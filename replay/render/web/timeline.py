@@ -39,7 +39,8 @@ class TimelineStep:
     cause: str
     """``todo/write`` or ``turn/start``."""
     label: str
-    """``seq {seq} · {cause}``, localised."""
+    """In words, localised: ``turn 3 · plan written · 2 of 5 done`` (``seq {seq}`` for a
+    write outside any turn; the progress only when a plan stands)."""
     position: str
     """``{index} of {total}``, localised (1-based)."""
     panel: PanelFields | None
@@ -56,10 +57,15 @@ def steps_of(changes: Sequence[PlanChange], locale: str = "en") -> tuple[Timelin
     ``standing_plan(events, at=step.seq)``, computed for all steps at once (``plans_at``)."""
     s = page_strings(locale)
     chosen: list[PlanChange] = []
+    turns: list[Any] = []
     standing: list[Any] | None = None
+    turn: Any = None
     for change in changes:
+        if change.cause == CLEAR:
+            turn = change.turn
         if change.cause == WRITE or standing is not None:
             chosen.append(change)
+            turns.append(turn)
         standing = change.todos
     plans = plans_at(changes, (change.seq for change in chosen))
     total = len(chosen)
@@ -67,13 +73,28 @@ def steps_of(changes: Sequence[PlanChange], locale: str = "en") -> tuple[Timelin
         TimelineStep(
             seq=change.seq,
             cause=change.cause,
-            label=interpolate(s.timeline_step, seq=change.seq,
-                              cause=s.timeline_written if change.cause == WRITE else s.timeline_cleared),
+            label=_label(change, turn, plan, s),
             position=interpolate(s.timeline_position, index=index, total=total),
             panel=panel_fields(plan, locale),
         )
-        for index, (change, plan) in enumerate(zip(chosen, plans, strict=True), start=1)
+        for index, (change, turn, plan) in enumerate(zip(chosen, turns, plans, strict=True), start=1)
     )
+
+
+def _label(change: PlanChange, turn: Any, plan: list[Any] | None, s: PageStrings) -> str:
+    """A step named in words: its turn (its seq outside any turn), what happened, and
+    how far the plan it left stands."""
+    cause = s.timeline_written if change.cause == WRITE else s.timeline_cleared
+    label = (interpolate(s.timeline_step_outside, seq=change.seq, cause=cause) if turn is None
+             else interpolate(s.timeline_step, turn=_turn_text(turn), cause=cause))
+    if plan:
+        done = sum(1 for item in plan if isinstance(item, dict) and item.get("status") == "completed")
+        label += interpolate(s.timeline_progress, done=done, total=len(plan))
+    return label
+
+
+def _turn_text(turn: Any) -> str:
+    return turn if isinstance(turn, str) else json.dumps(turn, ensure_ascii=False)
 
 
 _SCRIPT_ESCAPES = str.maketrans({

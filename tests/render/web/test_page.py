@@ -198,6 +198,34 @@ def test_transcript_shows_messages_reasoning_and_turns() -> None:
     assert "<!doctype html>" in html_page(plan_log([]), title="t")
 
 
+@pytest.mark.parametrize(("result", "is_error", "error", "state", "icon"), [
+    (FIXTURE_RESULT, False, None, "ok", "done"),
+    ("Error: no", True, None, "error", "failed"),
+    ("Error: stopped", True, {"name": "AbortError", "code": "interrupted"}, "stopped", "interrupted"),
+    (None, False, None, "running", "pending"),
+])
+def test_the_row_icon_reads_right(result: str | None, is_error: bool, error: dict[str, str] | None, state: str,
+                                  icon: str) -> None:
+    """A call that is done shows a check, not the empty square that reads "not done"."""
+    events = todo_log(compact({"todos": FIXTURE_TODOS}), todos=FIXTURE_TODOS, result=result, is_error=is_error,
+                      error=error)
+    row = parse(html_page(events)).find("details", data_tool="todo_write")
+    assert row.attrs["data-state"] == state
+    assert row.find("span", "leading").attrs == {"class": "leading", "aria-hidden": "true", "data-icon": icon}
+    assert f".leading[data-icon={icon}]::before" in CSS
+
+
+def test_every_label_of_the_page_is_localized() -> None:
+    """The input and output labels and the title of a session without one were English in zh."""
+    events = [e for e in todo_log(compact({"todos": FIXTURE_TODOS}), todos=FIXTURE_TODOS, result=FIXTURE_RESULT)
+              if e.type != "session/title"]
+    for locale, labels, title in (("en", ["IN", "OUT"], "Session replay"), ("zh", ["输入", "输出"], "会话回放")):
+        doc = parse(html_page(events, locale=locale))
+        assert [n.text for n in doc.find_all(cls="label")] == labels
+        assert doc.find("title").text == doc.find("h1").text == title
+    assert '"Noto Sans CJK SC"' in CSS and '"WenQuanYi Micro Hei"' in CSS  # CJK fallbacks of a Linux desktop
+
+
 def test_no_panel_without_a_standing_plan() -> None:
     doc = parse(html_page(plan_log([])))
     assert not doc.find_all(data_testid="todo-panel")
@@ -238,8 +266,19 @@ def test_timeline_steps_are_the_plan_changes() -> None:
         assert (step.panel is None) == (not plan)
         if step.panel is not None and plan is not None:
             assert [i.content for i in step.panel.items] == [t["content"] for t in plan]
-    assert [s.label for s in steps][2] == "seq 5 · new turn, plan cleared"
+    # named in words: the turn, what happened, and how far the plan it left is done
+    assert [s.label for s in steps] == ["turn 1 · plan written · 0 of 1 done", "turn 1 · plan written · 0 of 2 done",
+                                        "turn 2 · new turn, plan cleared", "turn 3 · plan written · 0 of 1 done"]
+    assert [s.label for s in timeline_steps(events, "zh")] == [
+        "第 1 轮 · 写入计划 · 已完成 0/1", "第 1 轮 · 写入计划 · 已完成 0/2", "第 2 轮 · 新一轮，计划已清空",
+        "第 3 轮 · 写入计划 · 已完成 0/1"]
     assert [s.position for s in timeline_steps(events, "zh")] == [f"第 {i} / 4 次" for i in range(1, 5)]
+
+
+def test_a_write_outside_any_turn_is_named_by_its_seq() -> None:
+    done = _event("todo/write", 3, {"todos": [{"content": "a", "status": "completed"},
+                                              {"content": "b", "status": "pending"}]})
+    assert [s.label for s in timeline_steps([done])] == ["seq 3 · plan written · 1 of 2 done"]
 
 
 def test_timeline_agrees_with_standing_plan_when_seqs_are_out_of_order() -> None:

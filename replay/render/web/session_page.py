@@ -1,0 +1,964 @@
+"""A session's page in the session browser (``replay view PATH -o DIR``).
+
+The page is made in two steps, so that a log is read once, by its audit:
+
+1. **The draft**, where the log is audited (this process, a worker process or a
+   cluster worker): ``PageWatch`` is a ``replay.check.engine.Watch``, so the page's
+   ``DraftWriter`` sees the audit's own items as they are read and writes the
+   transcript as HTML, compressed as it goes (memory holds the HTML of the tool calls
+   still waiting for their results, at most ``HELD`` events of it, and the numbers of
+   ``replay.project.session``). What only the end of the log or the rest of the
+   archive knows is left as places in the HTML: where each event's element starts
+   (its findings go there), the numbers of each turn and step (known at its end) and
+   each delegation's link to its child's page.
+2. **The page**, where the site is written: ``page_chunks`` fills those places, with
+   the findings of the audit's report (after the selection and the baseline) and the
+   links the site knows, around a header, a banner, the list of findings, a toolbar,
+   the plan timeline and the plan panel.
+
+Every event has an element whose id is its line (``L25``) and, inside it, an anchor
+whose id is its seq (``seq-24``); a run of stream chunks is one element (its first
+line and seq) whose ``data-lines`` and ``data-seqs`` give the range the page's script
+resolves the others in. Every text from the log goes through ``esc`` (the one
+sanitizer, then HTML escaping).
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from bisect import bisect_right
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import orjson
+import zstandard
+
+from replay.check.engine import LogReport, Reading, Watch
+from replay.check.registry import RULES, rule_order
+from replay.findings import Finding, Severity
+from replay.log.event import ChunkRun, ChunkSpan, Event
+from replay.log.reader import LogRead
+from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts
+from replay.project.tools import Pairing, ToolCall, clip, outcome
+from replay.project.transcript import message_of
+from replay.render.acp.profiles import generation_of
+from replay.render.choices import Locale
+from replay.render.web.locale import interpolate
+from replay.render.web.page import (
+    CLIP,
+    clipped_pre,
+    esc,
+    message_html,
+    panel_section,
+    row_body_html,
+    row_line_html,
+    timeline_chunks,
+)
+from replay.render.web.page_assets import SESSION_CSP, SESSION_CSS, SESSION_SCRIPT
+from replay.render.web.page_strings import PageStrings, page_strings
+from replay.render.web.panel import panel_fields
+from replay.render.web.row import row_fields
+from replay.render.web.site_strings import SiteStrings, count, site_strings
+from replay.render.web.timeline import steps_of
+
+HELD = 4096
+"""Events whose HTML waits at most for an earlier tool call's result; past it, the
+oldest call waiting is shown without its result (its result, when it comes, is shown
+where it comes, as an event of its own)."""
+BRIEF = 160
+"""Characters of an event's one-line summary."""
+DATA_CLIP = 4096
+"""Characters of an event's data shown under its line (an event the transcript does not
+show: its data is often a copy of what it does, a prompt, a request's header)."""
+FLUSH = 1 << 16
+"""Bytes of HTML gathered before they are compressed."""
+MAX_TOOLS = 200
+"""Tool names offered by the page's tool filter, at most."""
+SEVERITIES = (Severity.ERROR, Severity.WARNING, Severity.POLICY)
+_ACCOUNTED = frozenset({"usage", "finish"})
+"""The stream chunks that count (``SessionFold.chunk``)."""
+
+
+# -- what the draft carries ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Delegation:
+    """A ``subagent`` / ``subagent_fork`` call: its number among the log's calls, and the
+    start of its result (where a child's session id may be named)."""
+
+    number: int
+    name: str
+    result_head: str
+    failed: bool
+    """The call ended in an error (it may have started no child)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFacts:
+    """The numbers of a session: its header, page header and index row."""
+
+    session_id: str | None
+    parent: str | None
+    cwd: str | None
+    created: int | None
+    start: int | None
+    duration: int | None
+    turns: int
+    steps: int
+    calls: int
+    outcomes: tuple[int, int, int, int]
+    """Calls done, failed, interrupted, pending."""
+    tokens: tuple[int, int, int, int, int]
+    """Input, output, cache-read, cache-write and reasoning tokens."""
+    models: tuple[str, ...]
+    plan: tuple[int, int] | None
+    """The standing plan's completed items and items (``None``: no plan)."""
+    title: str | None
+    generation: str | None
+    """The profile ``--profile auto`` would choose (``None``: the log does not tell)."""
+    tools: tuple[str, ...]
+    delegations: tuple[Delegation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PageDraft:
+    """A page made where its log was audited, waiting for what only the site knows:
+    the transcript's HTML (zstd-compressed when it is large: ``Packed``), where its
+    elements start, and the places left in it."""
+
+    facts: SessionFacts
+    body: Packed
+    lines: array[int]
+    """Each element's first line, increasing…"""
+    offsets: array[int]
+    """…and where, in the uncompressed body, it starts."""
+    inner: dict[int, int]
+    """Lines inside another element (a result inside its call's row): that element's start."""
+    filled: tuple[tuple[int, str], ...]
+    """HTML to insert at these offsets (each turn's and step's numbers)."""
+    links: tuple[tuple[int, int], ...]
+    """Where each delegation's link to its child's page goes: offset, call number."""
+    timeline: Packed
+    """The plan timeline's HTML."""
+    panel: str
+
+
+Packed = tuple[bool, bytes]
+"""UTF-8 bytes, zstd-compressed (``True``) when they were more than ``FLUSH``."""
+
+
+def pack(data: bytes) -> Packed:
+    if len(data) <= FLUSH:
+        return False, data
+    return True, zstandard.ZstdCompressor(level=1).compress(data)
+
+
+def unpacked(blob: Packed) -> Iterator[bytes]:
+    """The bytes of a ``Packed``, in pieces, never joined."""
+    compressed, data = blob
+    if not compressed:
+        yield data
+        return
+    reader = zstandard.ZstdDecompressor().stream_reader(data)
+    while True:
+        piece = reader.read(1 << 20)
+        if not piece:
+            return
+        yield piece
+
+
+# -- the draft ----------------------------------------------------------------------------
+
+
+class PageWatch(Watch):
+    """The session browser's watch: it drafts the page of every log the audit reads,
+    in ``locale``. Pickles (only its locale travels)."""
+
+    def __init__(self, locale: Locale = "en") -> None:
+        super().__init__()
+        self.locale = locale
+
+    def reading(self, log: LogRead) -> Reading:
+        return DraftWriter(log, self.locale)
+
+
+class _Slot:
+    """A place in the HTML whose text is known later (a turn's or a step's numbers)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self) -> None:
+        self.text = ""
+
+
+class _Link:
+    """The place of a delegation's link to its child's page (filled by the site)."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+
+Piece = str | _Slot | _Link
+
+
+class _Part:
+    """One element of the transcript, waiting to be written: its first line (``None``:
+    markup between elements), its pieces, the lines it holds besides its first, and
+    for a tool call, the row still waiting for its result."""
+
+    __slots__ = ("inner", "line", "pieces", "row")
+
+    def __init__(self, line: int | None, pieces: list[Piece], row: _Row | None = None) -> None:
+        self.line = line
+        self.pieces = pieces
+        self.inner: list[int] = []
+        self.row = row
+
+
+class _Row:
+    """A tool call's row while its result is awaited."""
+
+    __slots__ = ("call", "line", "number", "part", "result_line", "result_seq", "time")
+
+    def __init__(self, number: int, call: ToolCall, line: int, time: int | None) -> None:
+        self.number = number
+        self.call = call
+        self.line = line
+        self.time = time
+        self.part = _Part(line, [], self)
+        self.result_line: int | None = None
+        self.result_seq: int | None = None
+
+
+def _anchor(seq: int) -> str:
+    """The anchor of an event's seq, inside its element (``#seq-24``)."""
+    return f"<span class=\"anchor\" id=\"seq-{seq}\"></span>"
+
+
+def _brief(data: Any) -> str:
+    """An event's one-line summary: its first non-empty string field, else its data."""
+    if isinstance(data, dict):
+        for value in data.values():
+            if isinstance(value, str) and value.strip():
+                line = value.split("\n", 1)[0]
+                return line[:BRIEF] + ("…" if len(line) > BRIEF else "")
+    text = _json(data)
+    return text[:BRIEF] + ("…" if len(text) > BRIEF else "")
+
+
+def _json(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, a lone surrogate
+        return json.dumps(value, ensure_ascii=False)
+
+
+class DraftWriter(Reading):
+    """One log's page, drafted from the audit's items as they are read."""
+
+    def __init__(self, log: LogRead, locale: Locale) -> None:
+        self.locale = locale
+        self.ps: PageStrings = page_strings(locale)
+        self.ss: SiteStrings = site_strings(locale)
+        header = log.header.record if log.header is not None else {}
+        self.header = header
+        self.fold = SessionFold()
+        self.pairing = Pairing()
+        self.generation: str | None = None
+        self.tools: dict[str, None] = {}
+        self.rows: dict[int, _Row] = {}
+        self.parts: deque[_Part] = deque()
+        self.turn_open = False
+        self.turn_slot: tuple[_Slot, TurnFacts] | None = None
+        self.step_slots: dict[tuple[Any, Any], _Slot] = {}
+        self.stream: list[int] | None = None
+        """A run of stream chunks not written yet: first line, last line, least and greatest seq, count."""
+        self._z: Any = None
+        self._out: list[bytes] = []
+        self._held: list[bytes] = []
+        self._held_size = 0
+        self.size = 0
+        self.lines: array[int] = array("q")
+        self.offsets: array[int] = array("q")
+        self.inner: dict[int, int] = {}
+        self.slots: list[tuple[int, _Slot]] = []
+        self.links: list[tuple[int, int]] = []
+        self.last_line = 0
+        self.suspects: list[int] = []
+
+    # -- writing ----------------------------------------------------------------------
+
+    def _emit(self, line: int | None, text: str) -> None:
+        """An element, written now unless an earlier call's row waits for its result."""
+        if self.parts:
+            self._emit_part(_Part(line, [text]))
+            return
+        if line is not None:
+            self._start(line)
+        self._put(text)
+
+    def _emit_part(self, part: _Part) -> None:
+        self.parts.append(part)
+        self._flush()
+
+    def _flush(self) -> None:
+        parts = self.parts
+        while parts and parts[0].row is None:
+            self._write(parts.popleft())
+        if len(parts) > HELD:  # the oldest call waits too long: shown without its result
+            self._settle(parts[0])
+            self._flush()
+
+    def _start(self, line: int) -> None:
+        """An element that holds ``line`` starts here."""
+        if line > self.last_line:
+            self.lines.append(line)
+            self.offsets.append(self.size)
+            self.last_line = line
+        else:
+            self.inner[line] = self.size
+
+    def _write(self, part: _Part) -> None:
+        if part.line is not None:
+            self._start(part.line)
+        for held in part.inner:
+            self.inner[held] = self.size
+        text: list[str] = []
+        for piece in part.pieces:
+            if isinstance(piece, str):
+                text.append(piece)
+                continue
+            self._put("".join(text))
+            text = []
+            if isinstance(piece, _Slot):
+                self.slots.append((self.size, piece))
+            else:
+                self.links.append((self.size, piece.number))
+        self._put("".join(text))
+
+    def _put(self, text: str) -> None:
+        if text:
+            data = text.encode("utf-8", "replace")
+            self.size += len(data)
+            self._held.append(data)
+            self._held_size += len(data)
+            if self._held_size >= FLUSH:
+                self._compress()
+
+    def _compress(self) -> None:
+        if self._z is None:
+            self._z = zstandard.ZstdCompressor(level=1).compressobj()
+        self._out.append(self._z.compress(b"".join(self._held)))
+        self._held = []
+        self._held_size = 0
+
+    # -- the items --------------------------------------------------------------------
+
+    def batch(self, items: Sequence[Any]) -> None:
+        for item in items:
+            kind = type(item)
+            if kind is Finding:
+                self._suspect(item)
+                continue
+            if self.suspects:
+                self._not_events(item.line)
+            if kind is Event:
+                if item.type == "assistant/chunk":
+                    self._chunk_event(item)
+                else:
+                    self._end_stream()
+                    self._event(item)
+            elif kind is ChunkSpan:
+                self._span(item)
+            elif kind is ChunkRun:
+                self._run(item)
+
+    def _stream_add(self, first: int, last: int, low: int, high: int, n: int) -> None:
+        stream = self.stream
+        if stream is None:
+            self.stream = [first, last, low, high, n]
+            return
+        stream[1] = last
+        stream[2] = min(stream[2], low)
+        stream[3] = max(stream[3], high)
+        stream[4] += n
+
+    def _chunk_event(self, ev: Event) -> None:
+        self.fold.event(ev)
+        self._stream_add(ev.line, ev.line, ev.seq, ev.seq, 1)
+
+    def _span(self, span: ChunkSpan) -> None:
+        fold = self.fold
+        records = span.records
+        times = [record["time"] for record in records]  # safe integers (see ChunkSpan)
+        fold.span(min(times), max(times))
+        for record in records:
+            data = record["data"]
+            chunk = data.get("chunk")
+            if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
+                fold.chunk(data, chunk)
+        n = len(records)
+        self._stream_add(span.line, span.line + n - 1, span.seq0, span.seq0 + n - 1, n)
+
+    def _run(self, run: ChunkRun) -> None:
+        time = low = high = run.time0
+        for dt in run.dt:
+            time += dt
+            low, high = min(low, time), max(high, time)
+        if type(low) is int and type(high) is int:
+            self.fold.span(low, high)
+        self._stream_add(run.line, run.line, run.seq0, run.last_seq, run.count)
+
+    def _end_stream(self) -> None:
+        stream = self.stream
+        if stream is None:
+            return
+        self.stream = None
+        first, last, low, high, n = stream
+        label = interpolate(self.ss.stream, count=count(n), first=low, last=high)
+        self._emit(first, f"<div class=\"ev stream log\" id=\"L{first}\" data-lines=\"{first} {last}\" "
+                          f"data-seqs=\"{low} {high}\">{_anchor(low)}{esc(label)}</div>\n")
+
+    def _suspect(self, found: Finding) -> None:
+        """A line the reading found damaged or too long may have given no event."""
+        if found.line is not None and found.line > 1 and (found.tail or found.rule == "LIMIT"):
+            self.suspects.append(found.line)
+
+    def _not_events(self, line: int | None) -> None:
+        """The damaged lines before ``line`` gave no event: each gets an element of its
+        own, where its findings are shown (one that did, at ``line``, is no suspect)."""
+        left: list[int] = []
+        for suspect in sorted(set(self.suspects)):
+            if line is not None and suspect >= line:
+                if suspect > line:
+                    left.append(suspect)
+                continue
+            self._end_stream()
+            self._emit(suspect, f"<div class=\"ev bad\" id=\"L{suspect}\">"
+                                f"{esc(interpolate(self.ss.not_an_event, line=suspect))}</div>\n")
+        self.suspects = left
+
+    def _event(self, ev: Event) -> None:
+        fold = self.fold
+        fold.event(ev)
+        if self.generation is None:
+            self.generation = generation_of(ev)
+        kind = ev.type
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, ev)
+        else:
+            message = message_of(ev) if kind in ("user/message", "assistant/message") else None
+            if message is not None:
+                self._emit(ev.line, f"<div class=\"ev msg\" id=\"L{ev.line}\">{_anchor(ev.seq)}"
+                                    f"{message_html(message, self.ps)}</div>\n")
+            else:
+                self._log_event(ev)
+
+    def _log_event(self, ev: Event) -> None:
+        """An event the transcript does not show: one collapsed line, its data inside."""
+        replaced = ev.type in ("user/message", "assistant/message", "tool/result")  # not appended
+        brief = self.ss.replaced if replaced else _brief(ev.data)
+        data = _json(ev.data)
+        kind = esc(ev.type)
+        self._emit(ev.line, f"<details class=\"ev log\" id=\"L{ev.line}\" data-type=\"{kind}\"><summary>"
+                            f"{_anchor(ev.seq)}<span class=\"type\">{kind}</span> <span class=\"brief\">{esc(brief)}"
+                            f"</span></summary>{clipped_pre(data, len(data), self.ps, DATA_CLIP)}</details>\n")
+
+    def _turn_start(self, ev: Event) -> None:
+        parts: list[Piece] = []
+        if self.turn_open:
+            parts.append("</section>\n")
+        self.turn_open = True
+        turn = self.fold.turns[-1]
+        slot = _Slot()
+        self.turn_slot = (slot, turn)
+        number = esc(_shown(turn.turn))
+        name = interpolate(self.ss.turn_head, turn=number)
+        parts += [f"<section class=\"turnBlock\" data-turn=\"{number}\">"
+                  f"<h2 class=\"ev turnHead\" id=\"L{ev.line}\" tabindex=\"-1\">{_anchor(ev.seq)}{name} "
+                  "<span class=\"stats\">",
+                  slot, "</span></h2>\n"]
+        self._emit_part(_Part(ev.line, parts))
+
+    def _turn_stats(self, slot: _Slot, turn: TurnFacts) -> None:
+        reason = turn.reason if turn.reason is not None else self.ss.turn_open
+        duration = self.ss.duration(turn.duration) if turn.reason is not None else self.ss.unknown
+        slot.text = esc(interpolate(self.ss.turn_stats, start=self.ss.time(turn.start), duration=duration,
+                                    reason=reason))
+
+    def _turn_end(self, ev: Event) -> None:
+        turn = self.fold.turns[-1]
+        if self.turn_slot is not None and self.turn_slot[1] is turn:
+            self._turn_stats(*self.turn_slot)
+            self.turn_slot = None
+        error = " data-error=\"true\"" if turn.reason == "error" else ""
+        text = interpolate(self.ss.turn_end, turn=_shown(turn.turn), reason=turn.reason or "",
+                           duration=self.ss.duration(turn.duration))
+        pieces: list[Piece] = [f"<div class=\"ev turnEnd\" id=\"L{ev.line}\" data-reason=\"{esc(turn.reason or '')}\""
+                               f"{error}>{_anchor(ev.seq)}{esc(text)}</div>\n"]
+        if self.turn_open:
+            pieces.append("</section>\n")
+            self.turn_open = False
+        self._emit_part(_Part(ev.line, pieces))
+
+    def _step_start(self, ev: Event) -> None:
+        step = self.fold.step(ev.data)
+        slot = _Slot()
+        self.step_slots[(step.turn, step.step)] = slot
+        name = interpolate(self.ss.step_head, step=esc(_shown(step.step)))
+        self._emit_part(_Part(ev.line, [f"<div class=\"ev stepHead\" id=\"L{ev.line}\">{_anchor(ev.seq)}{name} "
+                                        "<span class=\"stats\">", slot, "</span></div>\n"]))
+
+    def _step_stats(self, step: StepFacts) -> str:
+        usage = step.usage
+        tokens = interpolate(self.ss.tokens_line, input=count(usage.input), output=count(usage.output),
+                             cache_read=count(usage.cache_read), reasoning=count(usage.reasoning))
+        if usage.cache_write:
+            tokens += interpolate(self.ss.cache_write, cache_write=count(usage.cache_write))
+        text = " · ".join((step.shown_model or self.ss.unknown, tokens, self.ss.duration(step.latency)))
+        if step.failed_attempts:
+            text += interpolate(self.ss.step_failed_attempts, count=step.failed_attempts)
+        return esc(text)
+
+    def _step_end(self, ev: Event) -> None:
+        step = self.fold.step(ev.data)
+        slot = self.step_slots.pop((step.turn, step.step), None)
+        if slot is not None:
+            slot.text = self._step_stats(step)
+        text = interpolate(self.ss.step_end, step=esc(_shown(step.step)), latency=self.ss.duration(step.latency))
+        self._emit(ev.line, f"<div class=\"ev stepEnd log\" id=\"L{ev.line}\">{_anchor(ev.seq)}{text}</div>\n")
+
+    def _call(self, ev: Event) -> None:
+        got = self.pairing.call(ev)
+        if got is None:
+            self._log_event(ev)
+            return
+        number, call = got
+        if len(self.tools) < MAX_TOOLS:
+            self.tools.setdefault(call.name)
+        row = _Row(number, call, ev.line, ev.time if type(ev.time) is int else None)
+        self.rows[number] = row
+        self.parts.append(row.part)
+
+    def _result(self, ev: Event) -> None:
+        """A result settles its call's row; one that settles nothing, or a call shown
+        already without it, is an event of its own."""
+        settled = self.pairing.result(ev)
+        row = self.rows.get(settled[0]) if settled is not None else None
+        if settled is None or row is None:
+            self._log_event(ev)
+            return
+        row.call = replace(row.call, result=clip(settled[1], CLIP))
+        row.result_line, row.result_seq = ev.line, ev.seq
+        self._settle(row.part, ev.time if type(ev.time) is int else None)
+        self._flush()
+
+    def _settle(self, part: _Part, end: int | None = None) -> None:
+        """A row's HTML, now that its result is known (or will not be waited for)."""
+        row = part.row
+        assert row is not None
+        part.row = None
+        self.rows.pop(row.number, None)
+        call = row.call
+        fields = row_fields(call, self.locale)
+        duration = end - row.time if end is not None and row.time is not None else None
+        tail = "" if duration is None else (f"<span class=\"dur\" data-ms=\"{duration}\">"
+                                            f"{esc(self.ss.duration(duration))}</span>")
+        res = ""
+        if row.result_line is not None and row.result_seq is not None:
+            res = f"<div class=\"res\" id=\"L{row.result_line}\">{_anchor(row.result_seq)}</div>"
+            part.inner.append(row.result_line)
+        error = " data-error=\"true\"" if fields.state == "error" else ""
+        part.pieces = [
+            f"<details class=\"ev tool\" id=\"L{row.line}\" data-variant=\"others\" data-tool=\"{esc(fields.tool)}\" "
+            f"data-state=\"{fields.state}\" data-outcome=\"{outcome(call.result)}\" "
+            f"data-call-id=\"{esc(fields.call_id)}\"{error}>",
+            row_line_html(fields, self.ps, lead=_anchor(call.seq), tail=tail),
+            row_body_html(call, fields, self.ps, tail=res) or (f"<div class=\"body\">{res}</div>" if res else ""),
+            "</details>\n",
+        ]
+        if call.name in SUBAGENT_TOOLS:
+            part.pieces.append(_Link(row.number))
+
+    # -- the end ----------------------------------------------------------------------
+
+    def done(self, report: LogReport) -> PageDraft:
+        self._not_events(None)
+        self._end_stream()
+        while self.parts:
+            if self.parts[0].row is not None:
+                self._settle(self.parts[0])
+            self._write(self.parts.popleft())
+        fold = self.fold
+        if self.turn_slot is not None:
+            self._turn_stats(*self.turn_slot)
+        for key, slot in self.step_slots.items():
+            slot.text = self._step_stats(fold.steps[key])
+        if self.turn_open:
+            self._put("</section>\n")
+        if self._z is None:
+            body: Packed = (False, b"".join(self._held))
+        else:
+            self._compress()
+            self._out.append(self._z.flush())
+            body = (True, b"".join(self._out))
+        timeline = pack(
+            "".join(timeline_chunks(steps_of(self.fold.changes, self.locale), self.ps)).encode("utf-8", "replace"))
+        return PageDraft(
+            facts=self._facts(),
+            body=body,
+            lines=self.lines,
+            offsets=self.offsets,
+            inner=self.inner,
+            filled=tuple((offset, slot.text) for offset, slot in self.slots if slot.text),
+            links=tuple(self.links),
+            timeline=timeline,
+            panel=panel_section(panel_fields(fold.plan, self.locale), self.ps),
+        )
+
+    def _facts(self) -> SessionFacts:
+        fold = self.fold
+        header = self.header
+        usage = fold.usage()
+        outcomes = fold.outcomes()
+        return SessionFacts(
+            session_id=_text(header.get("id")),
+            parent=_text(header.get("parentSession")),
+            cwd=_text(header.get("cwd")),
+            created=header.get("createdAt") if type(header.get("createdAt")) is int else None,
+            start=fold.first,
+            duration=fold.duration,
+            turns=len(fold.turns),
+            steps=len(fold.steps),
+            calls=len(fold.calls),
+            outcomes=(outcomes["done"], outcomes["failed"], outcomes["interrupted"], outcomes["pending"]),
+            tokens=(usage.input, usage.output, usage.cache_read, usage.cache_write, usage.reasoning),
+            models=tuple(fold.models()),
+            plan=fold.plan_progress(),
+            title=fold.shown_title(),
+            generation=self.generation,
+            tools=tuple(sorted(self.tools)),
+            delegations=tuple(Delegation(c.number, c.name, c.result_head, c.outcome == "failed") for c in fold.calls
+                              if c.name in SUBAGENT_TOOLS),
+        )
+
+
+
+_HANDLERS: dict[str, Callable[[DraftWriter, Event], None]] = {
+    "turn/start": DraftWriter._turn_start, "turn/end": DraftWriter._turn_end, "step/start": DraftWriter._step_start,
+    "step/end": DraftWriter._step_end, "tool/call": DraftWriter._call, "tool/result": DraftWriter._result}
+"""The events the transcript shows in a way of their own (the others: messages, or a
+line of their own)."""
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _shown(value: Any) -> str:
+    """A value from the log as text (a string as it is, anything else as JSON)."""
+    if type(value) is int:
+        return str(value)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+# -- the page -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link to another page of the site: where, and the text shown."""
+
+    href: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageLinks:
+    """What the site knows around one page (all ``None`` or empty for a page alone)."""
+
+    index: str | None = None
+    """The index page, relative to this page."""
+    rules: str | None = None
+    """The folder of the rule pages, relative to this page (``…/rules/``)."""
+    parent: Link | None = None
+    children: tuple[Link, ...] = ()
+    delegations: dict[int, Link | None] = field(default_factory=dict)
+    """Each delegation's child page, by call number (``None``: not in the site)."""
+
+
+Status = tuple[str, str | None]
+"""A log's audit status (``ok``, ``warnings``, ``errors``, ``unreadable``) and its worst rule."""
+
+
+def audit_status(report: LogReport) -> Status:
+    """How a log stands after its audit: ``unreadable``, ``errors`` (an error finding),
+    ``warnings`` (a warning or policy finding) or ``ok``; and the worst rule: the rule
+    with the most findings of the worst severity (the first in listing order on a tie)."""
+    if not report.findings:
+        return ("unreadable" if report.status == "unreadable" else "ok"), None
+    worst = min(SEVERITIES.index(f.severity) for f in report.findings)
+    counts: dict[str, int] = {}
+    for f in report.findings:
+        if SEVERITIES.index(f.severity) == worst:
+            counts[f.rule] = counts.get(f.rule, 0) + 1
+    rule = min(counts, key=lambda r: (-counts[r], rule_order(r), r))
+    status = "unreadable" if report.status == "unreadable" else "errors" if worst == 0 else "warnings"
+    return status, rule
+
+
+def head_html(title: str, csp: str, style: str, lang: str) -> str:
+    return (f"<!doctype html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{esc(csp)}\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{esc(title)}</title>\n<style>{style}</style>\n</head>\n")
+
+
+def finding_html(f: Finding, links: PageLinks, ss: SiteStrings, at: bool, transcript: bool = True) -> str:
+    """One finding: where (its line, in the list at the top; a link to its event when
+    the page has a ``transcript``, or the line is the header's), its rule (a link to
+    the rule's page in a site), its severity and its message."""
+    where = _where(f.line, ss, transcript) if not at else ""
+    rule = esc(f.rule)
+    name = esc(interpolate(ss.rule_link, rule=f.rule))
+    rule_html = (f"<a class=\"rule\" href=\"{esc(links.rules)}{rule}.html\" title=\"{name}\">{rule}</a>"
+                 if links.rules is not None and _rule_known(f.rule) else f"<span class=\"rule\">{rule}</span>")
+    return (f"<li class=\"finding\" data-severity=\"{f.severity.value}\" data-rule=\"{rule}\">{where}{rule_html} "
+            f"<span class=\"sev\">{esc(f.severity.value)}</span> <span class=\"msg\">{esc(f.message)}</span></li>")
+
+
+def _rule_known(rule: str) -> bool:
+    return rule in RULES
+
+
+def findings_at(found: Sequence[Finding], links: PageLinks, ss: SiteStrings) -> str:
+    worst = min(SEVERITIES.index(f.severity) for f in found)
+    items = "".join(finding_html(f, links, ss, at=True) for f in found)
+    return f"<ul class=\"findings at\" data-worst=\"{SEVERITIES[worst].value}\">{items}</ul>\n"
+
+
+def banner_html(report: LogReport, ss: SiteStrings, transcript: bool = True) -> str:
+    """What today's harness would do with the log, when it is damaged, repaired or
+    migrated: its format findings (the rules of what the harness does when it loads
+    a log), with the audit's words; replay's own (the file could not be read whole)
+    said apart."""
+    found = [f for f in report.findings if (rule := RULES.get(f.rule)) is not None and rule.kind == "format"
+             and f.severity is not Severity.POLICY]
+    if not found:
+        return ""
+    own = [f for f in found if f.rule in ("IO", "LIMIT", "INTERNAL")]
+    harness = [f for f in found if f not in own]
+    refused = any(f.severity is Severity.ERROR for f in harness)
+    parts = []
+    if own:
+        parts.append(f"<p class=\"headline\">{esc(ss.banner_unread)}</p>")
+    if harness:
+        parts.append(f"<p class=\"headline\">{esc(ss.banner_refuse if refused else ss.banner_repair)}</p>")
+    items = "".join(f"<li>{_where(f.line, ss, transcript)}<span class=\"rule\">{esc(f.rule)}</span> "
+                    f"{esc(f.message)}</li>" for f in found[:12])
+    more = f"<li>… (+{len(found) - 12})</li>" if len(found) > 12 else ""
+    kind = "refused" if refused or own else "repaired"
+    return (f"<section class=\"banner\" role=\"alert\" data-kind=\"{kind}\">{''.join(parts)}"
+            f"<ul>{items}{more}</ul></section>\n")
+
+
+def _where(line: int | None, ss: SiteStrings, transcript: bool) -> str:
+    if line is None:
+        return ""
+    text = esc(interpolate(ss.finding_at, line=line))
+    return f"<a href=\"#L{line}\">{text}</a> " if transcript or line == 1 else f"{text} "
+
+
+def _fact(label: str, value: str, data: str = "", key: str = "") -> str:
+    attrs = (f" data-fact=\"{key}\"" if key else "") + (f" data-value=\"{esc(data)}\"" if data else "")
+    return f"<dt>{esc(label)}</dt><dd{attrs}>{value}</dd>"
+
+
+def facts_html(facts: SessionFacts | None, report: LogReport, shown_path: str, links: PageLinks,
+               ss: SiteStrings) -> str:
+    """The session's header: where it is, what it is, and its numbers (each with its
+    exact value in ``data-value``)."""
+    status, rule = audit_status(report)
+    out = [_fact(ss.fact_log, f"<code>{esc(shown_path)}</code>", key="log")]
+    if facts is not None:
+        unknown = esc(ss.unknown)
+        inp, outp, cache_read, cache_write, reasoning = facts.tokens
+        tokens = interpolate(ss.tokens_line, input=count(inp), output=count(outp), cache_read=count(cache_read),
+                             reasoning=count(reasoning))
+        if cache_write:
+            tokens += interpolate(ss.cache_write, cache_write=count(cache_write))
+        done, failed, interrupted, pending = facts.outcomes
+        out += [
+            _fact(ss.fact_id, f"<code>{esc(facts.session_id)}</code>" if facts.session_id else unknown, key="id"),
+            _fact(ss.fact_cwd, f"<code>{esc(facts.cwd)}</code>" if facts.cwd else unknown, key="cwd"),
+            _fact(ss.fact_created, esc(ss.time(facts.created)), str(facts.created or ""), "created"),
+            _fact(ss.col_start, esc(ss.time(facts.start)), str(facts.start or ""), "start"),
+            _fact(ss.fact_duration, esc(ss.duration(facts.duration)),
+                  "" if facts.duration is None else str(facts.duration), "duration"),
+            _fact(ss.fact_generation, esc(facts.generation or ss.unknown), key="generation"),
+            _fact(ss.fact_models, esc(", ".join(facts.models) or ss.unknown), " ".join(facts.models), "models"),
+            _fact(ss.fact_turns, count(facts.turns), str(facts.turns), "turns"),
+            _fact(ss.fact_steps, count(facts.steps), str(facts.steps), "steps"),
+            _fact(ss.fact_calls, esc(interpolate(ss.calls_line, total=count(facts.calls), done=done, failed=failed,
+                                                 interrupted=interrupted, pending=pending)),
+                  f"{facts.calls} {done} {failed} {interrupted} {pending}", "calls"),
+            _fact(ss.fact_tokens, esc(tokens), " ".join(map(str, facts.tokens)), "tokens"),
+        ]
+    out.append(_fact(ss.fact_events, count(report.events), str(report.events), "events"))
+    status_text = ss.status(status) + (f" · {rule}" if rule else "")
+    out.append(_fact(ss.fact_status, f"<span class=\"status\" data-status=\"{status}\">{esc(status_text)}</span>",
+                     status, "status"))
+    if links.parent is not None:
+        out.append(_fact(ss.fact_parent, f"<a rel=\"up\" href=\"{esc(links.parent.href)}\">"
+                                         f"{esc(links.parent.text)}</a>", key="parent"))
+    if links.children:
+        items = ", ".join(f"<a href=\"{esc(c.href)}\">{esc(c.text)}</a>" for c in links.children)
+        out.append(_fact(ss.fact_children, items, str(len(links.children)), "children"))
+    return f"<dl class=\"facts\">{''.join(out)}</dl>"
+
+
+def toolbar_html(facts: SessionFacts | None, ss: SiteStrings) -> str:
+    tools = "".join(f"<option value=\"{esc(t)}\">{esc(t)}</option>" for t in (facts.tools if facts else ()))
+    return (
+        "<div class=\"toolbar\" role=\"toolbar\" aria-label=\"" + esc(ss.search_label) + "\">"
+        f"<input type=\"search\" id=\"search\" placeholder=\"{esc(ss.search_label)}\" "
+        f"aria-label=\"{esc(ss.search_label)}\" autocomplete=\"off\">"
+        f"<button type=\"button\" id=\"search-prev\" aria-label=\"{esc(ss.search_previous)}\">"
+        "<span aria-hidden=\"true\">\u2191</span></button>"
+        f"<button type=\"button\" id=\"search-next\" aria-label=\"{esc(ss.search_next)}\">"
+        "<span aria-hidden=\"true\">\u2193</span></button>"
+        f"<span id=\"search-count\" class=\"count\" role=\"status\" data-count=\"{esc(ss.search_count)}\" "
+        f"data-none=\"{esc(ss.search_none)}\"></span>"
+        f"<label><input type=\"checkbox\" id=\"errors-only\"> {esc(ss.errors_only)}</label>"
+        f"<label><input type=\"checkbox\" id=\"log-events\" checked> {esc(ss.log_events)}</label>"
+        f"<label>{esc(ss.tool_label)} <select id=\"tool-filter\"><option value=\"\">{esc(ss.tool_any)}</option>"
+        f"{tools}</select></label>"
+        f"<button type=\"button\" id=\"expand-all\">{esc(ss.expand_all)}</button>"
+        f"<button type=\"button\" id=\"collapse-all\">{esc(ss.collapse_all)}</button>"
+        f"<button type=\"button\" id=\"help-open\" aria-haspopup=\"dialog\">{esc(ss.help_button)} "
+        "<kbd>?</kbd></button></div>\n")
+
+
+def help_html(ss: SiteStrings, keys: Sequence[tuple[str, str]]) -> str:
+    rows = "".join(f"<dt><kbd>{esc(k)}</kbd></dt><dd>{esc(v)}</dd>" for k, v in keys)
+    return (f"<dialog id=\"help\" aria-labelledby=\"help-title\"><h2 id=\"help-title\">{esc(ss.help_title)}</h2>"
+            f"<dl class=\"keys\">{rows}</dl><form method=\"dialog\"><button type=\"submit\" id=\"help-close\">"
+            f"{esc(ss.help_close)}</button></form></dialog>\n")
+
+
+def page_title(facts: SessionFacts | None, shown_path: str) -> str:
+    return facts.title if facts is not None and facts.title else shown_path
+
+
+def page_chunks(draft: PageDraft | None, report: LogReport, shown_path: str, links: PageLinks, locale: Locale,
+                failure: str | None = None) -> Iterator[str | bytes]:
+    """A session's page: its draft (``None``: none could be made, ``failure`` says
+    why) with the findings of ``report`` at their events and the site's ``links``."""
+    ss = site_strings(locale)
+    facts = draft.facts if draft is not None else None
+    title = page_title(facts, shown_path)
+    lang = "zh" if locale == "zh" else "en"
+    yield head_html(title, SESSION_CSP, SESSION_CSS, lang)
+    nav = (f"<nav><a href=\"{esc(links.index)}\" rel=\"index\">\u2190 {esc(ss.back)}</a></nav>"
+           if links.index is not None else "")
+    yield (f"<body class=\"session\">\n<header class=\"page\" id=\"L1\">{nav}<h1>{esc(title)}</h1>"
+           f"{facts_html(facts, report, shown_path, links, ss)}</header>\n")
+    yield banner_html(report, ss, draft is not None)
+    yield findings_section(report, links, ss, draft is not None)
+    if draft is None:
+        if failure is not None:
+            yield f"<p class=\"noPage\">{esc(interpolate(ss.no_page, why=failure))}</p>\n"
+        yield "</body>\n</html>\n"
+        return
+    yield toolbar_html(facts, ss)
+    yield from unpacked(draft.timeline)
+    yield "<main class=\"transcript\" id=\"transcript\">\n"
+    yield from body_chunks(draft, report, links, ss)
+    yield "</main>\n"
+    yield draft.panel
+    yield help_html(ss, (("/", ss.key_search), ("j / k", ss.key_turns), ("n / N", ss.key_matches),
+                         ("?", ss.key_help)))
+    yield f"<script>{SESSION_SCRIPT}</script>\n</body>\n</html>\n"
+
+
+def findings_section(report: LogReport, links: PageLinks, ss: SiteStrings, transcript: bool = True) -> str:
+    counts = " · ".join(f"{report.count(s)} {s.value}" for s in SEVERITIES if report.count(s))
+    head = f"<h2 id=\"findings-title\">{esc(ss.findings_title)}{' (' + esc(counts) + ')' if counts else ''}</h2>"
+    if not report.findings:
+        return (f"<section class=\"findingList\" aria-labelledby=\"findings-title\">{head}"
+                f"<p>{esc(ss.no_findings)}</p></section>\n")
+    items = "".join(finding_html(f, links, ss, at=False, transcript=transcript) for f in report.findings)
+    return (f"<section class=\"findingList\" aria-labelledby=\"findings-title\">{head}"
+            f"<ul class=\"findings\">{items}</ul></section>\n")
+
+
+def place(draft: PageDraft, line: int) -> int:
+    """Where the findings of a line go: before the element that holds the line (the
+    last element that starts at or before it; the start of the transcript if none)."""
+    inner = draft.inner.get(line)
+    if inner is not None:
+        return inner
+    k = bisect_right(draft.lines, line) - 1
+    return draft.offsets[k] if k >= 0 else 0
+
+
+def body_chunks(draft: PageDraft, report: LogReport, links: PageLinks, ss: SiteStrings) -> Iterator[str | bytes]:
+    """The transcript, its places filled: the numbers of turns and steps, each
+    delegation's link, each finding before the element of its line."""
+    at: dict[int, list[Finding]] = {}
+    for f in report.findings:
+        if f.line is not None and f.line > 1:
+            at.setdefault(place(draft, f.line), []).append(f)
+    inserts: list[tuple[int, int, str]] = [(offset, 0, text) for offset, text in draft.filled]
+    for offset, number in draft.links:
+        inserts.append((offset, 0, _delegation_html(links.delegations.get(number), ss)))
+    inserts += [(offset, 1, findings_at(found, links, ss)) for offset, found in at.items()]
+    inserts.sort(key=lambda item: (item[0], item[1]))
+    position = 0
+    pending = iter(inserts)
+    nxt = next(pending, None)
+    out: list[bytes] = []
+    size = 0
+    for piece in unpacked(draft.body):
+        end = position + len(piece)
+        start = 0
+        while nxt is not None and nxt[0] <= end:
+            cut = nxt[0] - position
+            if cut > start:
+                out.append(piece[start:cut])
+                size += cut - start
+            start = max(start, cut)
+            insert = nxt[2].encode("utf-8", "replace")
+            out.append(insert)
+            size += len(insert)
+            nxt = next(pending, None)
+            if size >= FLUSH:
+                yield b"".join(out)
+                out, size = [], 0
+        if start < len(piece):
+            out.append(piece[start:])
+        position = end
+        yield b"".join(out)
+        out, size = [], 0
+    while nxt is not None:
+        out.append(nxt[2].encode("utf-8", "replace"))
+        nxt = next(pending, None)
+    if out:
+        yield b"".join(out)
+
+
+def _delegation_html(link: Link | None, ss: SiteStrings) -> str:
+    if link is None:
+        return f"<p class=\"child missing\">{esc(ss.child_missing)}</p>\n"
+    return (f"<p class=\"child\"><a href=\"{esc(link.href)}\">{esc(interpolate(ss.child_link, name=link.text))}"
+            "</a></p>\n")
+
+
+__all__ = ["DraftWriter", "Link", "PageDraft", "PageLinks", "PageWatch", "SessionFacts", "audit_status", "page_chunks"]

@@ -1,0 +1,393 @@
+"""The session browser: ``replay view PATH... -o DIR`` writes a static site of every
+log ``replay audit`` finds in the paths, audited exactly as it audits them
+(``replay.check.audit.Audit``: the same discovery, caps, workers, selection, baseline
+and ``[tool.replay.audit]`` table), each log read once: its page is drafted from the
+audit's own reading (``session_page.PageWatch``), where the audit runs.
+
+The site, below ``DIR``::
+
+    index.html                  every session: totals, charts, a sortable, filterable table
+    sessions/<folder>--<log>.html  one page per log (its folder's readable end and a hash, its name)
+    rules/index.html, <ID>.html   what each audit rule checks (``replay rules ID``)
+    .replay-site                 the marker: this folder is a site replay wrote
+
+Every page is one file whose style and script are inline, allowed by their hashes
+(the page's Content-Security-Policy lets nothing else run or load), so the site works
+from ``file://`` and from any static host.
+
+``DIR`` is the user's; what is inside is written as a confined tree
+(``replay.fs.Tree``: no link followed or written through). A folder that is not empty
+and has no marker is refused unless ``force`` (then what it has under the site's
+names is replaced). The site is first written whole into a hidden staging folder of
+``DIR`` (its files are not flushed to disk one by one: a site is made again by
+running the command again), then published in one step: the rule pages, the session
+pages, ``index.html`` and the marker each take the place of the old ones, Ctrl-C
+waiting for the last move and a move that fails undoing those before it. So an
+interrupted run leaves the old site or the new one, whole: no page links to a missing
+one. A staging or old folder a dead run left behind is removed by the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import posixpath
+import re
+import secrets
+import signal
+import tempfile
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from replay.check.audit import Audit, AuditRequest
+from replay.check.engine import Attached, AuditResult, LogReport
+from replay.check.registry import RULES
+from replay.fs import FsError, Tree, abandoned
+from replay.log.source import PassedOver, display_path, ignore
+from replay.render.choices import DEFAULT_LOCALE, Locale
+from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
+from replay.render.web.page import esc
+from replay.render.web.page_assets import RULE_CSP, RULE_CSS
+from replay.render.web.session_page import Link, PageDraft, PageLinks, PageWatch, SessionFacts, head_html, page_chunks
+from replay.render.web.site_index import Row, index_chunks
+from replay.render.web.site_strings import site_strings
+
+NAME_CHARS = 60
+"""Characters of a log's path kept in its page's name (the rest is a hash)."""
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_CHILD = re.compile(r"\.(\d+)\.jsonl(?:\.zstd?)?$")
+
+
+class SiteRefused(Exception):
+    """The folder named for the site is not empty and not a site replay made."""
+
+
+@dataclass(frozen=True)
+class SiteRequest:
+    """What ``replay view PATH... -o DIR`` was asked."""
+
+    audit: AuditRequest
+    out: Tree
+    """The folder of the site (``Tree.named`` for one the user named)."""
+    locale: Locale = DEFAULT_LOCALE
+    force: bool = False
+    """Write into a folder that is not empty and not a site replay made."""
+    rule_text: Callable[[str], str] | None = None
+    """A rule's whole help, as ``replay rules ID`` prints it (``None``: its summary only)."""
+
+
+@dataclass(frozen=True)
+class SiteResult:
+    audit: AuditResult
+    index: Path
+    pages: int
+
+
+@dataclass
+class _Entry:
+    """One log of the site."""
+
+    report: LogReport
+    shown: str
+    facts: SessionFacts | None
+    spooled: tuple[int, int] | None
+    """Where its draft is in the spool (``None``: no draft)."""
+    failure: str | None
+    folder: str = ""
+    name: str = ""
+    parent: _Entry | None = None
+    children: list[_Entry] = field(default_factory=list)
+
+    @property
+    def child_index(self) -> int:
+        """``N`` of ``session.N.jsonl`` (the order a harness made its children in)."""
+        found = _CHILD.search(self.shown)
+        return int(found.group(1)) if found else 1 << 30
+
+
+def _slug(text: str) -> str:
+    """The readable end of a path, as a file name: its last components that fit in
+    ``NAME_CHARS`` (at least the end of the last one), every other character ``-``."""
+    kept: list[str] = []
+    size = 0
+    for part in reversed([_UNSAFE.sub("-", p).strip("-.") for p in re.split(r"[/\\]+", text)]):
+        if not part:
+            continue
+        if kept and size + len(part) + 1 > NAME_CHARS:
+            break
+        kept.insert(0, part[-NAME_CHARS:])
+        size += len(kept[0]) + 1
+    return "-".join(kept).strip("-.")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+
+
+def folder_name(folder: str) -> str:
+    """A folder of logs, as the start of its pages' names: its path's readable end and
+    a hash of all of it (never hidden, never a link's or a parent's name)."""
+    slug = _slug(folder)
+    return f"{slug}-{_digest(folder)}" if slug else f"logs-{_digest(folder)}"
+
+
+def page_name(folder: str, base: str, taken: set[str]) -> str:
+    """A log's page: its folder's name, ``--``, its own name without the log suffix
+    (a hash when that is unreadable), ``.html``. Every page is in one folder (no folder
+    to make per folder of logs), so the name is checked against every name given
+    before (``taken``, case folded: a case-insensitive file system keeps one file for
+    both) and a hash is added until it is free."""
+    stem = re.sub(r"\.jsonl(?:\.zstd?)?$", "", base)
+    name = f"{folder}--{_slug(stem) or f'log-{_digest(base)}'}"
+    page, salt = f"{name}.html", base
+    while page.casefold() in taken:
+        salt = _digest(salt + page)
+        page = f"{name}-{salt}.html"
+    taken.add(page.casefold())
+    return page
+
+
+# -- the audit, drafting every page -----------------------------------------------------
+
+
+def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None]) -> tuple[AuditResult, list[_Entry]]:
+    """Audit every log, each page drafted as it is read; the drafts wait in ``spool``."""
+    waiting: dict[str, deque[Attached]] = {}
+    entries: list[_Entry] = []
+
+    def attached(item: Attached) -> None:
+        waiting.setdefault(item.path, deque()).append(item)
+
+    def reported(report: LogReport) -> None:
+        queue = waiting.get(report.path)
+        item = queue.popleft() if queue else None
+        if queue is not None and not queue:
+            del waiting[report.path]
+        draft = item.value if item is not None and isinstance(item.value, PageDraft) else None
+        spooled = None
+        if draft is not None:
+            data = pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL)
+            spooled = (spool.tell(), len(data))
+            spool.write(data)
+        entries.append(_Entry(report, display_path(report.path), draft.facts if draft is not None else None,
+                              spooled, item.failure if item is not None else None))
+        on_report(report)
+
+    result = audit.run(reported, attached)
+    return result, entries
+
+
+# -- the links between pages -----------------------------------------------------------
+
+
+def _name(entries: list[_Entry]) -> None:
+    taken: set[str] = set()
+    for entry in entries:
+        folder = posixpath.dirname(entry.shown)
+        entry.folder = folder_name(folder)
+        entry.name = page_name(entry.folder, posixpath.basename(entry.shown) or entry.shown, taken)
+
+
+def _family(entries: list[_Entry]) -> None:
+    """Each log's parent (its header's ``parentSession``: the log of that session id in
+    the same folder, else the only one anywhere) and children."""
+    by_id: dict[str, list[_Entry]] = {}
+    for entry in entries:
+        if entry.facts is not None and entry.facts.session_id:
+            by_id.setdefault(entry.facts.session_id, []).append(entry)
+    for entry in entries:
+        parent_id = entry.facts.parent if entry.facts is not None else None
+        if not parent_id:
+            continue
+        found = by_id.get(parent_id, [])
+        near = [e for e in found if e.folder == entry.folder and e is not entry]
+        parent = near[0] if near else found[0] if len(found) == 1 and found[0] is not entry else None
+        if parent is not None:
+            entry.parent = parent
+            parent.children.append(entry)
+    for entry in entries:
+        entry.children.sort(key=lambda e: (e.child_index, e.shown))
+
+
+def _delegations(entry: _Entry) -> dict[int, _Entry | None]:
+    """Which child each ``subagent`` call of ``entry`` started: the child its result
+    names by session id, else its children in order, to the calls that did not fail
+    first (a call refused before it started one is often one that failed)."""
+    facts = entry.facts
+    if facts is None:
+        return {}
+    free = list(entry.children)
+    found: dict[int, _Entry | None] = {d.number: None for d in facts.delegations}
+    for d in facts.delegations:
+        named = next((c for c in free if c.facts is not None and c.facts.session_id
+                      and c.facts.session_id in d.result_head), None)
+        if named is not None:
+            found[d.number] = named
+            free.remove(named)
+    for failed in (False, True):
+        for d in facts.delegations:
+            if found[d.number] is None and d.failed is failed and free:
+                found[d.number] = free.pop(0)
+    return found
+
+
+def _label(source: _Entry, target: _Entry) -> str:
+    return posixpath.basename(target.shown) if source.folder == target.folder else target.shown
+
+
+def page_links(entry: _Entry) -> PageLinks:
+    def link(target: _Entry) -> Link:
+        return Link(target.name, _label(entry, target))
+
+    return PageLinks(
+        index=f"../{INDEX}",
+        rules=f"../{RULES_FOLDER}/",
+        parent=link(entry.parent) if entry.parent is not None else None,
+        children=tuple(link(c) for c in entry.children),
+        delegations={n: link(c) if c is not None else None for n, c in _delegations(entry).items()},
+    )
+
+
+# -- the rule pages ----------------------------------------------------------------------
+
+
+def rule_pages(locale: Locale, rule_text: Callable[[str], str] | None) -> Iterator[tuple[str, str]]:
+    """Each rule's page (``rule_text``: ``replay rules ID``'s text) and their index:
+    file name, HTML."""
+    ss = site_strings(locale)
+    lang = "zh" if locale == "zh" else "en"
+    back = f"<nav><a href=\"../{INDEX}\" rel=\"index\">\u2190 {esc(ss.back)}</a></nav>"
+    items = []
+    for rule_id, rule in RULES.items():
+        title = ss.rule_page_title.replace("{rule}", rule_id)
+        yield f"{rule_id}.html", (
+            f"{head_html(title, RULE_CSP, RULE_CSS, lang)}<body class=\"rules\"><main>{back}"
+            f"<p><a href=\"{INDEX}\">{esc(ss.rules_title)}</a></p><h1>{esc(title)}</h1>"
+            f"<pre class=\"help\">{esc(rule_text(rule_id) if rule_text else f'{rule_id}: {rule.summary}')}</pre>"
+            "</main></body>\n</html>\n")
+        items.append(f"<li><a href=\"{esc(rule_id)}.html\">{esc(rule_id)}</a> <span class=\"help\">"
+                     f"{esc(rule.summary)}</span></li>")
+    yield INDEX, (f"{head_html(ss.rules_title, RULE_CSP, RULE_CSS, lang)}<body class=\"rules\"><main>{back}"
+                  f"<h1>{esc(ss.rules_title)}</h1><ul>{''.join(items)}</ul></main></body>\n</html>\n")
+
+
+# -- writing and publishing ------------------------------------------------------------
+
+
+def claim(tree: Tree, force: bool) -> None:
+    """``SiteRefused`` when the folder holds anything but a site replay wrote (or what
+    a run of it left behind), unless ``force``."""
+    names = [e for e in tree.entries() if not e.name.startswith((STAGING, OLD))]
+    if not names or force:
+        return
+    marker = next((e for e in names if e.name == SITE_MARKER), None)
+    if marker is not None and marker.is_file:
+        return
+    raise SiteRefused(f"{tree.path}: not empty, and not a site replay wrote (it has no {SITE_MARKER}): "
+                      "name a new or empty folder, or add --force to write the site into it")
+
+
+def _clean(tree: Tree) -> None:
+    """Remove what a run that is no longer running left behind."""
+    for entry in tree.entries():
+        if entry.is_dir and (abandoned(entry.name, STAGING) or abandoned(entry.name, OLD)):
+            tree.remove_tree(entry.name)
+
+
+@contextlib.contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """Ctrl-C waits until a folder has been swapped for its new one (both renames)."""
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, OSError, ValueError):
+        old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult, request: SiteRequest,
+           spool: IO[bytes], passed_over: int) -> None:
+    """The whole site, into the staging folder."""
+    locale = request.locale
+    rows = [Row(e.report, e.shown, f"{SESSIONS}/{e.name}", e.facts, len(e.children)) for e in entries]
+    with tree.writer(staging) as write:
+        for name, page in rule_pages(locale, request.rule_text):
+            write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
+        for entry in entries:
+            draft: PageDraft | None = None
+            if entry.spooled is not None:
+                spool.seek(entry.spooled[0])
+                draft = pickle.loads(spool.read(entry.spooled[1]))
+            write(SESSIONS, entry.name, what="session page", durable=False,
+                  data=page_chunks(draft, entry.report, entry.shown, page_links(entry), locale, entry.failure))
+        write(INDEX, data=index_chunks(rows, result, locale, passed_over), what="index", durable=False)
+        write(SITE_MARKER, data=b"A session browser replay wrote; each run rewrites this folder.\n", durable=False)
+
+
+PUBLISHED = (RULES_FOLDER, SESSIONS, INDEX, SITE_MARKER)
+"""What a site is, in the order it is put in place (what links comes after what it
+links to)."""
+
+
+def _publish(tree: Tree, staging: str) -> None:
+    """Put the staged site in place of the old one, as one step: each of
+    ``PUBLISHED`` replaces its old self (moved aside, then removed); Ctrl-C waits for
+    the last move, and a move that fails undoes those before it."""
+    old = f"{OLD}{os.getpid()}-{secrets.token_hex(4)}"
+    undo: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    try:
+        with _uninterrupted():
+            try:
+                for name in PUBLISHED:
+                    if tree.exists(name):
+                        tree.move((name,), (old, name))
+                        undo.append(((old, name), (name,)))
+                    tree.move((staging, name), (name,))
+                    undo.append(((name,), (staging, name)))
+            except BaseException:
+                for source, target in reversed(undo):
+                    with contextlib.suppress(FsError, OSError):
+                        tree.move(source, target)
+                raise
+    finally:
+        tree.remove_tree(old)
+
+
+def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
+               on_report: Callable[[LogReport], None] = lambda report: None) -> SiteResult:
+    """Audit the paths and write their site (see the module docstring); every page is
+    drafted where its log is audited. ``on_report`` is told each log's report."""
+    tree = request.out
+    tree.check_root()
+    claim(tree, request.force)
+    passed: list[str] = []
+
+    def told(path: str, why: str) -> None:
+        passed.append(path)
+        passed_over(path, why)
+
+    audit = Audit(request.audit, told, watch=PageWatch(request.locale))
+    staging = f"{STAGING}{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        with tempfile.TemporaryFile() as spool:
+            result, entries = _audit(audit, spool, on_report)
+            _name(entries)
+            _family(entries)
+            _clean(tree)
+            _write(tree, staging, entries, result, request, spool, len(passed))
+        _publish(tree, staging)
+    finally:
+        with contextlib.suppress(FsError):
+            tree.remove_tree(staging)
+    return SiteResult(result, tree.at(INDEX), len(entries))
+
+
+__all__ = ["DEFAULT_SITE", "SITE_MARKER", "SiteRefused", "SiteRequest", "SiteResult", "build_site", "claim"]

@@ -1,0 +1,513 @@
+"""The session browser's site in a real headless Chromium: the index sorted and
+filtered, a session's search with next and previous, child sessions linked both ways,
+``#L25`` and ``#seq-24`` landing on their event, the damage banner, the keys, both
+locales, layouts at 320 and 1280 px, the accessibility tree; and on every page, no
+request that leaves it and no CSP violation.
+
+One small site per locale (a parent and its two children, a damaged log, a plan, a
+session of several turns, a hostile log), built once for the module."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from replay.check.audit import AuditRequest
+from replay.fs import Tree
+from replay.render.site_layout import INDEX
+from replay.render.web import site_index
+from replay.render.web.site import SiteRequest, build_site
+from replay.render.web.site_strings import SITE_EN, SITE_ZH, count
+from replay.style import sanitize
+from tests.browser.logs import timeline_log
+from tests.helpers import MULTI_TURN, TODO_WRITE, corpus_file, dump, index_of, records
+from tests.render.web.log_numbers import log_numbers
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route
+
+
+def expect(locator: Any) -> Any:
+    """Playwright's retrying assertions (polled from its own world, outside the page's CSP)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+ACP = "sessions-2026-08-20/examples_acp-agent_tests_snapshots"
+CORDIS = "sessions-2026-08-20/apps_web_tests_snapshots/cordis-tool-round/session.jsonl"
+HOSTILE_TITLE = "<script>alert(1)</script>\u202e" + "x" * 10_000
+HOSTILE_ID = "<img src=x onerror=alert(2)>"
+HOSTILE_TOOL = "</td><script>alert(3)</script>" + "n" * 10_000
+
+
+@dataclass
+class Site:
+    root: Path
+    logs: Path
+    pages: dict[str, str] = field(default_factory=dict)
+    """Each log's page (relative to the site), by the log's path relative to ``logs``."""
+
+
+def _logs(folder: Path) -> Path:
+    logs = folder / "logs"
+    family = corpus_file(f"{ACP}/subagent-multi/session.jsonl").parent
+    shutil.copytree(family, logs / "subagent-multi", ignore=lambda d, names: [n for n in names
+                                                                             if not n.startswith("session")])
+    for name, relative in (("cordis", CORDIS), ("todo-write", TODO_WRITE), ("multi-turn", MULTI_TURN)):
+        (logs / name).mkdir(parents=True)
+        shutil.copyfile(corpus_file(relative), logs / name / "session.jsonl")
+    recs = records(TODO_WRITE)
+    title = recs[index_of(recs, "session/title")]["data"]
+    title["title"], title["source"] = HOSTILE_TITLE, {"kind": "user"}
+    recs[0]["id"], recs[0]["cwd"] = HOSTILE_ID, "/\u202e" + "c" * 10_000
+    recs[index_of(recs, "tool/call")]["data"]["name"] = HOSTILE_TOOL
+    (logs / "hostile").mkdir()
+    (logs / "hostile" / "session.jsonl").write_bytes(dump(recs))
+    return logs
+
+
+def _build(folder: Path, logs: Path, locale: str) -> Site:
+    out = folder / f"site-{locale}"
+    build_site(SiteRequest(AuditRequest((str(logs),)), Tree.named(out), locale))  # type: ignore[arg-type]
+    site = Site(out, logs)
+    text = (out / INDEX).read_text(encoding="utf-8")
+    for shown, href in re.findall(r'<td class="path" data-v="([^"]*)"><a href="([^"]*)"', text):
+        site.pages[str(Path(shown).relative_to(logs))] = href
+    return site
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Site]:
+    folder = tmp_path_factory.mktemp("site")
+    logs = _logs(folder)
+    return {locale: _build(folder, logs, locale) for locale in ("en", "zh")}
+
+
+VIOLATIONS = """window.__violations = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective));"""
+"""Every CSP violation of a page, as the page itself is told of it (added before the page's own script)."""
+
+
+@dataclass
+class Visit:
+    page: Page
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def visit(browser: Browser) -> Iterator[Any]:
+    contexts: list[BrowserContext] = []
+    visits: list[Visit] = []
+
+    def opener(url: str, *, width: int = 1280, height: int = 800, script: bool = True) -> Visit:
+        context = browser.new_context(viewport={"width": width, "height": height}, offline=True,
+                                      reduced_motion="reduce", color_scheme="light", java_script_enabled=script)
+        contexts.append(context)
+
+        def refuse(route: Route) -> None:
+            route.abort("blockedbyclient")
+
+        context.route(lambda u: not u.startswith("file:"), refuse)
+        page = context.new_page()
+        seen = Visit(page)
+
+        def on_console(message: ConsoleMessage) -> None:
+            if message.type == "error":
+                seen.errors.append(message.text)
+
+        page.on("request", lambda request: seen.requests.append(request.url))
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: seen.errors.append(f"pageerror: {error}"))
+        page.on("dialog", lambda dialog: seen.errors.append(f"dialog: {dialog.message}"))  # an alert() that ran
+        page.add_init_script(VIOLATIONS)
+        page.goto(url)
+        visits.append(seen)
+        return seen
+
+    yield opener
+    for seen in visits:  # every page: nothing loaded from elsewhere, no CSP violation, no error
+        assert seen.page.evaluate("window.__violations") == []  # the page the visit ended on
+        assert seen.errors == []
+        assert [u for u in seen.requests if not u.startswith("file:")] == []
+    for context in contexts:
+        context.close()
+
+
+def _url(site: Site, log: str, fragment: str = "") -> str:
+    return (site.root / site.pages[log]).as_uri() + fragment
+
+
+def _shown_rows(page: Page) -> list[str]:
+    return page.locator("#sessions tbody tr td.path").all_text_contents()
+
+
+def test_the_index_sorts_and_filters(sites: dict[str, Site], visit: Any) -> None:
+    site = sites["en"]
+    page = visit((site.root / INDEX).as_uri()).page
+    logs = sorted(str(site.logs / name) for name in site.pages)
+    assert _shown_rows(page) == logs
+    calls = page.locator("th[data-key=calls]")
+    assert calls.get_attribute("aria-sort") == "none"
+    calls.locator("button").click()
+    assert calls.get_attribute("aria-sort") == "ascending"
+    assert page.locator("th[data-key=log]").get_attribute("aria-sort") == "none"
+    values = [int(v) for v in page.locator("#sessions tbody td:nth-child(6)").evaluate_all(
+        "cells => cells.map(c => c.dataset.v)")]
+    assert values == sorted(values) and len(values) == len(logs)
+    calls.locator("button").click()
+    assert calls.get_attribute("aria-sort") == "descending"
+    descending = [int(v) for v in page.locator("#sessions tbody td:nth-child(6)").evaluate_all(
+        "cells => cells.map(c => c.dataset.v)")]
+    assert descending == sorted(values, reverse=True)
+    page.locator("#filter").fill("cordis")
+    expect(page.locator("#sessions tbody tr")).to_have_count(1)
+    assert _shown_rows(page) == [str(site.logs / "cordis" / "session.jsonl")]
+    assert page.locator("#shown").text_content() == f"1 of {len(logs)} sessions"
+    page.locator("#filter").fill("")
+    expect(page.locator("#sessions tbody tr")).to_have_count(len(logs))
+    page.locator("#only-errors").check()
+    statuses = page.locator("#sessions tbody tr").evaluate_all("rows => rows.map(r => r.dataset.status)")
+    assert statuses == ["errors"] and _shown_rows(page) == [str(site.logs / "cordis" / "session.jsonl")]
+    page.locator("#only-errors").uncheck()
+    page.locator("#model").select_option("deepseek-v4-flash")
+    models = page.locator("#sessions tbody tr").evaluate_all("rows => rows.map(r => r.dataset.models)")
+    assert models and all("deepseek-v4-flash" in m.split("\n") for m in models)
+    # the sort is remembered
+    page.reload()
+    assert page.locator("th[data-key=calls]").get_attribute("aria-sort") == "descending"
+
+
+def test_the_index_charts_need_no_script(sites: dict[str, Site], visit: Any) -> None:
+    page = visit((sites["en"].root / INDEX).as_uri()).page
+    for key, title in (("rules", SITE_EN.chart_rules), ("days", SITE_EN.chart_days), ("tokens", SITE_EN.chart_tokens)):
+        chart = page.locator(f"#chart-{key}")
+        assert chart.locator("figcaption").text_content() == title
+        assert chart.get_by_role("img", name=title).count() == 1
+    assert page.locator("#chart-rules rect.bar").count() >= 2  # A7 and B4 at least
+
+
+def test_search_finds_collapsed_content_and_steps_through_matches(sites: dict[str, Site], visit: Any) -> None:
+    site = sites["en"]
+    page = visit(_url(site, "subagent-multi/session.jsonl")).page
+    search = page.locator("#search")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "search"
+    search.fill("BETA")
+    count = page.locator("#search-count")
+    expect(count).to_contain_text(" of ")
+    total = int((count.text_content() or "").split(" of ")[1])
+    assert count.text_content() == f"1 of {total}" and total >= 3
+    current = page.locator(".hit.current")
+    assert current.count() == 1 and "beta" in (current.text_content() or "").lower()
+    page.keyboard.press("Enter")
+    assert count.text_content() == f"2 of {total}"
+    for _ in range(total - 2):
+        page.locator("#search-next").click()
+    assert count.text_content() == f"{total} of {total}"
+    # the last matches are inside collapsed tool rows: their rows are opened to show them
+    last = page.locator(".hit.current")
+    assert last.evaluate("el => !el.closest('details:not([open])') && (el.tagName !== 'DETAILS' || el.open)")
+    page.locator("#search-prev").click()
+    assert count.text_content() == f"{total - 1} of {total}"
+    search.fill("no such text anywhere")
+    expect(count).to_have_text("No match")
+
+
+def test_child_sessions_are_linked_both_ways(sites: dict[str, Site], visit: Any) -> None:
+    site = sites["en"]
+    page = visit(_url(site, "subagent-multi/session.jsonl")).page
+    links = page.locator("p.child a")
+    assert links.all_text_contents() == ["Child session: session.1.jsonl", "Child session: session.2.jsonl"]
+    links.nth(1).click()
+    page.wait_for_url("**" + site.pages["subagent-multi/session.2.jsonl"].removeprefix("sessions/"))
+    parent = page.locator("dd[data-fact=parent] a")
+    assert parent.text_content() == "session.jsonl"
+    parent.click()
+    page.wait_for_url("**" + site.pages["subagent-multi/session.jsonl"].removeprefix("sessions/"))
+    assert page.locator("dd[data-fact=children] a").all_text_contents() == ["session.1.jsonl", "session.2.jsonl"]
+
+
+def _line_and_seq(log: Path, kind: str, nth: int = 0) -> tuple[int, int]:
+    lines = log.read_text(encoding="utf-8").splitlines()
+    found = [(i + 1, json.loads(text)["seq"]) for i, text in enumerate(lines[1:], start=1)
+             if json.loads(text).get("type") == kind]
+    return found[nth]
+
+
+def test_anchors_land_on_their_event(sites: dict[str, Site], visit: Any) -> None:
+    site = sites["en"]
+    log = site.logs / "subagent-multi" / "session.jsonl"
+    line, seq = _line_and_seq(log, "tool/result", 1)  # inside the second call's collapsed row
+    page = visit(_url(site, "subagent-multi/session.jsonl", f"#L{line}")).page
+    landed = page.locator(".landed")
+    assert landed.count() == 1 and landed.get_attribute("data-tool") == "subagent"
+    assert landed.evaluate("el => el.open")  # the result's place, inside the row, is shown
+    assert page.locator(f"#L{line}").evaluate("el => !el.closest('details:not([open])')")
+    call_line, call_seq = _line_and_seq(log, "tool/call", 1)
+    assert landed.get_attribute("id") == f"L{call_line}"
+    page.goto(_url(site, "subagent-multi/session.jsonl", f"#seq-{seq}"))  # the result's seq: its row too
+    assert page.locator(".landed").get_attribute("id") == f"L{call_line}"
+    chunk_line, chunk_seq = _line_and_seq(log, "assistant/chunk", 5)  # a chunk inside a run of stream events
+    page.goto(_url(site, "subagent-multi/session.jsonl", f"#seq-{chunk_seq}"))
+    run = page.locator(".landed")
+    assert run.count() == 1 and "stream" in (run.get_attribute("class") or "")
+    low, high = map(int, (run.get_attribute("data-seqs") or "").split())
+    assert low <= chunk_seq <= high
+    page.goto(_url(site, "subagent-multi/session.jsonl", f"#seq-{call_seq}"))
+    assert page.locator(".landed").get_attribute("id") == f"L{call_line}"
+    page.goto(_url(site, "subagent-multi/session.jsonl", f"#L{chunk_line}"))
+    assert page.locator(".landed").get_attribute("data-seqs") == f"{low} {high}"
+
+
+def test_a_damaged_log_has_its_banner_and_its_findings_in_place(sites: dict[str, Site], visit: Any) -> None:
+    site = sites["en"]
+    page = visit(_url(site, "cordis/session.jsonl")).page
+    banner = page.get_by_role("alert")
+    assert banner.locator(".headline").text_content() == "Today's harness would refuse to load this log."
+    assert banner.is_visible()
+    first = page.locator("ul.findings.at").first
+    assert first.locator("[data-rule]").first.get_attribute("data-rule") in {"A4", "B4", "A7"}
+    page.locator("#errors-only").check()
+    # only the turns' heads, and the events an error finding stands at, stay shown
+    shown = page.locator("main .ev:not([hidden])").evaluate_all("""els => els.map(e => [e.className,
+        e.dataset.error === "true" || (e.previousElementSibling !== null
+            && e.previousElementSibling.matches("ul.findings.at[data-worst=error]"))])""")
+    assert [kind for kind, flagged in shown if not flagged and "turnHead" not in kind] == []
+    assert len([1 for kind, flagged in shown if flagged]) == page.locator("ul.findings.at[data-worst=error]").count()
+    assert page.locator("main .ev.msg:visible").count() == 0  # messages without errors are hidden
+    page.locator("#errors-only").uncheck()
+    assert page.locator("main .ev.msg:visible").count() > 0
+    a_rule = page.locator("ul.findings.at[data-worst=error] a.rule").first
+    rule = a_rule.text_content() or ""
+    a_rule.click()
+    assert page.locator("h1").text_content() == f"Rule {rule}"
+    assert (page.locator("pre.help").text_content() or "").startswith(f"{rule}: ")
+
+
+def test_keys_move_between_turns_and_open_the_help(sites: dict[str, Site], visit: Any) -> None:
+    site = sites["en"]
+    page = visit(_url(site, "multi-turn/session.jsonl"), height=400).page
+    heads = page.locator("h2.turnHead")
+    assert heads.count() >= 2
+    page.keyboard.press("j")
+    first = page.evaluate("document.activeElement.id")
+    page.keyboard.press("j")
+    second = page.evaluate("document.activeElement.id")
+    assert [first, second] == [heads.nth(0).get_attribute("id"), heads.nth(1).get_attribute("id")]
+    page.keyboard.press("k")
+    assert page.evaluate("document.activeElement.id") == first
+    page.keyboard.press("?")
+    dialog = page.get_by_role("dialog", name=SITE_EN.help_title)
+    assert dialog.is_visible() and "j / k" in (dialog.text_content() or "")
+    page.keyboard.press("Escape")
+    assert not dialog.is_visible()
+
+
+@pytest.mark.parametrize("locale", ["en", "zh"])
+def test_both_locales_label_everything(sites: dict[str, Site], visit: Any, locale: str) -> None:
+    strings = SITE_EN if locale == "en" else SITE_ZH
+    site = sites[locale]
+    index = visit((site.root / INDEX).as_uri()).page
+    assert index.evaluate("document.documentElement.lang") == locale
+    assert index.locator("th button").all_text_contents()[:3] == [strings.col_log, strings.col_title,
+                                                                  strings.col_start]
+    assert index.get_by_role("searchbox", name=strings.filter_label).count() == 1
+    page = visit(_url(site, "todo-write/session.jsonl")).page
+    assert page.get_by_role("searchbox", name=strings.search_label).count() == 1
+    assert page.locator("dt").all_text_contents()[:3] == [strings.fact_log, strings.fact_id, strings.fact_cwd]
+    assert page.get_by_role("checkbox", name=strings.errors_only).count() == 1
+    font = page.evaluate("getComputedStyle(document.body).fontFamily")
+    assert "Noto Sans CJK SC" in font and "WenQuanYi Micro Hei" in font
+
+
+@pytest.mark.parametrize("width", [320, 1280])
+def test_the_layouts_hold_at_320_and_1280(sites: dict[str, Site], visit: Any, width: int) -> None:
+    site = sites["en"]
+    for url in ((site.root / INDEX).as_uri(), _url(site, "hostile/session.jsonl"), _url(site, "cordis/session.jsonl")):
+        page = visit(url, width=width).page
+        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, (url, width, overflow)
+    index = visit((site.root / INDEX).as_uri(), width=width).page
+    wrap = index.locator(".tableWrap")
+    sizes = wrap.evaluate("el => [el.scrollWidth, el.clientWidth]")
+    if width == 320:
+        assert sizes[0] > sizes[1], "the table scrolls in its frame, not the page"
+    title = index.locator("td.title .t").filter(has_text="<script>")
+    assert title.count() == 1 and (title.text_content() or "") == sanitize(HOSTILE_TITLE)
+    box = title.evaluate("el => [el.getBoundingClientRect().height, el.scrollHeight]")
+    assert box[0] < 100 < box[1], "a 10,000-character title is clamped, whole in the page"
+
+
+def test_the_accessibility_tree(sites: dict[str, Site], visit: Any) -> None:
+    site = sites["en"]
+    index = visit((site.root / INDEX).as_uri()).page
+    headers = index.get_by_role("columnheader")
+    assert headers.count() == 14
+    assert index.locator("th[aria-sort]").count() == 14  # every column sorts
+    assert index.get_by_role("columnheader", name=SITE_EN.col_calls).count() == 1
+    for role in ("button", "checkbox", "searchbox", "combobox"):
+        for control in index.get_by_role(role).all():
+            assert control.evaluate("el => (el.labels && el.labels.length) || el.getAttribute('aria-label') "
+                                    "|| el.textContent.trim()"), (role, control)
+    page = visit(_url(site, "todo-write/session.jsonl")).page
+    tree = page.locator("body").aria_snapshot()
+    assert f'searchbox "{SITE_EN.search_label}"' in tree
+    assert f'button "{SITE_EN.search_next}"' in tree and f'button "{SITE_EN.search_previous}"' in tree
+    assert f'checkbox "{SITE_EN.errors_only}"' in tree
+    assert f'combobox "{SITE_EN.tool_label}"' in tree
+
+
+def test_hostile_logs_stay_inert_in_the_index_and_their_page(sites: dict[str, Site], visit: Any) -> None:
+    """A title, an id, a cwd and a tool name built to run script or to turn the text
+    around: shown as text, exactly as the sanitizer writes them, and nothing runs (an
+    alert would be a dialog, which the visit counts as an error)."""
+    site = sites["en"]
+    index = visit((site.root / INDEX).as_uri()).page
+    assert index.locator("td.title .t").filter(has_text="<script>").text_content() == sanitize(HOSTILE_TITLE)
+    page = visit(_url(site, "hostile/session.jsonl")).page
+    assert page.locator("h1").text_content() == sanitize(HOSTILE_TITLE)
+    assert page.locator("dd[data-fact=id]").text_content() == HOSTILE_ID
+    assert page.locator("dd[data-fact=cwd]").text_content() == sanitize("/\u202e" + "c" * 10_000)
+    assert page.locator("img").count() == 0
+    assert page.locator("script:not([type])").count() == index.locator("script:not([type])").count() == 1
+    assert page.locator("script[type]").evaluate_all("ss => ss.map(s => s.type)") == ["application/json"]
+    row = page.locator("details.ev.tool").first
+    assert row.get_attribute("data-tool") == HOSTILE_TOOL
+    assert page.locator("#tool-filter option").all_text_contents().count(sanitize(HOSTILE_TOOL)) == 1
+    page.locator("#expand-all").click()  # the hostile values, shown
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0
+
+
+def test_the_header_and_the_row_show_what_the_log_holds(sites: dict[str, Site], visit: Any) -> None:
+    """Duration, tool calls and tokens as read on the page and in the index row, equal
+    to the numbers computed from the log's lines alone."""
+    site = sites["en"]
+    index = visit((site.root / INDEX).as_uri()).page
+    for log in ("multi-turn/session.jsonl", "cordis/session.jsonl", "subagent-multi/session.jsonl"):
+        duration, calls, tokens = log_numbers(site.logs / log)
+        inp, out, cache_read, cache_write, reasoning = map(int, tokens.split())
+        page = visit(_url(site, log)).page
+        assert page.locator("dd[data-fact=duration]").text_content() == SITE_EN.duration(int(duration))
+        assert (page.locator("dd[data-fact=calls]").text_content() or "").startswith(f"{count(int(calls))} (")
+        assert page.locator("dd[data-fact=tokens]").text_content() == (
+            f"{count(inp)} in · {count(out)} out · {count(cache_read)} cache read · {count(reasoning)} reasoning"
+            + (f" · {count(cache_write)} cache write" if cache_write else ""))
+        row = index.locator("#sessions tbody tr").filter(has=index.locator("td.path", has_text=str(site.logs / log)))
+        cells = row.locator("td").all_text_contents()
+        assert (cells[3], cells[5].split(" ")[0]) == (SITE_EN.duration(int(duration)), count(int(calls)))
+        assert cells[6:10] == [count(inp), count(out), count(cache_read), count(reasoning)]
+
+
+def test_one_tool_and_expand_and_collapse_all(sites: dict[str, Site], visit: Any) -> None:
+    site = sites["en"]
+    page = visit(_url(site, "cordis/session.jsonl")).page
+    calls: dict[str, int] = {}
+    for line in (site.logs / "cordis" / "session.jsonl").read_text(encoding="utf-8").splitlines()[1:]:
+        record = json.loads(line)
+        if record.get("type") == "tool/call":
+            calls[record["data"]["name"]] = calls.get(record["data"]["name"], 0) + 1
+    assert page.locator("#tool-filter option").all_text_contents()[1:] == sorted(calls)
+    for tool, n in calls.items():
+        page.locator("#tool-filter").select_option(tool)
+        shown = page.locator("main .ev:not([hidden])").evaluate_all(
+            "els => els.map(e => e.classList.contains('turnHead') ? 'head' : e.dataset.tool)")
+        assert [t for t in shown if t != "head"] == [tool] * n
+    page.locator("#tool-filter").select_option("")
+    rows = page.locator("main details")
+    assert rows.count() > 3
+    page.locator("#expand-all").click()
+    assert rows.evaluate_all("ds => ds.every(d => d.open)")
+    page.locator("#collapse-all").click()
+    assert rows.evaluate_all("ds => ds.every(d => !d.open)")
+
+
+def test_the_timeline_of_a_session_page_agrees_with_replay_plan(tmp_path: Path, visit: Any) -> None:
+    """The session page's plan timeline: at each step, the plan ``replay plan --at``
+    gives (run in this process)."""
+    from tests.helpers import replay_here
+
+    logs = tmp_path / "logs"
+    log, _ = timeline_log(logs)
+    site = _build(tmp_path, logs, "en")
+    page = visit(_url(site, "session.jsonl")).page
+    view = page.locator("#plan-timeline-view")
+    steps = [int(b.get_attribute("data-seq") or "") for b in page.locator("#plan-timeline-steps button").all()]
+    assert len(steps) == 5
+    for seq in steps:
+        page.locator(f"#plan-timeline-steps button[data-seq='{seq}']").click()
+        assert view.get_attribute("data-seq") == str(seq)
+        run = replay_here("plan", "--at", str(seq), str(log))
+        assert (run.code, run.stderr) == (0, b"")
+        plan = json.loads(run.stdout)
+        shown = [(li.get_attribute("data-status"), li.locator(".content").text_content())
+                 for li in view.locator("li").all()]
+        assert shown == ([] if plan is None else [(t["status"], t["content"]) for t in plan])
+
+
+@pytest.fixture(scope="module")
+def paged_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The same logs, with 3 rows to a page of the index (10,000 sessions have 200)."""
+    folder = tmp_path_factory.mktemp("paged")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(site_index, "FIRST_ROWS", 3)
+        return _build(folder, _logs(folder), "en")
+
+
+def test_the_index_pages_its_rows_and_sorts_and_filters_them_all(paged_site: Site, visit: Any) -> None:
+    site = paged_site
+    logs = sorted(str(site.logs / name) for name in site.pages)
+    page = visit((site.root / INDEX).as_uri()).page
+    position = page.locator("#page-position")
+    assert _shown_rows(page) == logs[:3] and position.text_content() == f"rows 1–3 of {len(logs)}"
+    assert page.locator("#no-script").is_hidden()
+    assert page.locator("#page-prev").is_disabled()
+    page.locator("#page-next").click()
+    assert _shown_rows(page) == logs[3:6] and position.text_content() == f"rows 4–6 of {len(logs)}"
+    page.keyboard.press("]")
+    assert _shown_rows(page) == logs[6:9] and page.locator("#page-next").is_disabled()
+    page.keyboard.press("[")
+    assert _shown_rows(page) == logs[3:6]
+    page.locator("th[data-key=log] button").click()  # already ascending: now descending, from the first page
+    assert _shown_rows(page) == logs[::-1][:3]
+    page.locator("#filter").fill("subagent-multi")  # the parent and its children, wherever they were
+    expect(page.locator("#shown")).to_have_text(f"3 of {len(logs)} sessions")
+    assert _shown_rows(page) == [str(site.logs / "subagent-multi" / name)
+                                 for name in ("session.jsonl", "session.2.jsonl", "session.1.jsonl")]
+    assert page.locator("#pager").is_hidden()
+    page.locator("#filter").fill("")
+    expect(page.locator("#shown")).to_have_text(f"{len(logs)} of {len(logs)} sessions")
+    page.locator("#page-all").click()
+    assert _shown_rows(page) == logs[::-1]
+
+
+def test_without_script_the_index_shows_its_first_rows_and_its_charts(paged_site: Site, visit: Any) -> None:
+    site = paged_site
+    page = visit((site.root / INDEX).as_uri(), script=False).page
+    logs = sorted(str(site.logs / name) for name in site.pages)
+    assert _shown_rows(page) == logs[:3]
+    assert page.locator("#no-script").text_content() == f"{len(logs) - 3} more sessions are listed when the " \
+                                                        "page's script runs."
+    for key in ("rules", "days", "tokens"):
+        assert page.locator(f"#chart-{key} svg").is_visible()
+
+
+def test_a_csp_violation_would_be_seen(tmp_path: Path, visit: Any) -> None:
+    """The watch on every visit can fail: a page whose CSP forbids its inline script
+    has its violation recorded, and reported on the console."""
+    page_file = tmp_path / "forbidden.html"
+    page_file.write_text("<!doctype html><meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'\">"
+                         "<p>x</p><script>document.title = 'ran'</script>", encoding="utf-8")
+    seen = visit(page_file.as_uri())
+    assert seen.page.evaluate("window.__violations") == ["script-src-elem"]
+    assert seen.page.title() == "" and len(seen.errors) == 1 and "Content Security Policy" in seen.errors[0]
+    seen.errors.clear()
+    seen.page.evaluate("window.__violations = []")
