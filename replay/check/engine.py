@@ -262,8 +262,9 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
                 events += len(item.records)
                 if span_judge is not None:
                     found = span_judge(item)
-                    if found:
-                        keep(found, item.line)
+                    if found:  # each chunk's findings by its own line, as single events are kept
+                        for f in found:
+                            keep([f], f.line if f.line is not None else item.line)
                 elif chunk_judges:
                     for ev in item.events():
                         for chunk_judge in chunk_judges:
