@@ -549,8 +549,10 @@ def local_cluster(workers: int) -> tuple[subprocess.Popen[str], str, list[int]]:
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if not line:
+        from replay.extras import install_hint
+
         raise SystemExit("error: the local Dask cluster did not start (is dask[distributed] installed? "
-                         "pip install 'replay[dask]', or pass --scheduler none)")
+                         f"{install_hint('dask')}, or pass --scheduler none)")
     started = orjson.loads(line)
     return proc, started["address"], started["pids"]
 

@@ -2,202 +2,48 @@
 function, and hands the result to a reporter of ``replay.report.registry`` (its
 ``--format`` choices are that registry's keys); the exit status is the result's own
 ``failed``. What a library function raises maps to an exit status and a message in
-one table, ``_ERRORS``. The later stages (pydantic, deepdiff, the ACP presenters) are
-imported inside the commands that use them: ``replay audit`` starts in half the time."""
+one table, ``replay.console.ERRORS``; Ctrl-C, standard output and progress bars are
+``replay.console``'s too. The later stages (pydantic, deepdiff, the ACP presenters)
+are imported inside the commands that use them: ``replay audit`` starts in half the
+time."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import io
 import json
 import os
-import signal
 import socket
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import click
 
+from replay import __version__
 from replay.check.engine import LogReport, Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
-from replay.describe import reason
+from replay.console import PROGRESS_MIN, Group, echo, progress, stdout
 from replay.findings import Severity
 from replay.fs import FsError, Tree, append_output, write_output
 from replay.goldens import GOLDENS, PENDING_FOLDER
 from replay.log.reader import Limits
-from replay.output import OutputError, TextOut, json_bytes
+from replay.output import json_bytes
 from replay.parallel import MAX_JOBS, usable_cpus, workers_for
 from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, LOCALES, PROFILE_NAMES, SURFACES, Locale
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS, RULE_HELP_FORMATS
 from replay.scenarios import SCENARIOS
 from replay.style import sanitize, style_for, use_color
 from replay.todo.tool import TOOL_NAME, Config, tool_schema
+from replay.words import counted
 
 if TYPE_CHECKING:
     from replay.goldens.pending import Workflow
     from replay.goldens.select import Selection
 
 _RECURSION_LIMIT = 10_000
-_PROGRESS_MIN = 4
-BROKEN_PIPE = 128 + signal.SIGPIPE
-"""The exit status when standard output's reader went away (``… | head``): what a
-shell reports for grep there."""
-
-# -- errors: one table ------------------------------------------------------------------
-
-_ERRORS: dict[str, tuple[int, str | None]] = {
-    # Usage errors (exit 2, click's "Error: …" after the usage line); the second item
-    # names the parameter at fault, when one is.
-    "replay.goldens.select.SelectorError": (2, "SELECTOR"),
-    "replay.check.selection.SelectionError": (2, None),
-    "replay.check.baseline.BaselineError": (2, "--baseline"),
-    "replay.log.discover.NoSuchPath": (2, "PATH"),
-    "replay.check.audit.NoLogs": (2, None),
-    "replay.extras.MissingExtra": (2, None),
-    "replay.cluster.ClusterError": (2, None),
-    "replay.parallel.WorkersFailed": (2, None),
-    "replay.urls.NetworkError": (2, None),
-    "replay.scenarios.check.NoScenarios": (2, None),
-    "replay.scenarios.check.PendingInsideTree": (2, "--pending"),
-    "replay.scenarios.importer.NewScenarioError": (2, None),
-    "replay.render.surface.BadRenderInput": (2, None),
-    "replay.todo.plan.SeqOutOfRange": (2, "--at"),
-    # Failures (exit 1, "replay COMMAND: …" on stderr): a tree, a lock, a pending folder,
-    # an import the audit or a test run refused.
-    "replay.fs.FsError": (1, "replay"),
-    "replay.fs.Locked": (1, "replay"),
-    "replay.goldens.pending.PendingError": (1, "replay"),
-    "replay.scenarios.importer.ImportRefused": (1, "replay"),
-    # The file said what it looks like (exit 1, the message alone).
-    "replay.render.surface.NotASessionLog": (1, ""),
-}
-
-
-def _mapped(exc: Exception) -> tuple[int, str | None] | None:
-    for cls in type(exc).__mro__:
-        found = _ERRORS.get(f"{cls.__module__}.{cls.__qualname__}")
-        if found is not None:
-            return found
-    return None
-
-
-class _Command(click.Command):
-    def invoke(self, ctx: click.Context) -> Any:
-        """A library error is a usage error or a failure, as ``_ERRORS`` says."""
-        try:
-            return super().invoke(ctx)
-        except Exception as exc:
-            if isinstance(exc, click.ClickException | OutputError):
-                raise
-            mapped = _mapped(exc)
-            if mapped is None:
-                raise
-            code, where = mapped
-            message = sanitize(str(exc))
-            if code == 2:
-                raise (click.BadParameter(message, ctx, param_hint=where) if where
-                       else click.UsageError(message, ctx)) from None
-            click.echo(f"{where} {ctx.info_name}: {message}" if where else message, err=True)
-            ctx.exit(code)
-
-
-def _flush_stdout() -> None:
-    """Standard output flushed and checked: whatever the size of the report, an output
-    that cannot be written is found here, not in the interpreter's last flush."""
-    try:
-        sys.stdout.flush()
-    except OSError as exc:
-        raise OutputError(f"standard output: cannot write ({reason(exc)})", exc.errno == errno.EPIPE) from None
-
-
-def _silence_stdout() -> None:
-    """Standard output pointed at /dev/null: what is still buffered for a stream that
-    failed is dropped, so the interpreter's last flush cannot fail again."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
-class _Group(click.Group):
-    command_class = _Command
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        """The commands in the order they are used (``main``'s order of definition):
-        check, refresh, review … before audit, view, render …"""
-        return list(self.commands)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        """An output that cannot be written is exit 1, with the path and the OS error;
-        a reader of standard output that went away ends the command quietly. Ctrl-C, at
-        any moment of a command, is exit 130 with one line (workers stopped and reaped)."""
-        try:
-            try:
-                return super().invoke(ctx)
-            finally:
-                _flush_stdout()
-        except BrokenPipeError:  # a write that did not go through TextOut (click.echo)
-            _silence_stdout()
-            ctx.exit(BROKEN_PIPE)
-        except OutputError as exc:
-            _silence_stdout()
-            if exc.broken_pipe:
-                ctx.exit(BROKEN_PIPE)
-            click.echo(f"replay: {sanitize(str(exc))}", err=True)
-            ctx.exit(1)
-        except KeyboardInterrupt:
-            click.echo(f"replay {ctx.invoked_subcommand}: interrupted", err=True)
-            ctx.exit(130)
-
-
-# -- output --------------------------------------------------------------------------------
-
-
-def stdout() -> TextOut:
-    """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
-    and turns a write that fails into ``OutputError``."""
-    sys.stdout.flush()
-    return TextOut(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
-
-
-def echo(text: str) -> None:
-    """Write a report to standard output (see ``stdout``)."""
-    out = stdout()
-    out.write(text)
-    out.flush()
-
-
-class _TextOnly:
-    """A text-only standard output (one replaced by a caller) taking UTF-8 bytes."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-
-    def write(self, data: bytes) -> None:
-        self.stream.write(data.decode("utf-8"))
-
-    def flush(self) -> None:
-        self.stream.flush()
-
-
-@contextmanager
-def _progress(length: int, label: str, shown: bool) -> Iterator[Callable[[str], None]]:
-    """A callback that advances a progress bar on stderr (naming the item) when
-    ``shown``: on a terminal, for a long run."""
-    if not (shown and length >= _PROGRESS_MIN and sys.stderr.isatty()):
-        yield lambda item: None
-        return
-    bar: Any = click.progressbar(length=length, label=label, file=sys.stderr,
-                                 item_show_func=lambda item: sanitize(item[-40:]) if item else "")
-    with bar:
-        yield lambda item: bar.update(1, item)
-
 
 # -- options ---------------------------------------------------------------------------------
 
@@ -325,8 +171,8 @@ def _tree_args(scenarios_dir: Tree, goldens_dir: Tree) -> tuple[str, ...]:
 # -- commands --------------------------------------------------------------------------------
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="replay")
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__)
 def main() -> None:
     """Load, audit and replay deepseek-harness session logs."""
     # A parsed log value nests at most 1024 deep (orjson's limit; deeper records are
@@ -367,7 +213,7 @@ def main() -> None:
 @jobs_option("audits")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its "
-                   "workers read the logs themselves (needs replay[dask]). Given up on (exit 2) when it does not "
+                   "workers read the logs themselves (needs the dask extra). Given up on (exit 2) when it does not "
                    f"answer within {SCHEDULER_SECONDS:g} s.")
 @limit_options
 def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, files_only: bool, no_color: bool,
@@ -377,7 +223,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     PATH is a log (.jsonl or .jsonl.zstd), a folder (searched recursively for
     logs whose first line is a session header), a .tar or .tar.zst archive of logs,
     - for standard input, or a URL fsspec opens (s3://bucket/prefix, gs://…,
-    https://…; needs replay[remote]): one named like a log or an archive is read,
+    https://…; needs the remote extra): one named like a log or an archive is read,
     any other searched like a folder.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
@@ -399,14 +245,14 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
                                                        err=True))
     shown = reporting.shows_progress and not files_only and sys.stderr.isatty()
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
-    held = shown and count >= _PROGRESS_MIN
+    held = shown and count >= PROGRESS_MIN
     out = stdout()
     text = io.StringIO() if held else None  # the report waits until the bar is done
     view = AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None,
                      files_only=files_only, summary_only=options["write_baseline"] is not None)
     reporter = reporting(text or cast(TextIO, out), style_for(sys.stdout, no_color), view)
     reporter.start()
-    with _progress(count, "auditing", shown) as advance:
+    with progress(count, "auditing", shown) as advance:
         def told(report: LogReport) -> None:
             reporter.unit(report)
             advance(report.path)
@@ -419,7 +265,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     if junit is not None:
         write_output(junit, [AuditJunit.render(result)])
     if run.baseline_written is not None:
-        click.echo(f"replay audit: wrote a baseline of {run.baseline_written} finding(s) to "
+        click.echo(f"replay audit: wrote a baseline of {counted(run.baseline_written, 'finding')} to "
                    f"{sanitize(str(options['write_baseline']))}", err=True)
         sys.exit(0)
     sys.exit(1 if result.failed else 0)
@@ -464,7 +310,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
     context = CheckContext(str(scenarios_dir), _tree_args(scenarios_dir, goldens_dir),
                            datetime.now(UTC).astimezone(), socket.gethostname(), ci_flag or in_ci(os.environ))
     reporting = CHECK_FORMATS[fmt]
-    with _progress(count, "checking", reporting.shows_progress) as advance:
+    with progress(count, "checking", reporting.shows_progress) as advance:
         report = check_scenarios(scenarios_dir, goldens_dir, selection, full=full, jobs=_workers("check", jobs),
                                  context=context, on_scenario=lambda r: advance(r.name),
                                  pending=None if pending is None else _folder_tree(Path(pending),
@@ -658,7 +504,7 @@ def view(path: str, locale: str, open_browser: bool, **options: Any) -> None:
     from replay.render.surface import view_page
 
     page = view_page(path, cast(Locale, locale), _limits(options))
-    click.echo(str(page))
+    echo(f"{page}\n")
     if open_browser:
         webbrowser.open(page.as_uri())
 
@@ -767,8 +613,8 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
 
 
 @main.command(short_help="Compare two logs or goldens, record by record.")
-@click.argument("a", metavar="A", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("b", metavar="B", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("a", metavar="A", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("b", metavar="B", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--normalize", is_flag=True, help="Zero the volatile values (createdAt, time, time0, dt) on both "
                                                 "sides, as goldens have them: a harness log against a session golden.")

@@ -13,7 +13,7 @@ and its items tried alone, one after another (so they never share a dying worker
 and only the item that kills workers is ``lost``.
 A batch marked ``here`` (standard input) runs in this process.
 
-``dask[distributed]`` is the optional extra ``replay[dask]``, imported only here.
+``dask[distributed]`` is the optional extra ``dask``, imported only here.
 """
 
 from __future__ import annotations

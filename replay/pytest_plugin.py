@@ -1,6 +1,5 @@
 """The pytest plugin (entry point ``pytest11``): run scenarios and hold their
-artefacts against the top-level ``goldens/`` with syrupy (``pip install
-'replay[pytest]'``).
+artefacts against the top-level ``goldens/`` with syrupy (the optional extra ``pytest``).
 
 Fixtures:
 
@@ -45,6 +44,7 @@ from typing import Any
 
 import pytest
 
+from replay.extras import missing
 from replay.fs import Tree
 from replay.goldens.diff import guess_changes, new_file_changes
 from replay.goldens.pending import DEFAULT_FOLDER, PendingStore, PendingWriter
@@ -56,6 +56,7 @@ from replay.scenarios.check import scenario_names
 from replay.scenarios.names import pending_store
 from replay.scenarios.scenario import run_scenario
 from replay.style import PLAIN, sanitize
+from replay.words import counted
 
 __all__ = ["golden_extension", "replay_scenario", "replay_snapshot", "scenario_names"]
 
@@ -232,8 +233,7 @@ def _syrupy_installed() -> bool:
 def _syrupy_missing() -> str:
     """Why syrupy's ``snapshot`` fixture is not there."""
     if not _syrupy_installed():
-        return ("replay_snapshot needs syrupy, which is not installed: pip install 'replay[pytest]' (or "
-                "pip install syrupy)")
+        return missing("syrupy", "pytest", "replay_snapshot")
     return ("replay_snapshot needs syrupy's `snapshot` fixture, but syrupy's plugin is not active (is it disabled "
             "with `-p no:syrupy`?)")
 
@@ -280,6 +280,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     where = () if folder == Path(config.rootpath) / DEFAULT_FOLDER else ("--pending", _shown(folder, config))
     terminalreporter.write_sep("-", "replay: pending goldens", red=True)
     terminalreporter.write_line(
-        f"CI is set: --snapshot-update wrote {written} pending golden(s) to {_shown(folder, config)} instead of "
-        f"the goldens (--replay-force-update writes the goldens). Keep that folder as the job's artefact; then, "
-        f"in your checkout: {line('review', *where)}")
+        f"CI is set: --snapshot-update wrote {counted(written, 'pending golden')} to {_shown(folder, config)} "
+        f"instead of the goldens (--replay-force-update writes the goldens). Keep that folder as the job's "
+        f"artefact; then, in your checkout: {line('review', *where)}")

@@ -1,21 +1,36 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from replay.fs import NO_FSYNC
+
 pytest_plugins = ["pytester"]  # the pytest plugin's tests run their inner sessions in process
 
-settings.register_profile(
-    "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+# Hypothesis profiles (HYPOTHESIS_PROFILE; "ci" when CI is set, else "dev"). A test whose
+# examples cost much asks for a number of its own, given as the "ci" one and scaled to
+# the profile by tests.helpers.examples; "fuzz" (`nox -s fuzz`) runs ten times "ci".
+settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=60, deadline=None)
+settings.register_profile("fuzz", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_fsync() -> Iterator[None]:
+    """No fsync in the suite (its files are thrown away; a kill leaves the same files
+    with or without one): the tests of durability remove it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(NO_FSYNC, "1")
+        yield
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests marked ``slow`` run first (in their collection order, then the rest in
-    theirs): under ``-n 2`` a long test then overlaps the short ones instead of being
-    the last thing a worker does while the other one idles."""
+    theirs): under ``-n auto`` a long test then overlaps the short ones instead of being
+    the last thing a worker does while the others idle."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

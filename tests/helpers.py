@@ -8,7 +8,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterable
+import traceback
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,20 @@ from replay.check.engine import LogReport, Policy, audit_log
 from replay.log.reader import Limits, Source, read_log
 
 REPO = Path(__file__).resolve().parent.parent
+
+SCENARIO_COUNT = sum(1 for _ in (REPO / "scenarios").glob("*/scenario.json"))
+"""The repo's scenarios: what a check of all of them reports (never a number written
+into a test: a scenario added or removed changes it)."""
+GOLDEN_COUNT = sum(1 for p in (REPO / "goldens").glob("*/*") if p.is_file())
+"""The repo's golden files."""
+
+def examples(ci: int) -> int:
+    """A test's number of hypothesis examples, given as the "ci" profile's and scaled to
+    the profile loaded (tests/conftest.py): for the tests whose examples cost much."""
+    from hypothesis import settings
+
+    return max(1, ci * settings.default.max_examples // 200)
+
 
 SURROGATES = st.characters(categories=["Cs"])
 """Lone surrogates, which ``st.characters()`` leaves out by default."""
@@ -147,12 +162,27 @@ print(json.dumps(runs))
 """
 
 
-def replay_in_a_process(*argvs: list[str], env: dict[str, str] | None = None) -> list[Run]:
+def replay_here(*argv: str, env: Mapping[str, str | None] | None = None, input: bytes | str | None = None) -> Run:
+    """One ``replay`` command line in this process, through click's runner (its own
+    streams and exit status; the working folder is the test's: ``monkeypatch.chdir``).
+    ``env`` is set (``None``: unset) for the run only."""
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    result = CliRunner().invoke(main, list(argv), env=env, input=input)
+    escaped = result.exception if not isinstance(result.exception, SystemExit) else None
+    return Run(result.exit_code, result.stdout_bytes, result.stderr_bytes,
+               "".join(traceback.format_exception(escaped)) if escaped else None)
+
+
+def replay_in_a_process(*argvs: list[str], env: dict[str, str] | None = None, timeout: float = 300) -> list[Run]:
     """Run several ``replay`` command lines, one after another, in one fresh Python
     process (each through click's runner, with its own streams and exit status): a real
-    process and the real ``main``, without paying the interpreter's start-up per command."""
+    process and the real ``main``, without paying the interpreter's start-up per command;
+    the process must exit within ``timeout`` seconds."""
     proc = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps(argvs).encode(), capture_output=True,
-                          cwd=REPO, timeout=300, env={**os.environ, **(env or {})})
+                          cwd=REPO, timeout=timeout, env={**os.environ, **(env or {})})
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     return [Run(r["code"], base64.b64decode(r["stdout"]), base64.b64decode(r["stderr"]), r["traceback"])
             for r in json.loads(proc.stdout)]

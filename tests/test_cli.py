@@ -400,7 +400,7 @@ def test_audit_junit_report(tmp_path: Path) -> None:
     assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n'
                            '<testsuites name="replay audit" tests="3" failures="1" errors="0">')
     assert f'<testsuite name="{bad}" tests="2" failures="1" errors="0">' in text
-    assert '<testcase classname="' + bad + '" name="T5">' in text and 'message="1 T5 finding(s)"' in text
+    assert '<testcase classname="' + bad + '" name="T5">' in text and 'message="1 T5 finding"' in text
     assert '<testcase classname="' + bad + '" name="P1" />' in text  # policy findings do not fail by default
     assert f'<testsuite name="{good}" tests="1" failures="0" errors="0">' in text
 
@@ -437,3 +437,107 @@ def test_a_file_that_is_not_a_session_log_is_named_for_what_it_looks_like(tmp_pa
         path = headless
     result = CliRunner().invoke(main, [*command, str(path)])
     assert (result.exit_code, result.output) == (1, f"{path}: it looks like {looks}\n")
+
+
+# -- replay diff, help, completion --------------------------------------------------------
+
+
+def test_diff_of_two_logs_is_the_goldens_semantic_diff(tmp_path: Path) -> None:
+    recs = records(TODO_WRITE)
+    i = index_of(recs, "todo/write")
+    a = _log(tmp_path, recs, "a/session.jsonl")
+    recs[i]["data"]["todos"][0]["status"] = "completed"
+    b = _log(tmp_path, recs, "b/session.jsonl")
+    result = CliRunner().invoke(main, ["diff", "--no-color", a, b])
+    assert result.exit_code == 1
+    assert result.stdout == (f'{a}:{i + 1}: event {i + 1} todo/write.data.todos[0].status: "in_progress" → '
+                             f'"completed"\n{a} and {b} differ\n')
+    document = json.loads(CliRunner().invoke(main, ["diff", "--format", "json", a, b]).stdout)
+    assert document == {"a": a, "b": b, "same": False, "changes": [
+        {"line": i + 1, "text": f'event {i + 1} todo/write.data.todos[0].status: "in_progress" → "completed"',
+         "body": []}]}
+    assert run("diff", a, a) == (0, f"{a} and {a} hold the same content\n")
+
+
+def test_diff_normalize_compares_a_log_with_its_re_persisted_golden(tmp_path: Path) -> None:
+    """Times differ between a harness log and the golden a refresh writes; with
+    --normalize they are zeroed on both sides, as goldens have them."""
+    recs = records(TODO_WRITE)
+    a = _log(tmp_path, recs, "a.jsonl")
+    zeroed = [{**r, "createdAt": 0} if r.get("type") == "session" else
+              {**r, "time0": 0, "data": {**r["data"], "dt": [0] * len(r["data"]["dt"])}} if "seq0" in r else
+              {**r, "time": 0} for r in recs]
+    b = _log(tmp_path, zeroed, "b.jsonl")
+    assert run("diff", a, b)[0] == 1
+    assert run("diff", "--normalize", a, b) == (0, f"{a} and {b} hold the same content\n")
+
+
+def test_diff_of_a_folder_or_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    code, out = run("diff", str(tmp_path), str(tmp_path))
+    assert code == 2 and "Invalid value for 'A'" in out
+    code, out = run("diff", str(tmp_path / "none.jsonl"), str(tmp_path / "none.jsonl"))
+    assert code == 2 and f"Invalid value for 'A': File '{tmp_path / 'none.jsonl'}' does not exist." in out
+
+
+def test_the_command_summaries_fit_and_come_in_the_order_they_are_used() -> None:
+    code, out = run("--help")
+    assert code == 0
+    commands = out.split("Commands:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in commands] == [
+        "audit", "check", "refresh", "review", "accept", "reject", "render", "view", "conformance", "schema",
+        "new", "rules", "diff", "plan", "completion"]
+    assert not any(line.rstrip().endswith("...") or "…" in line for line in commands)
+
+
+def test_the_old_name_of_max_log_bytes_is_hidden_and_said_deprecated(tmp_path: Path) -> None:
+    code, out = run("audit", "--help")
+    assert code == 0 and "--max-log-bytes" in out and "--max-decompressed-bytes" not in out
+    result = CliRunner().invoke(main, ["audit", "--max-decompressed-bytes", "10", _log(tmp_path, records(TODO_WRITE))])
+    assert result.exit_code == 1 and "LIMIT" in result.stdout
+    assert result.stderr == "replay: --max-decompressed-bytes is deprecated: it is --max-log-bytes now\n"
+
+
+@pytest.mark.parametrize(("shell", "first"), [("bash", "_replay_completion() {"), ("zsh", "#compdef replay"),
+                                              ("fish", "function _replay_completion;")])
+def test_completion_prints_the_script_of_each_shell(shell: str, first: str) -> None:
+    code, out = run("completion", shell)
+    assert code == 0 and out.startswith(first) and "_REPLAY_COMPLETE" in out
+
+
+@pytest.mark.parametrize("when", ["during the run", "at its end"])
+def test_a_ctrl_c_whose_exception_is_lost_still_exits_130_with_no_report(monkeypatch: pytest.MonkeyPatch,
+                                                                        when: str) -> None:
+    """A SIGINT whose ``KeyboardInterrupt`` is swallowed on its way (in a finalizer, or
+    by library code that catches everything) still ends the command: exit 130, one
+    line, and no report, whether it came while the logs were read or after."""
+    import signal
+    import time
+
+    from replay.check.audit import Audit
+
+    real = Audit.run
+
+    def swallowed() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)  # the handler runs here, at once; the sleep is a hang guard
+            raise AssertionError("no KeyboardInterrupt")
+        except KeyboardInterrupt:
+            pass
+
+    def run(self: Audit, *args: object, **kwargs: object) -> object:
+        if when == "during the run":
+            swallowed()
+        result = real(self, *args, **kwargs)  # type: ignore[arg-type]
+        if when == "at its end":
+            swallowed()
+        return result
+
+    monkeypatch.setattr(Audit, "run", run)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as in `replay`
+    try:
+        result = CliRunner().invoke(main, ["audit", "--format", "json", str(corpus_file(TODO_WRITE))])
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back after the command
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert (result.exit_code, result.stdout, result.stderr) == (130, "", "replay audit: interrupted\n")

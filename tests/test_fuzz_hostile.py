@@ -16,9 +16,11 @@ command, and no file changed outside the temporary folder the run owns: not the 
 links point at, and not the repository the commands run in (its ``goldens/``,
 ``scenarios/`` and ``.replay/``, the default trees, and no new entry at its top).
 
-``HYPOTHESIS_PROFILE=ci`` (the default under ``CI``) runs enough examples to find, on
-the code before issue 9, the lone-surrogate crashes, the 64-bit JSON crash and the
-terminal escapes in reports; see the README for what it costs.
+Each example runs commands, so each test asks for its own number of examples
+(``tests.helpers.examples``): a quarter of the profile's for a commit ("ci": 50), and
+ten times that in the scheduled run (``nox -s fuzz``: 500), which is the one that
+found, on the code before issue 9, the lone-surrogate crashes, the 64-bit JSON crash
+and the terminal escapes in reports; see the README for what each costs.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from replay import parallel
 from replay.check import runner
 from replay.cli import main
 from replay.parallel import usable_cpus
-from tests.helpers import ACP, CONTROLS, REPO, SURROGATES, ascii_dump, corpus_file, hostile_text
+from tests.helpers import ACP, CONTROLS, REPO, SURROGATES, ascii_dump, corpus_file, examples, hostile_text
 
 # The command line raises the recursion limit (deeply nested values); raise it before
 # the tests run, so that hypothesis sees no change during an example.
@@ -325,7 +327,7 @@ LOG_COMMANDS: list[tuple[list[str], str | None]] = [
 ]
 
 
-@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(50), suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(recipe=LOGS)
 def test_every_command_survives_a_hostile_log(recipe: Any) -> None:
     name, data = _build(recipe)
@@ -432,7 +434,7 @@ TREE_COMMANDS: list[tuple[list[str], str | None]] = [
 ]
 
 
-@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(50), suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(ops=st.lists(TREE_OPS, max_size=4, unique=True), recipe=st.one_of(st.none(), LOGS), defaults=st.booleans())
 def test_every_tree_command_survives_a_hostile_tree(ops: list[str], recipe: Any, defaults: bool) -> None:
     """Run on trees named on the command line, or (``defaults``) on the default
@@ -523,7 +525,7 @@ def _archive(recipe: tuple[list[tuple[bytes, str, int, str, int]], int | None, b
     return "hostile.tar", bytes(out)
 
 
-@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(50), suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(recipe=ARCHIVES)
 def test_an_audit_survives_a_hostile_archive(recipe: Any) -> None:
     """Whatever the headers declare, the audit ends (the sizes are checked before
@@ -583,7 +585,7 @@ def _import_op(op: str, folder: Path, outside: Path) -> None:
         target.mkdir()
 
 
-@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(50), suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(base=st.sampled_from(IMPORT_BASES), ops=st.lists(IMPORT_OPS, max_size=3, unique=True),
        flags=st.sampled_from([[], ["--force"], ["--force", "--use-override"]]))
 def test_an_import_of_a_hostile_folder_copies_only_what_is_inside(base: str, ops: list[str],

@@ -85,12 +85,16 @@ def test_view_on_a_full_disk_leaves_no_page(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_full_standard_output_is_exit_1(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", [["audit", "--format", "json"], ["audit"], ["render", "acp"], ["plan"],
+                                     ["view"]])
+def test_a_full_standard_output_is_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          command: list[str]) -> None:
+    """Whatever the command and the size of what it prints (a report, a page's path),
+    a standard output that takes nothing is exit 1 and one line, never a traceback."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # view's page
     with open("/dev/full", "wb") as full:
-        proc = _replay("audit", "--format", "json", str(corpus_file(TODO_WRITE)), small_disk=False,
-                       stdout=full.fileno())
-    assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines()[-1] == "replay: standard output: cannot write (No space left on device)"
+        proc = _replay(*command, str(corpus_file(TODO_WRITE)), small_disk=False, stdout=full.fileno())
+    assert (proc.returncode, proc.stderr) == (1, "replay: standard output: cannot write (No space left on device)\n")
 
 
 def test_an_output_in_a_missing_folder_is_exit_1(tmp_path: Path) -> None:

@@ -1,25 +1,22 @@
 """Inputs a second review found crashing the CLI: each now gives a message and an
-exit status, never a traceback (run as real processes)."""
+exit status, never a traceback (run in this process, through click's runner)."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, TODO_WRITE, corpus_root, dump, index_of, records, replay_in_a_process
+from tests.helpers import REPO, TODO_WRITE, corpus_root, dump, index_of, records, replay_here, replay_in_a_process
 
 
-def _replay(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "replay", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "NO_COLOR": "1"})
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
-    return proc
+def _replay(*args: str) -> subprocess.CompletedProcess[str]:
+    run = replay_here(*args, env={"NO_COLOR": "1"})
+    assert run.traceback is None, run.traceback
+    return subprocess.CompletedProcess(args, run.code, run.stdout.decode(), run.stderr.decode())
 
 
 @pytest.mark.parametrize("depth", [900, 1000, 1020])
@@ -90,7 +87,7 @@ def test_a_recorded_call_the_run_never_asks_for_fails(tree: Path) -> None:
     path.write_bytes(dump(recs))
     proc = _check(tree)
     assert proc.returncode == 1
-    assert "has 1 call(s) the run never asked for" in proc.stdout
+    assert "has 1 call the run never asked for" in proc.stdout
 
 
 def test_a_scenario_json_that_is_not_utf8(tree: Path) -> None:

@@ -49,7 +49,7 @@ def test_quick_start_is_exactly_two_self_contained_venv_commands() -> None:
         assert all(step.strip().startswith(".venv/bin/") for step in rest.split("&&")), command
         assert "-c constraints.txt" in command, command
     assert commands[0].endswith(".venv/bin/replay check")
-    assert "'.[test]'" in commands[1] and commands[1].endswith(".venv/bin/python -m pytest")
+    assert "'.[test]'" in commands[1] and commands[1].endswith(".venv/bin/python -m pytest -n auto")
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:

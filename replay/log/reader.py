@@ -25,6 +25,7 @@ from replay.log.legacy import Migrator
 from replay.log.lines import split_header, split_records
 from replay.log.scan import A8, AuditItem, Item, limit_finding, scan_records
 from replay.log.zstd import A9, MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
+from replay.words import counted
 
 IO = Rule(
     "IO", "format", "storage", "the file can be opened and read",
@@ -237,8 +238,8 @@ class LogRead:
             if torn_at is not None:
                 self._findings.append(A8.warning(
                     f"the last Zstandard frame (from byte {torn_at}) is incomplete, a write cut short: the harness "
-                    f"keeps the {recovered} complete record(s) it recovers from it and truncates the file at byte "
-                    f"{torn_at}"))
+                    f"keeps the {counted(recovered, 'complete record')} it recovers from it and truncates the file "
+                    f"at byte {torn_at}"))
         except ZstdCorruption as exc:
             self._fail(A9.error(f"the Zstandard file is damaged ({exc}): today's harness refuses it"))
             raise _ReadFailed from None

@@ -26,7 +26,7 @@ and message shows; the ``RemoteFile`` keeps the real URL, only to open it.
 
 Credentials and endpoints come from where fsspec and its backends look for them
 (environment, config files; ``FSSPEC_S3_ENDPOINT_URL`` and the like). fsspec and
-its cloud backends are the optional extra ``replay[remote]``: they are imported only
+its cloud backends are the optional extra ``remote``: they are imported only
 when a URL is given, and their absence is a usage error naming it.
 """
 
@@ -44,11 +44,12 @@ from html.parser import HTMLParser
 from typing import Any, BinaryIO, TypeVar
 from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
 
-from replay.extras import MissingExtra, require
+from replay.extras import MissingExtra, install_hint, require
 from replay.log.bounded import BLOCK
 from replay.log.reader import Opener, Source
 from replay.log.source import ARCHIVE_SUFFIXES, LOG_SUFFIXES, STORED_NAMES, Archive, PassedOver, Unit, ignore
 from replay.urls import NetworkError, network_timeout, redact, scrub
+from replay.words import counted
 
 T = TypeVar("T")
 
@@ -134,7 +135,7 @@ def filesystem(url: str, timeouts: Timeouts | None = None) -> tuple[Any, str]:
         fs, path = fsspec.core.url_to_fs(url, **{p: o for p, o in options.items() if o})
     except ImportError as exc:
         raise MissingExtra(f"reading {url.partition('://')[0]}:// URLs needs a backend fsspec could not import "
-                           f"({exc}): pip install 'replay[remote]'") from None
+                           f"({exc}): {install_hint('remote')}") from None
     except Exception as exc:  # an unknown protocol, a URL the backend cannot parse
         raise NetworkError(f"{redact(url)}: not a URL replay can read ({_detail(exc, url)})") from None
     return fs, path
@@ -383,8 +384,8 @@ class _Search:
                 size = info.get("size")
                 found.append((prefix + name[len(base):], size if isinstance(size, int) else None))
         if deeper:
-            self.passed_over(self.shown, f"{deeper} object(s) more than {SEARCH_DEPTH} levels below it were not "
-                                         "searched (name a deeper URL to audit them)")
+            self.passed_over(self.shown, f"{counted(deeper, 'object')} more than {SEARCH_DEPTH} levels below it "
+                                         "were not searched (name a deeper URL to audit them)")
         if len(found) > SEARCH_OBJECTS:
             found.sort(key=lambda item: redact(item[0]))
             self.too_many()
@@ -439,12 +440,13 @@ class _Search:
                     else:
                         more = True
         if deeper:
-            self.passed_over(self.shown, f"{deeper} link page(s) more than {SEARCH_DEPTH} levels below it were not "
-                                         "searched (name a deeper URL to audit them)")
+            self.passed_over(self.shown, f"{counted(deeper, 'link page')} more than {SEARCH_DEPTH} levels below "
+                                         "it were not searched (name a deeper URL to audit them)")
         if unread:
             why = (f"the search stopped after {self.timeouts.search:g} s" if stopped else
                    f"the search reads at most {SEARCH_PAGES} link pages")
-            self.passed_over(self.shown, f"{why}: {unread} more link page(s) were not searched (name a narrower URL)")
+            self.passed_over(self.shown, f"{why}: {counted(unread, 'more link page')} were not searched "
+                                         "(name a narrower URL)")
         if more:
             self.too_many()
         return [(location, None) for location in objects]

@@ -40,6 +40,7 @@ from replay.report.base import RULES_HINT, Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
 from replay.style import PLAIN, Style, sanitize
+from replay.words import counted
 
 SEVERITY_COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.POLICY: "cyan"}
 
@@ -113,16 +114,12 @@ def _label(f: Finding, style: Style) -> str:
     return f"{style.paint('bold', f.rule)} {style.paint(SEVERITY_COLORS[f.severity], f.severity.value)}"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _counts(findings: Iterable[Finding]) -> str:
     """``2 errors, 1 warning`` (severities with none left out)."""
     n = {s: 0 for s in Severity}
     for f in findings:
         n[f.severity] += 1
-    parts = [_plural(n[Severity.ERROR], "error"), _plural(n[Severity.WARNING], "warning"),
+    parts = [counted(n[Severity.ERROR], "error"), counted(n[Severity.WARNING], "warning"),
              f"{n[Severity.POLICY]} policy"]
     return ", ".join(p for p, s in zip(parts, Severity, strict=True) if n[s])
 
@@ -194,7 +191,7 @@ def _fold_entry(places: list[tuple[LogReport, list[Finding]]], reporter: AuditRe
     style = reporter.style
     findings = [f for _, group in places for f in group]
     out = [f"  {_label(findings[0], style)}: {_message(findings)}",
-           f"    {_plural(len(findings), 'finding')} in {len(places)} files, first at:"]
+           f"    {counted(len(findings), 'finding')} in {len(places)} files, first at:"]
     for report, group in places[:FOLD_PLACES]:
         where = f"{sanitize(reporter.path(report))}:{group[0].line}" if group[0].line is not None \
             else sanitize(reporter.path(report))
@@ -211,7 +208,7 @@ def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style, b
     held back), the by-rule table; on a terminal a coloured verdict line after it."""
     out = ["", files_line(summary), findings_line(summary)]
     if baselined:
-        out.append(f"{_plural(baselined, 'finding')} in the baseline not reported")
+        out.append(f"{counted(baselined, 'finding')} in the baseline not reported")
     table = rule_table(reports)
     if table:
         out += ["", *table, "", RULES_HINT]
@@ -223,15 +220,15 @@ def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style, b
 
 
 def files_line(summary: Summary) -> str:
-    return (f"{_plural(summary.files, 'file')}, {summary.events} events: {summary.ok} ok, "
+    return (f"{counted(summary.files, 'file')}, {summary.events} events: {summary.ok} ok, "
             f"{summary.warnings_only} with warnings only, {summary.with_errors} with errors, "
             f"{summary.unreadable} unreadable")
 
 
 def findings_line(summary: Summary) -> str:
     total = summary.errors + summary.warnings + summary.policy
-    return (f"{_plural(total, 'finding')}: {_plural(summary.errors, 'error')}, "
-            f"{_plural(summary.warnings, 'warning')}, {summary.policy} policy")
+    return (f"{counted(total, 'finding')}: {counted(summary.errors, 'error')}, "
+            f"{counted(summary.warnings, 'warning')}, {summary.policy} policy")
 
 
 def rule_table(reports: Iterable[LogReport]) -> list[str]:
@@ -372,7 +369,8 @@ class AuditJunit(AuditReporter):
             for rule, found in by_rule.items():
                 failing = [f for f in found if f.severity in result.failing]
                 lines = "\n".join(finding_line(r.path, f, PLAIN) for f in found)
-                suite.cases.append(Case(rule, f"{len(failing)} {rule} finding(s)" if failing else None, lines))
+                message = counted(len(failing), f"{rule} finding") if failing else None
+                suite.cases.append(Case(rule, message, lines))
             if not by_rule:
                 suite.cases.append(Case("audit"))
             suites.append(suite)

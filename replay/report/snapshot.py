@@ -22,6 +22,7 @@ from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
 from replay.scenarios.steps import Step, next_steps
 from replay.style import PLAIN, Style, sanitize
+from replay.words import counted
 
 if TYPE_CHECKING:
     from replay.goldens.compare import FileResult
@@ -89,11 +90,6 @@ def _failed_files(result: CheckReport) -> int:
     return sum(1 for r in result.scenarios for f in r.files if f.failed)
 
 
-def count(n: int, noun: str) -> str:
-    """``1 golden``, ``2 goldens``: a count with its noun, singular or plural."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 class CheckText(CheckReporter):
     """The scenarios that failed (every one with ``verbose``), each failed file with its
     changes under it; one verdict line, and the next commands."""
@@ -108,7 +104,7 @@ class CheckText(CheckReporter):
                 self.write(f"{paint(color, mark)} {sanitize(r.name)}: did not run\n    {sanitize(r.error)}\n")
                 continue
             ok = sum(1 for f in r.files if f.status == "ok")
-            self.write(f"{paint(color, mark)} {sanitize(r.name)} ({ok} of {count(len(r.files), 'golden')} "
+            self.write(f"{paint(color, mark)} {sanitize(r.name)} ({ok} of {counted(len(r.files), 'golden')} "
                        "match)\n")
             for f in r.files:
                 if not f.failed:
@@ -119,9 +115,9 @@ class CheckText(CheckReporter):
         scenarios = result.scenarios
         failed = sum(1 for r in scenarios if r.failed)
         files = _failed_files(result)
-        verdict = (f"{failed} of {count(len(scenarios), 'scenario')} failed"
-                   + (f" ({count(files, 'golden file')})" if files else "") if failed
-                   else f"{'all ' if len(scenarios) > 1 else ''}{count(len(scenarios), 'scenario')} "
+        verdict = (f"{failed} of {counted(len(scenarios), 'scenario')} failed"
+                   + (f" ({counted(files, 'golden file')})" if files else "") if failed
+                   else f"{'all ' if len(scenarios) > 1 else ''}{counted(len(scenarios), 'scenario')} "
                         f"{'match' if len(scenarios) > 1 else 'matches'} {'their' if len(scenarios) > 1 else 'its'} "
                         "goldens")
         steps = next_steps(result)

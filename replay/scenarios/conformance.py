@@ -64,6 +64,7 @@ from replay.render.acp.translate import Mode
 from replay.scenarios.artefacts import normalize_log
 from replay.scenarios.importer import ImportRefused, NewScenarioError, import_log
 from replay.scenarios.scenario import ScenarioError, load_scenario, run_scenario
+from replay.words import counted
 
 EXCLUDED_UPDATES = ("available_commands_update", "current_mode_update")
 """Updates that come from the agent's configuration, not from the log."""
@@ -105,14 +106,14 @@ class ModeResult:
     def what_differs(self) -> str:
         """What actually differs, in words."""
         if self.exact:
-            return f"{self.expected} line{'s' if self.expected != 1 else ''}, byte-exact"
+            return f"{counted(self.expected, 'line')}, byte-exact"
         parts = []
         if self.changed:
             parts.append(f"{self.changed} changed")
         if self.missing:
-            parts.append(f"{self.missing} golden line{'s' if self.missing != 1 else ''} not rendered")
+            parts.append(f"{counted(self.missing, 'golden line')} not rendered")
         if self.extra:
-            parts.append(f"{self.extra} rendered line{'s' if self.extra != 1 else ''} not in the golden")
+            parts.append(f"{counted(self.extra, 'rendered line')} not in the golden")
         return f"{self.matching}/{self.expected} golden lines rendered in order; " + ", ".join(parts)
 
 

@@ -80,6 +80,7 @@ from replay.scenarios.scenario import (
     shipped_schema,
 )
 from replay.todo.tool import TOOL_NAME, policy_of_description
+from replay.words import counted
 
 PRIMARY_NAMES = (*STORED_NAMES, f"{SESSION_LOG}.zst")
 """The primary log of a harness scenario folder, by the names the harness stores it under."""
@@ -104,8 +105,9 @@ class ImportRefused(Exception):
     def __init__(self, reports: list[LogReport], run_error: str | None = None) -> None:
         errors = sum(r.count(Severity.ERROR) or 1 for r in reports)
         super().__init__(f"the imported scenario would not run: {run_error}; nothing was written" if run_error
-                         else f"the audit found {errors} error finding(s) in {len(reports)} log(s): today's harness "
-                              "would refuse to load them; fix them (see above), or import anyway with --force")
+                         else f"the audit found {counted(errors, 'error finding')} in {counted(len(reports), 'log')}: "
+                              "today's harness would refuse to load them; fix them (see above), or import anyway "
+                              "with --force")
         self.reports = reports
         self.run_error = run_error
         """Why the imported scenario's keyless test run failed (``None``: the audit refused it)."""
@@ -686,7 +688,7 @@ def import_log(scenarios_root: Tree | Path, name: str, source: Path, *, force: b
             raise ImportRefused(failing)
         if failing:
             rules = sorted({f.rule for r in failing for f in r.findings if f.severity is Severity.ERROR})
-            notes.append(f"imported despite error findings (--force) in {len(failing)} log(s): rules "
+            notes.append(f"imported despite error findings (--force) in {counted(len(failing), 'log')}: rules "
                          f"{', '.join(rules) or 'unreadable'}")
         steps = _read_json(found.input) if found.input is not None else None
         override_raw = _staged_json(staging, found.override, OVERRIDE_NAME) if found.override is not None else None
@@ -700,8 +702,9 @@ def import_log(scenarios_root: Tree | Path, name: str, source: Path, *, force: b
         cwd = primary.header.get("cwd")
         doc: dict[str, Any] = {
             "$schema": SCHEMA_REF,
-            "description": f"Imported from the harness session {source.name}: {len(primary.prompts)} turn(s); the "
-                           "recording plays the model and answers the tools the loop does not model.",
+            "description": f"Imported from the harness session {source.name}: "
+                           f"{counted(len(primary.prompts), 'turn')}; the recording plays the model and answers the "
+                           "tools the loop does not model.",
             "prompts": primary.prompts,
             "tools": _tools(primary, policy, subagent),
         }

@@ -13,6 +13,7 @@ from replay.goldens.store import GoldenStore, as_tree
 from replay.hints import command
 from replay.scenarios.artefacts import is_artefact_name
 from replay.scenarios.scenario import ScenarioError, is_scenario_name, load_scenario
+from replay.words import counted
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class ScenarioNames:
             return f"{exc}: fix it, then accept again"
         children = len(scenario.children)
         if not is_artefact_name(file, children):
-            return f"no artefact of {folder} is named {file} (it has {children} child session(s)): {orphan}"
+            return f"no artefact of {folder} is named {file} (it has {counted(children, 'child session')}): {orphan}"
         return None
 
 

@@ -42,6 +42,7 @@ from replay.render.acp.profiles import detect_profile
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.todo.tool import TOOL_NAME, Config
 from replay.validation import UNKNOWN, validation_problems
+from replay.words import counted
 
 SCENARIO_FILE = "scenario.json"
 SCHEMA_FILE = "scenario.schema.json"
@@ -53,7 +54,10 @@ MAX_JSON_BYTES = 16 << 20
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    """Every field of the format: no unknown field, and no value of another JSON type
+    taken for the one asked (``1`` is not ``true``, ``"3"`` is not ``3``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
 
 
 class TodoWriteConfig(_Strict):
@@ -538,8 +542,8 @@ class _Runner:
         agent.finish()
         for who, used in self.models:
             if used.unused():
-                raise ScenarioError(f"the model of {who} has {used.unused()} call(s) the run never asked for: the run "
-                                    "diverged from the recording or script (re-record, or fix the script)")
+                raise ScenarioError(f"the model of {who} has {counted(used.unused(), 'call')} the run never asked "
+                                    "for: the run diverged from the recording or script (re-record, or fix the script)")
         return Run(self.name, self.scenario, self.logs)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from replay.hints import line
+from replay.words import counted
 
 if TYPE_CHECKING:  # a type only: `replay audit` does not import scenario running
     from replay.scenarios.check import CheckReport
@@ -56,17 +57,17 @@ def next_steps(report: CheckReport) -> list[Step]:
     if pending is not None and pending.count:
         where = pending_option(report)
         if context.ci:
-            steps.append(Step(f"{_count(pending.count, 'pending golden')} in {pending.folder}: keep that folder as "
+            steps.append(Step(f"{counted(pending.count, 'pending golden')} in {pending.folder}: keep that folder as "
                               "this job's artefact; in your checkout, download it and review it there",
                               _command("review", "--pending", "DOWNLOADED_FOLDER", tree_args=tree)))
         else:
-            steps.append(Step(f"{_count(pending.count, 'pending golden')} in {pending.folder}: look at each change "
+            steps.append(Step(f"{counted(pending.count, 'pending golden')} in {pending.folder}: look at each change "
                               "and accept or reject it", _command("review", *where, tree_args=tree)))
     elif context.waiting is not None and not context.ci:
         waiting = context.waiting
         where = () if waiting.default else ("--pending", waiting.folder)
         wait = "waits" if waiting.count == 1 else "wait"
-        steps.append(Step(f"{_count(waiting.count, 'pending golden')} from an earlier run {wait} in {waiting.folder}: "
+        steps.append(Step(f"{counted(waiting.count, 'pending golden')} from an earlier run {wait} in {waiting.folder}: "
                           "look at each change and accept or reject it", _command("review", *where, tree_args=tree)))
     if (pending is None or not pending.count) and differ:
         if context.ci:
@@ -86,11 +87,6 @@ def next_steps(report: CheckReport) -> list[Step]:
         steps.append(Step(f"delete the goldens no artefact of {_names(orphaned)} produces",
                           _command("refresh", "--prune", tree_args=tree, names=orphaned)))
     return steps
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 golden``, ``2 goldens``: a count with its noun, singular or plural."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _names(names: Sequence[str]) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -23,7 +22,7 @@ from replay.log.source import file_source
 from replay.scenarios.artefacts import render_artefacts
 from replay.scenarios.importer import ImportRefused, NewScenarioError, import_log
 from replay.scenarios.scenario import ScenarioError, run_scenario
-from tests.helpers import audit_bytes, bytes_source, corpus_file, dump, records, summary
+from tests.helpers import audit_bytes, bytes_source, corpus_file, dump, examples, records, summary
 
 OLD = "acp-2026-07-23"
 
@@ -158,7 +157,7 @@ def test_the_unused_recording_calls_are_reported(tmp_path: Path) -> None:
     folder = _imported(tmp_path, "multi-turn", {"prompts": ["only the first"], "tools": {}})
     with pytest.raises(ScenarioError) as exc:
         run_scenario(folder)
-    assert str(exc.value) == (f"{folder}/scenario.json: the model of the primary session has 1 call(s) the run never "
+    assert str(exc.value) == (f"{folder}/scenario.json: the model of the primary session has 1 call the run never "
                               "asked for: the run diverged from the recording or script (re-record, or fix the "
                               "script)")
 
@@ -196,7 +195,7 @@ def _mutate(recs: list[dict[str, Any]], data: st.DataObject) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=150 if os.environ.get("CI") else 60, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.data())
 def test_a_hostile_recording_fails_as_a_scenario_error_never_a_traceback(data: st.DataObject) -> None:
     recs = records(f"{OLD}/fs-edit/session.jsonl")

@@ -127,7 +127,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
 def _write_baseline(tmp: Path) -> None:
     result = CliRunner().invoke(main, ["audit", "--write-baseline", "baseline.json", *FOLDERS])
     assert result.exit_code == 0
-    assert result.stderr == "replay audit: wrote a baseline of 385 finding(s) to baseline.json\n"
+    assert result.stderr == "replay audit: wrote a baseline of 385 findings to baseline.json\n"
     assert len(json.loads((tmp / "baseline.json").read_text())["findings"]) == 385
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +18,12 @@ from replay import cluster
 from replay.check import runner
 from replay.cli import main
 from replay.parallel import Batch
-from tests.helpers import REPO, corpus_root
+from tests.helpers import corpus_root, replay_in_a_process
 from tests.loopback import closed_port, http_server, silent_port
 
 pytestmark = pytest.mark.slow
 
-distributed = pytest.importorskip("distributed", reason="dask[distributed] (the replay[dask] extra) is not installed")
+distributed = pytest.importorskip("distributed", reason="dask[distributed] (the dask extra) is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -81,51 +79,48 @@ def test_an_unreachable_scheduler_is_a_usage_error(tmp_path: Path, monkeypatch: 
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in result.output
 
 
-@pytest.mark.parametrize(("address", "why"), [
+MALFORMED = [
     ("garbage", "missing port number in address 'garbage'"),
     ("tcp://[::1", "invalid address '[::1'; maybe: ipv6 needs brackets like [::1]"),
     ("tcp://\x1b]52;c;aGk=\x07h", "missing port number in address '\\x1b]52;c;aGk=\\x07h'"),
     ("tls://127.0.0.1:9", "TLS expects a `ssl_context` argument of type ssl.SSLContext (perhaps check your TLS "
                           "configuration?) Instead got None"),
-])
-def test_a_malformed_scheduler_address_is_a_usage_error_at_once(tmp_path: Path, address: str, why: str) -> None:
+]
+
+
+def test_a_malformed_scheduler_address_is_a_usage_error_at_once(tmp_path: Path) -> None:
     """Dask leaves the client of an address it rejects half-open: its finalizer then
-    waits a minute at exit and prints a traceback. The client is closed here."""
-    (tmp_path / "x.jsonl").write_bytes(b"")
-    done = subprocess.run([sys.executable, "-m", "replay", "audit", "--scheduler", address, "x.jsonl"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=25,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert done.returncode == 2
-    shown = address.replace("\x1b", "\\x1b").replace("\x07", "\\x07")  # through the sanitizer
-    assert done.stderr.splitlines()[-1] == (
-        f"Error: cannot reach the Dask scheduler at {shown} ({why}); check the address "
-        "(tcp://host:8786) and that the scheduler runs")
-    assert done.stdout == ""
+    waits a minute at exit and prints a traceback. The client is closed here: the four
+    addresses run in one real process (one Dask start-up), which exits long before a minute."""
+    log = tmp_path / "x.jsonl"
+    log.write_bytes(b"")
+    runs = replay_in_a_process(*(["audit", "--scheduler", address, str(log)] for address, _ in MALFORMED),
+                               timeout=50)
+    for (address, why), run in zip(MALFORMED, runs, strict=True):
+        assert (run.code, run.stdout, run.traceback) == (2, b"", None), address
+        shown = address.replace("\x1b", "\\x1b").replace("\x07", "\\x07")  # through the sanitizer
+        assert run.stderr.decode().splitlines()[-1] == (
+            f"Error: cannot reach the Dask scheduler at {shown} ({why}); check the address "
+            "(tcp://host:8786) and that the scheduler runs")
 
 
-@pytest.mark.parametrize("server", ["silent", "closed", "not Dask"])
-def test_a_scheduler_address_where_no_scheduler_answers_is_given_up_on_in_time(tmp_path: Path, server: str) -> None:
+def test_a_scheduler_address_where_no_scheduler_answers_is_given_up_on_in_time(tmp_path: Path) -> None:
     """A port that accepts and never speaks (Dask waits for its handshake forever), a
     port where nothing listens, an HTTP server: a usage error once the scheduler's
     time limit is up (here 1 s: ``REPLAY_NETWORK_TIMEOUTS``), never a traceback."""
-    (tmp_path / "x.jsonl").write_bytes(b"")
+    log = tmp_path / "x.jsonl"
+    log.write_bytes(b"")
     with contextlib.ExitStack() as stack:
-        if server == "silent":
-            port = stack.enter_context(silent_port())
-        elif server == "closed":
-            port = closed_port()
-        else:
-            base, _ = stack.enter_context(http_server({}))
-            port = int(base.rsplit(":", 1)[1])
-        done = subprocess.run([sys.executable, "-m", "replay", "audit", "--scheduler", f"tcp://127.0.0.1:{port}",
-                               "x.jsonl"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                              env={**os.environ, "PYTHONPATH": str(REPO), "REPLAY_NETWORK_TIMEOUTS": "scheduler=1"})
-    assert done.returncode == 2
-    assert "Traceback" not in done.stderr
-    assert done.stderr.splitlines()[-1] == (
-        f"Error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (no answer within 1 s: is a Dask "
-        "scheduler listening there?); check the address (tcp://host:8786) and that the scheduler runs")
-    assert done.stdout == ""
+        base, _ = stack.enter_context(http_server({}))
+        ports = {"silent": stack.enter_context(silent_port()), "closed": closed_port(),
+                 "not Dask": int(base.rsplit(":", 1)[1])}
+        runs = replay_in_a_process(*(["audit", "--scheduler", f"tcp://127.0.0.1:{port}", str(log)]
+                                     for port in ports.values()), env={"REPLAY_NETWORK_TIMEOUTS": "scheduler=1"})
+    for (server, port), run in zip(ports.items(), runs, strict=True):
+        assert (run.code, run.stdout, run.traceback) == (2, b"", None), server
+        assert run.stderr.decode().splitlines()[-1] == (
+            f"Error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (no answer within 1 s: is a Dask "
+            "scheduler listening there?); check the address (tcp://host:8786) and that the scheduler runs"), server
 
 
 def test_the_credentials_of_a_scheduler_address_are_not_shown(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from replay.check import runner
 from replay.cli import main
-from tests.helpers import MULTI_TURN, REPO, corpus_root, records
+from tests.helpers import MULTI_TURN, REPO, corpus_root, dump, records
 
 pytestmark = pytest.mark.slow
 
@@ -62,6 +62,10 @@ _SIZE = 12_000_000
 enough that a worker is in the middle of one for a good part of a second."""
 
 
+_LOGS = 4
+"""Long logs in the folder: two for each of the two workers."""
+
+
 def _long_log(size: int) -> bytes:
     """A clean log of about ``size`` bytes: the turns of a real one, repeated with
     seqs and turn numbers shifted."""
@@ -86,7 +90,7 @@ def _long_log(size: int) -> bytes:
 def long_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("long")
     data = _long_log(_SIZE)
-    for k in range(6):
+    for k in range(_LOGS):
         (folder / f"log-{k}").mkdir()
         (folder / f"log-{k}" / "session.jsonl").write_bytes(data)
     return folder
@@ -126,10 +130,31 @@ def _busy_workers(proc: subprocess.Popen[bytes], deadline: float = 60.0) -> list
     raise AssertionError("the workers never got busy")
 
 
-def _start(folder: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "replay", "audit", "--jobs", "2", "--format", "json",
-                             str(folder)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+def _default_sigint() -> None:
+    """In the child, before exec: SIGINT's default action, as a terminal's foreground
+    command has it. A test run started in the background of a script (``… &``)
+    ignores SIGINT, and a command started ignoring it rightly goes on ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _start(folder: Path, *first: str) -> subprocess.Popen[bytes]:
+    """``replay audit --jobs 2 --format json FIRST... FOLDER`` in a session of its own,
+    its standard input a pipe this test holds."""
+    return subprocess.Popen([sys.executable, "-m", "replay", "audit", "--jobs", "2", "--format", "json", *first,
+                             str(folder)], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_default_sigint)
+
+
+def _interrupted_run(folder: Path) -> subprocess.Popen[bytes]:
+    """An audit that cannot end before this test lets it: standard input, a log that
+    has not ended, comes first (read in this process while the workers audit the
+    folder), so a signal sent once the workers are busy comes before any report."""
+    proc = _start(folder, "-")
+    assert proc.stdin is not None
+    proc.stdin.write(dump(records(MULTI_TURN)[:4]))
+    proc.stdin.flush()
+    _busy_workers(proc)
+    return proc
 
 
 def _files(report: bytes) -> dict[str, Any]:
@@ -138,30 +163,30 @@ def _files(report: bytes) -> dict[str, Any]:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find the worker processes")
 def test_a_killed_worker_is_an_internal_finding_for_its_file(long_logs: Path) -> None:
-    code, alone = _audit("--jobs", "1", "--format", "json", str(long_logs))
+    code, one = _audit("--jobs", "1", "--format", "json", str(long_logs / "log-0"))
     assert code == 0
+    (alone,) = _files(one).values()  # every log of the folder is this one: the same report, but the path
     proc = _start(long_logs)
     victim = _busy_workers(proc)[0]
     os.kill(victim, signal.SIGKILL)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1, err
     assert b"Traceback" not in err
-    got, want = _files(out), _files(alone)
-    assert sorted(got) == sorted(want)
-    lost = [path for path, f in got.items() if f != want[path]]
+    got = _files(out)
+    assert sorted(got) == [str(long_logs / f"log-{k}" / "session.jsonl") for k in range(_LOGS)]
+    lost = [path for path, f in got.items() if f != {**alone, "path": path}]
     assert len(lost) == 1, lost
     (finding,) = got[lost[0]]["findings"]
     assert got[lost[0]]["status"] == "unreadable" and finding["rule"] == "INTERNAL"
     assert finding["message"].startswith(f"the worker process (pid {victim}) that held it died (killed, or out of "
                                          "memory) before it finished; the rest of the audit is complete")
     summary = orjson.loads(out)["summary"]
-    assert (summary["files"], summary["failed"], summary["errors"]) == (6, 1, 1)
+    assert (summary["files"], summary["failed"], summary["errors"]) == (_LOGS, 1, 1)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find the processes")
 def test_ctrl_c_stops_cleanly_and_leaves_no_process(long_logs: Path) -> None:
-    proc = _start(long_logs)
-    _busy_workers(proc)
+    proc = _interrupted_run(long_logs)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
     began = time.monotonic()
     out, err = proc.communicate(timeout=60)
@@ -181,8 +206,7 @@ def _session(pid: int) -> int | None:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find the processes")
 def test_sigint_to_the_command_alone_stops_its_workers(long_logs: Path) -> None:
     """A SIGINT sent to the command only (not from a terminal): it stops the workers."""
-    proc = _start(long_logs)
-    _busy_workers(proc)
+    proc = _interrupted_run(long_logs)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert out == b""

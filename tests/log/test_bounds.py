@@ -156,14 +156,18 @@ def test_standard_input_of_zeros_stops_at_the_record_cap() -> None:
     assert peak < 8 * MIB
 
 
-def test_standard_input_that_goes_on_stops_at_the_log_cap() -> None:
+def test_standard_input_that_goes_on_stops_at_the_log_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    import replay.log.bounded
+
+    # Small blocks, so that a small cap shows it: events are held a block at a time.
+    monkeypatch.setattr(replay.log.bounded, "BLOCK", 1 << 15)
     stream = _Stream(96 * MIB, _events(), head=_header())
-    code, report, peak = _audit("--max-log-bytes", str(16 * MIB), "-", input=stream)
+    code, report, peak = _audit("--max-log-bytes", str(2 * MIB), "-", input=stream)
     assert code == 1
     (limit,) = [f for f in report["files"][0]["findings"] if f["rule"] == "LIMIT"]
-    assert limit["message"].startswith(f"the log exceeds the reader's limit of {16 * MIB} bytes")
-    assert stream.taken <= 18 * MIB
-    assert peak < 32 * MIB  # one block's events at a time: 16 MiB of events parsed would be ~250 MiB
+    assert limit["message"].startswith(f"the log exceeds the reader's limit of {2 * MIB} bytes")
+    assert stream.taken <= 4 * MIB
+    assert peak < 8 * MIB  # one block's events at a time: 2 MiB of events parsed would be ~30 MiB
 
 
 def test_a_flood_of_damage_stops_the_reading() -> None:

@@ -28,7 +28,7 @@ from replay.log.remote import PAGE_BYTES, SEARCH_DEPTH
 from tests.helpers import REPO, TODO_WRITE, dump, index_of, records
 from tests.loopback import Handler, Served, closed_port, http_server, silent_port
 
-pytest.importorskip("fsspec", reason="fsspec is the replay[remote] extra")
+pytest.importorskip("fsspec", reason="fsspec is the remote extra")
 pytest.importorskip("aiohttp", reason="aiohttp (fsspec's HTTP backend) is not installed")
 
 HANG_GUARD = 60
@@ -266,10 +266,10 @@ def test_ever_deeper_link_pages_are_searched_to_the_depth_bound(log: bytes) -> N
     pages = {path for method, path, _ in served.requests if path.endswith("/")}
     assert sorted(pages) == sorted(f"/top/{'d/' * level}" for level in range(SEARCH_DEPTH + 1))
     assert json.loads(result.stdout)["passed_over"] == [{"path": f"{base}/top/", "reason": (
-        f"1 link page(s) more than {SEARCH_DEPTH} levels below it were not searched (name a deeper URL to audit "
+        f"1 link page more than {SEARCH_DEPTH} levels below it were not searched (name a deeper URL to audit "
         "them)")}]
     assert result.stderr.splitlines() == [
-        f"replay audit: passed over {base}/top/: 1 link page(s) more than {SEARCH_DEPTH} levels below it were not "
+        f"replay audit: passed over {base}/top/: 1 link page more than {SEARCH_DEPTH} levels below it were not "
         "searched (name a deeper URL to audit them)"]
 
 
@@ -304,7 +304,7 @@ def test_a_search_reads_so_many_pages_and_keeps_so_many_logs(log: bytes, monkeyp
     assert [path for path, _, _ in _files(result)] == [f"{base}/logs/{n}/{name}.jsonl" for n in (0, 1)
                                                        for name in "ab"]
     assert json.loads(result.stdout)["passed_over"] == [
-        {"path": f"{base}/logs/", "reason": "the search reads at most 3 link pages: 4 more link page(s) were not "
+        {"path": f"{base}/logs/", "reason": "the search reads at most 3 link pages: 4 more link pages were not "
                                             "searched (name a narrower URL)"}]
     fsspec = pytest.importorskip("fsspec")
     memory = fsspec.filesystem("memory")
@@ -325,7 +325,7 @@ def test_a_search_reads_so_many_pages_and_keeps_so_many_logs(log: bytes, monkeyp
 @pytest.fixture
 def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """S3 settings as fsspec's configuration (``FSSPEC_S3_*``) would give them."""
-    pytest.importorskip("s3fs", reason="s3fs (the replay[remote] extra) is not installed")
+    pytest.importorskip("s3fs", reason="s3fs (the remote extra) is not installed")
     import fsspec.config
 
     for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",

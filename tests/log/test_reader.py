@@ -55,7 +55,7 @@ def test_zstd_torn_last_frame_is_a_tail_not_corruption() -> None:
     report = audit_bytes(_frames(header, first) + torn[: len(torn) - 6])
     assert report.events == 115
     assert [(f.rule, f.severity.value) for f in report.findings] == [("A8", "warning")]
-    assert "keeps the 0 complete record(s)" in report.findings[0].message
+    assert "keeps the 0 complete records" in report.findings[0].message
     # A large torn frame: the complete records before the cut are recovered.
     more = [{"type": "session/title", "seq": 115 + i, "time": 0,
              "data": {"title": f"title {i} " + "x" * 200, "messageSeqs": [], "source": {"kind": "user"}}}
@@ -65,7 +65,7 @@ def test_zstd_torn_last_frame_is_a_tail_not_corruption() -> None:
     recovered = report.events - 115
     assert 0 < recovered < 2000
     assert {(f.rule, f.severity.value) for f in report.findings} <= {("A8", "warning")}
-    assert f"keeps the {recovered} complete record(s)" in next(
+    assert f"keeps the {recovered} complete records" in next(
         f.message for f in report.findings if "Zstandard frame" in f.message)
 
 

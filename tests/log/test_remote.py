@@ -19,6 +19,7 @@ import pytest
 import zstandard
 from click.testing import CliRunner
 
+from replay import extras
 from replay.cli import main
 from tests.helpers import REPO, TODO_WRITE, corpus_root, dump, records
 
@@ -48,7 +49,7 @@ def _local(corpus: Path) -> tuple[int, str]:
 
 
 def test_memory_urls_audit_as_the_local_copy(corpus: Path) -> None:
-    fsspec = pytest.importorskip("fsspec", reason="fsspec is the replay[remote] extra")
+    fsspec = pytest.importorskip("fsspec", reason="fsspec is the remote extra")
     fs = fsspec.filesystem("memory")
     for path in _files(corpus):
         fs.pipe(f"/corpus-copy/{path.relative_to(corpus).as_posix()}", path.read_bytes())
@@ -144,14 +145,16 @@ def test_a_damaged_archive_keeps_the_logs_before_the_damage(corpus: Path, tmp_pa
 
 def test_a_missing_extra_is_a_usage_error_naming_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "fsspec", None)  # import fsspec now fails
+    monkeypatch.setattr(extras, "installed_from", lambda: None)  # as installed from the index
     result = CliRunner().invoke(main, ["audit", "s3://bucket/logs"])
     assert result.exit_code == 2
-    assert "reading URLs needs fsspec: pip install 'replay[remote]'" in result.output
+    assert "reading URLs needs fsspec: `pip install 'deepseek-harness-replay[remote]'`" in result.output
     monkeypatch.setitem(sys.modules, "distributed", None)
     (tmp_path / "x.jsonl").write_bytes(b"")
     result = CliRunner().invoke(main, ["audit", "--scheduler", "tcp://127.0.0.1:1", str(tmp_path / "x.jsonl")])
     assert result.exit_code == 2
-    assert "--scheduler (a Dask cluster) needs distributed: pip install 'replay[dask]'" in result.output
+    assert "--scheduler (a Dask cluster) needs distributed: `pip install 'deepseek-harness-replay[dask]'`" in (
+        result.output)
 
 
 # -- S3, against a moto server on the loopback -------------------------------------------
@@ -160,7 +163,7 @@ def test_a_missing_extra_is_a_usage_error_naming_it(monkeypatch: pytest.MonkeyPa
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
     server_module = pytest.importorskip("moto.server", reason="moto[server] (a test extra) is not installed")
-    pytest.importorskip("s3fs", reason="s3fs (the replay[remote] extra) is not installed")
+    pytest.importorskip("s3fs", reason="s3fs (the remote extra) is not installed")
     server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -175,13 +178,13 @@ _S3_ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "
 
 
 def test_s3_audits_as_the_local_copy(corpus: Path, s3_endpoint: str, tmp_path: Path) -> None:
-    """Two corpus folders (logs, goldens and transcripts mixed) and a production root
-    holding one session in both encodings (A10, judged from the listing)."""
+    """A corpus folder (logs, goldens and transcripts mixed) and a production root
+    holding one session in both encodings (A10, judged from the listing). One folder:
+    each object costs the moto server a request."""
     import s3fs
 
     local = tmp_path / "copy"
-    for name in ("acp-2026-06-29", "acp-2026-07-23"):
-        shutil.copytree(corpus / name, local / name)
+    shutil.copytree(corpus / "acp-2026-06-29", local / "acp-2026-06-29")
     _production_root(local / "root")
     fs = s3fs.S3FileSystem(endpoint_url=s3_endpoint, key="testing", secret="testing")
     fs.mkdir("logs")

@@ -183,3 +183,33 @@ def test_the_count_of_an_entry_is_what_its_lines_say() -> None:
     assert text_counts("  line 4: D9 error: x\n  lines 3, 4 and 9: D9 error: x\n"
                        "  lines 3, 4, 5 and 7 more: A7 error: x\n  2 findings: IO error: x\n") == Counter(
         {("D9", "error"): 4, ("A7", "error"): 10, ("IO", "error"): 2})
+
+
+def test_every_failing_log_is_named_even_when_all_its_findings_are_folded(fixture_logs: Path) -> None:
+    """Before, a log whose every kind of finding was folded had no heading: of 47 logs
+    with errors the corpus text named 4. Now each failing log has its heading."""
+    for name in ("old-4", "old-5"):
+        shutil.copytree(fixture_logs / "old-1", fixture_logs / name)
+    code, out = _run("audit", "logs")
+    assert code == 1
+    headings = [line.split(" (")[0] for line in out.splitlines() if line.startswith("logs/")]
+    assert headings == ["logs/old-1/session.jsonl", "logs/old-2/session.jsonl", "logs/old-4/session.jsonl",
+                        "logs/old-5/session.jsonl", "logs/todo/session.jsonl", "logs/old-3/session.jsonl"]
+    assert "logs/old-4/session.jsonl (7 events; 1 error, 2 warnings; 3 folded below)\n" in out
+
+
+def test_files_with_findings_prints_only_their_paths(fixture_logs: Path) -> None:
+    code, out = _run("audit", "--files-with-findings", "logs")
+    assert (code, out) == (1, "logs/old-1/session.jsonl\nlogs/old-2/session.jsonl\nlogs/old-3/session.jsonl\n"
+                              "logs/todo/session.jsonl\n")
+    assert _run("audit", "-l", "logs/clean") == (0, "")
+    code, out = _run("audit", "-l", "--format", "json", "logs")
+    assert code == 2 and "--files-with-findings shape the text report, not --format json" in out
+
+
+def test_writing_a_baseline_prints_the_summary_only(fixture_logs: Path) -> None:
+    result = CliRunner().invoke(main, ["audit", "--write-baseline", "base.json", "logs"])
+    assert result.exit_code == 0
+    assert result.stdout == ("5 files, 253 events: 1 ok, 1 with warnings only, 3 with errors, 0 unreadable\n"
+                             "11 findings: 4 errors, 7 warnings, 0 policy\n")
+    assert result.stderr == "replay audit: wrote a baseline of 11 findings to base.json\n"

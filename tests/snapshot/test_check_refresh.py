@@ -4,24 +4,24 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from replay.cli import main
+from replay.fs import NO_FSYNC
 from replay.goldens.diff import change_lines
 from replay.goldens.store import GoldenStore, StoreLocked
 from replay.scenarios.check import check_scenarios, refresh_scenarios
-from tests.helpers import REPO
+from tests.helpers import GOLDEN_COUNT, REPO, SCENARIO_COUNT
 
 
 @pytest.fixture
@@ -38,7 +38,9 @@ def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def _run(tree: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, [*args, "--scenarios", str(tree / "scenarios"),
+    """``replay ARGS`` on the tree, in this process (on one process: ``--jobs 1``)."""
+    jobs = ["--jobs", "1"] if args[0] in ("check", "refresh") else []
+    result = CliRunner().invoke(main, [*args, *jobs, "--scenarios", str(tree / "scenarios"),
                                        "--goldens", str(tree / "goldens")])
     return result.exit_code, result.output
 
@@ -47,7 +49,7 @@ def test_the_repo_check_passes_and_writes_nothing(tree: Path) -> None:
     before = _snapshot(tree)
     code, out = _run(tree, "check")
     assert code == 0, out
-    assert out.endswith("all 15 scenarios match their goldens\n")
+    assert out.endswith(f"all {SCENARIO_COUNT} scenarios match their goldens\n")
     assert _snapshot(tree) == before
 
 
@@ -67,7 +69,9 @@ def _flip(tree: Path, scenario: str, parallel: bool) -> None:
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
-def test_the_policy_flip_end_to_end(tree: Path) -> None:
+def test_a_policy_flip_moves_every_golden_the_policy_shows_in(tree: Path) -> None:
+    """What the diff of each golden says after a policy flip (the workflow around it,
+    check, pending goldens, accept, refresh, is ``test_workflow.py``'s)."""
     _flip(tree, "recorded-parallel-plan", parallel=False)
     results = {r.name: r for r in check_scenarios(tree / "scenarios", tree / "goldens").scenarios}
     flipped = results.pop("recorded-parallel-plan")
@@ -87,12 +91,9 @@ def test_the_policy_flip_end_to_end(tree: Path) -> None:
     session_changes = "\n".join(change_lines(by_file["session.expected.jsonl"].changes))
     assert "event 16 removed todo/write: {\"time\":0,\"data\":{\"todos\":" in session_changes
     assert "isError: false → true" in session_changes
-    code, out = _run(tree, "check")
+    code, out = _run(tree, "check", "recorded-parallel-plan")
     assert code == 1
     assert f"{tree / 'goldens'}/recorded-parallel-plan/tool-schemas.expected.json: differs" in out
-    code, out = _run(tree, "refresh", "recorded-parallel-plan")
-    assert code == 0 and "updated 7," in out.splitlines()[-1]
-    assert _run(tree, "check")[0] == 0
 
 
 def test_a_partial_refresh_touches_no_other_scenario(tree: Path) -> None:
@@ -151,7 +152,7 @@ def test_reports_json_github_and_junit(tree: Path) -> None:
     _run(tree, "check", "--junit", str(junit))
     text = junit.read_text()
     assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n'
-                           '<testsuites name="replay check" tests="108" failures="7" errors="0" time="')
+                           f'<testsuites name="replay check" tests="{GOLDEN_COUNT}" failures="7" errors="0" time="')
     assert text.count("<failure ") == 7 and 'name="recorded-parallel-plan"' in text
 
 
@@ -167,44 +168,68 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.mark.slow
 def test_refresh_is_keyless(tree: Path, no_network: None) -> None:
+    committed = {k: v[0] for k, v in _snapshot(REPO / "goldens").items()}
     shutil.rmtree(tree / "goldens")
-    expected = sum(1 for p in (REPO / "goldens").glob("*/*") if p.is_file())
     result = refresh_scenarios(tree / "scenarios", tree / "goldens")
-    assert result.counts() == {"created": expected} and not result.failed
+    assert result.counts() == {"created": GOLDEN_COUNT} and not result.failed
+    assert {k: v[0] for k, v in _snapshot(tree / "goldens").items()} == committed
     # And as a process with the environment scrubbed (no keys, no proxies, no HOME).
     shutil.rmtree(tree / "goldens")
     proc = subprocess.run([sys.executable, "-m", "replay", "refresh", "--scenarios", str(tree / "scenarios"),
                            "--goldens", str(tree / "goldens")], env={"PATH": os.environ.get("PATH", "")},
                           capture_output=True, cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert not any(r.failed for r in check_scenarios(tree / "scenarios", tree / "goldens").scenarios)
+    assert {k: v[0] for k, v in _snapshot(tree / "goldens").items()} == committed
 
 
-@pytest.mark.slow
-def test_sigkill_never_leaves_a_half_written_golden(tree: Path) -> None:
+def _refresh_killed_at_a_rename(tree: Path, nth: int, after: bool) -> None:
+    """A refresh in a child process that SIGKILLs itself at its ``nth`` rename of a
+    written file into place: just before it (the new bytes complete beside the golden)
+    or just after it. No handler, no ``finally`` runs: what a kill -9 or the OOM
+    killer leaves."""
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        try:
+            real, renames = os.replace, 0
+
+            def replace(*args: Any, **kwargs: Any) -> None:
+                nonlocal renames
+                renames += 1
+                if renames == nth and not after:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                real(*args, **kwargs)
+                if renames == nth and after:
+                    os.kill(os.getpid(), signal.SIGKILL)
+
+            os.replace = replace  # type: ignore[assignment]
+            refresh_scenarios(tree / "scenarios", tree / "goldens")
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, f"not killed at rename {nth}"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="kills a forked refresh")
+def test_sigkill_never_leaves_a_half_written_golden(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed at the first golden's rename, just after a middle one's, and at the last:
+    every golden is its old bytes or its new ones, never a part; the next refresh
+    cleans up what the dead process left and finds nothing more to do."""
+    monkeypatch.delenv(NO_FSYNC, raising=False)  # durability: the writes as users get them
     goldens = tree / "goldens"
     expected = {k: v[0] for k, v in _snapshot(goldens).items()}
-    rng = random.Random(1234)
-    kills = 0
-    while kills < 24:
-        # Make every golden stale, so the refresh rewrites all of them.
-        for name, data in expected.items():
-            (goldens / name).write_bytes(data + b"\nstale")
-        stale = {k: v + b"\nstale" for k, v in expected.items()}
-        proc = subprocess.Popen([sys.executable, "-m", "replay", "refresh", "--scenarios", str(tree / "scenarios"),
-                                 "--goldens", str(goldens)], cwd=REPO, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.05, 0.6))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        kills += 1
-        for name, data in _snapshot(goldens).items():
-            if name.split("/")[-1].startswith(".tmp-"):
-                continue  # an interrupted write's temp file: never a golden, cleaned up next time
-            assert data[0] in (expected[name], stale[name]), f"{name} is half-written after kill {kills}"
-    assert kills >= 20
+    stale = {k: v + b"\nstale" for k, v in expected.items()}
+    for nth, after in ((1, False), (len(expected) // 2, True), (len(expected), False)):
+        for name, data in stale.items():  # every golden stale: the refresh rewrites them all
+            (goldens / name).write_bytes(data)
+        _refresh_killed_at_a_rename(tree, nth, after)
+        now = {k: v[0] for k, v in _snapshot(goldens).items() if not k.split("/")[-1].startswith(".tmp-")}
+        assert set(now) == set(expected)
+        assert all(data in (expected[name], stale[name]) for name, data in now.items())
+        written = sum(now[name] == expected[name] for name in now)
+        assert written == (nth if after else nth - 1)  # one golden at a time, each whole
     assert refresh_scenarios(tree / "scenarios", goldens).counts()["created"] == 0
     assert not list(goldens.glob("*/.tmp-*"))
+    assert _snapshot(goldens).keys() == expected.keys()
     assert not any(r.failed for r in check_scenarios(tree / "scenarios", goldens).scenarios)
 
 

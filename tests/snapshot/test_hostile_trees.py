@@ -3,8 +3,9 @@ of them, writes or deletes through one, or hangs on a FIFO; the refresh lock cop
 with a lock path that is a folder, a link or unwritable; temp-file cleanup removes
 only what this process or a dead one left; the pytest plugin takes the lock too.
 
-Every test runs the real command in a child process and checks the exact message, the
-exit status, and that nothing outside the tree changed."""
+Every test runs the command and checks the exact message, the exit status, and that
+nothing outside the tree changed: in this process, but where a real process is the
+point (a FIFO that could hang the reader, a child without root's file powers)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, replay_here
 
 SCENARIO = "recorded-parallel-plan"
 
 
-def _replay(*args: str, cwd: Path = REPO, unprivileged: bool = False) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "replay", *args], cwd=cwd, capture_output=True, text=True,
+def _replay(*args: str, real: bool = False, unprivileged: bool = False) -> subprocess.CompletedProcess[str]:
+    """``replay ARGS``: in this process, or (``real``) in a child process, given up on
+    after a generous time (a FIFO read would block it forever)."""
+    if not (real or unprivileged):
+        run = replay_here(*args, env={"NO_COLOR": "1"})
+        assert run.traceback is None, run.traceback
+        return subprocess.CompletedProcess(args, run.code, run.stdout.decode(), run.stderr.decode())
+    proc = subprocess.run([sys.executable, "-m", "replay", *args], cwd=REPO, capture_output=True, text=True,
                           timeout=120, env={**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"},
                           preexec_fn=_drop_root_file_powers if unprivileged and os.geteuid() == 0 else None)
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
@@ -155,13 +162,13 @@ def test_a_fifo_in_the_trees_does_not_hang(tree: Path) -> None:
     golden = tree / "repo" / "goldens" / SCENARIO / "web.expected.txt"
     golden.unlink()
     os.mkfifo(golden)
-    proc = _replay("check", *_tree_args(tree))
+    proc = _replay("check", *_tree_args(tree), real=True)
     assert proc.returncode == 1
     assert f"{golden}: cannot read the golden: a FIFO (named pipe), not a regular file; refused" in proc.stdout
     spec = tree / "repo" / "scenarios" / SCENARIO / "scenario.json"
     spec.unlink()
     os.mkfifo(spec)
-    proc = _replay("check", *_tree_args(tree))
+    proc = _replay("check", *_tree_args(tree), real=True)
     assert proc.returncode == 1
     assert f"{spec}: cannot read the scenario: a FIFO (named pipe), not a regular file; refused" in proc.stdout
 
@@ -205,7 +212,8 @@ def test_an_unwritable_golden_tree_is_a_clear_error(tmp_path: Path) -> None:
     assert not lock.exists()
 
 
-def test_a_held_lock_makes_the_plugin_wait_then_fail_clearly(tree: Path) -> None:
+def test_a_held_lock_makes_the_plugin_wait_then_fail_clearly(tree: Path, pytester: pytest.Pytester,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     repo = tree / "repo"
     (repo / "tests").mkdir()
     (repo / "tests" / "test_goldens.py").write_text(
@@ -215,16 +223,17 @@ def test_a_held_lock_makes_the_plugin_wait_then_fail_clearly(tree: Path) -> None
     (repo / "goldens" / SCENARIO / "web.expected.txt").write_text("stale\n")
     lock = repo / "goldens" / ".refresh.lock"
     fd = os.open(lock, os.O_CREAT | os.O_RDONLY, 0o644)
-    fcntl.flock(fd, fcntl.LOCK_EX)  # a `replay refresh` at work
+    fcntl.flock(fd, fcntl.LOCK_EX)  # a `replay refresh` at work (flock: another open file, even here, waits)
+    # CI cleared: under CI the plugin writes pending goldens, not the goldens (and takes no lock).
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.chdir(repo)
     try:
-        # CI cleared: under CI the plugin writes pending goldens, not the goldens (and takes no lock).
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests",
-                               "--snapshot-update", "--replay-lock-wait", "1"], cwd=repo, capture_output=True,
-                              text=True, timeout=120, env={**os.environ, "CI": ""})
+        result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", "tests", "--snapshot-update",
+                                              "--replay-lock-wait", "1")
     finally:
         os.close(fd)
-    assert proc.returncode != 0
-    assert f"another `replay refresh` holds {repo / 'goldens'}; waited 1 s" in proc.stdout
+    assert result.ret != 0
+    assert f"another `replay refresh` holds {repo / 'goldens'}; waited 1 s" in result.stdout.str()
     assert (repo / "goldens" / SCENARIO / "web.expected.txt").read_text() == "stale\n"
 
 

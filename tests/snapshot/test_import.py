@@ -186,13 +186,13 @@ def test_an_import_with_audit_errors_is_refused_with_the_findings_then_forced(tm
     assert result.stdout.startswith(f"{source}/session.jsonl (33 events; 2 errors, 3 warnings)\n"
                                     "  line 1: A4 error: today's harness refuses this session header: it has no "
                                     '"delegationDepth" field')
-    assert result.stderr == ("replay new: the audit found 2 error finding(s) in 1 log(s): today's harness would "
+    assert result.stderr == ("replay new: the audit found 2 error findings in 1 log: today's harness would "
                              "refuse to load them; fix them (see above), or import anyway with --force\n")
     assert not (tmp_path / "scenarios" / "t").exists()
     result = CliRunner().invoke(main, ["new", "t", "--from-log", str(source), "--scenarios", scenarios, "--force",
                                        "--no-color"])
     assert result.exit_code == 0
-    assert "note: imported despite error findings (--force) in 1 log(s): rules A4, B5\n" in result.stdout
+    assert "note: imported despite error findings (--force) in 1 log: rules A4, B5\n" in result.stdout
     assert sorted(p.name for p in (tmp_path / "scenarios" / "t").iterdir()) == ["scenario.json", "session.jsonl"]
 
 
@@ -445,7 +445,7 @@ def test_an_import_that_cannot_run_is_refused_even_forced_and_leaves_nothing(tmp
                          "--scenarios", str(scenarios))
     assert code == 1
     assert out.endswith(f"replay new: the imported scenario would not run: {scenarios / 'r' / 'scenario.json'}: the "
-                        "model of the primary session has 2 call(s) the run never asked for: the run diverged from "
+                        "model of the primary session has 2 calls the run never asked for: the run diverged from "
                         "the recording or script (re-record, or fix the script); nothing was written\n")
     assert list(scenarios.iterdir()) == []
     # Without the override, the recording plays the model: the same log imports and runs.

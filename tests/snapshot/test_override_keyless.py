@@ -153,7 +153,7 @@ def test_a_title_call_that_gives_no_title_leaves_the_title_out(tmp_path: Path, e
 @pytest.mark.parametrize(("entries", "problem"), [
     ([], "turn 1, the title request: the title model: the recording has no model call here: it holds 0 calls"),
     ([_title_entry("one"), _title_entry("two")],
-     "the model of the title model of the primary session has 1 call(s) the run never asked for"),
+     "the model of the title model of the primary session has 1 call the run never asked for"),
 ])
 def test_the_title_model_s_calls_must_match_the_requests(tmp_path: Path, entries: list[Any], problem: str) -> None:
     folder = _import_title_scenario(tmp_path, entries)

@@ -251,7 +251,7 @@ def test_accept_writes_only_an_artefact_the_scenario_makes(repo: Path) -> None:
         writer.commit()
     result = accept(_workflow(repo))
     assert [(d.entry.artefact, d.action, d.reason) for d in result.decisions] == [
-        (name, "refused", f"no artefact of {SCENARIO} is named {name} (it has 0 child session(s)): accepting "
+        (name, "refused", f"no artefact of {SCENARIO} is named {name} (it has 0 child sessions): accepting "
                           f"{SCENARIO}/{name} would make an orphan golden; `replay reject {SCENARIO}/{name}` drops it")
         for name in ("plan.1.expected.json", "session.999.expected.jsonl")]
     assert sorted(p.name for p in (repo / "goldens" / SCENARIO).iterdir()) == sorted(

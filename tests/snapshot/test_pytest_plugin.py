@@ -3,7 +3,7 @@ same refresh as `replay refresh`.
 
 Each inner test session runs in this process through pytest's ``pytester`` (the
 plugin is loaded from its entry point, as for any user); only the two-worker run
-starts processes, its xdist workers."""
+starts processes, its xdist workers (one such run: they cost seconds)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from replay import pytest_plugin
+from replay import extras, pytest_plugin
 from replay.cli import main
 from replay.scenarios.check import refresh_scenarios
 from tests.helpers import REPO
@@ -113,21 +113,6 @@ def test_snapshot_update_is_the_same_refresh_as_replay_refresh(project: Path, py
     assert code == 0 and "3 passed" in out
 
 
-@pytest.mark.slow
-def test_two_workers_write_the_same_goldens(project: Path, pytester: pytest.Pytester, tmp_path: Path) -> None:
-    pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]')")
-    _flip(project, "parallel-plan-two")
-    _flip(project, "recorded-parallel-plan")
-    twin = tmp_path / "twin"
-    shutil.copytree(project / "scenarios", twin / "scenarios")
-    shutil.copytree(project / "goldens", twin / "goldens")
-    code, out = _pytest(pytester, "-n", "2", "--snapshot-update")
-    assert code == 0, out
-    refresh_scenarios(twin / "scenarios", twin / "goldens")
-    assert {k: v[0] for k, v in _tree(project / "goldens").items()} == \
-        {k: v[0] for k, v in _tree(twin / "goldens").items()}
-
-
 def _readme_snippet() -> str:
     """The README's pytest example, verbatim."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
@@ -175,9 +160,10 @@ def test_without_syrupy_the_error_says_what_to_install(project: Path, pytester: 
     assert code == 1
     assert "replay_snapshot needs syrupy's `snapshot` fixture, but syrupy's plugin is not active" in out
     monkeypatch.setattr(pytest_plugin, "_syrupy_installed", lambda: False)  # as if it were not installed
+    monkeypatch.setattr(extras, "installed_from", lambda: None)  # as installed from the index
     code, out = _pytest(pytester, "-p", "no:syrupy", "-k", "zero")
     assert code == 1
-    assert "replay_snapshot needs syrupy, which is not installed: pip install 'replay[pytest]'" in out
+    assert "replay_snapshot needs syrupy: `pip install 'deepseek-harness-replay[pytest]'`" in out
     assert "fixture 'snapshot' not found" not in out
 
 
@@ -194,7 +180,7 @@ def test_under_ci_snapshot_update_writes_pending_goldens(project: Path, pytester
         "load.expected.jsonl", "plan.expected.json", "session.expected.jsonl", "stdio.expected.txt",
         "stdout.expected.jsonl", "tool-schemas.expected.json", "web.expected.txt"]
     assert {e["scenario"] for e in manifest["entries"]} == {"parallel-plan-two"}
-    assert ("CI is set: --snapshot-update wrote 7 pending golden(s) to .replay/pending instead of the goldens "
+    assert ("CI is set: --snapshot-update wrote 7 pending goldens to .replay/pending instead of the goldens "
             "(--replay-force-update writes the goldens). Keep that folder as the job's artefact; then, in your "
             "checkout: replay review") in out
     # The pending goldens are what replay accept takes.
@@ -215,15 +201,26 @@ def test_under_ci_force_update_writes_the_goldens(project: Path, pytester: pytes
 
 
 @pytest.mark.slow
-def test_under_ci_two_workers_write_one_manifest(project: Path, pytester: pytest.Pytester,
+def test_under_ci_two_workers_write_one_manifest(project: Path, pytester: pytest.Pytester, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one run on two xdist workers (two processes): under CI their pending goldens
+    go to one manifest, and what they wrote is what ``replay refresh`` writes."""
     pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]')")
     monkeypatch.setenv("CI", "true")
     _flip(project, "parallel-plan-two")
     _flip(project, "recorded-parallel-plan")
+    twin = tmp_path / "twin"
+    shutil.copytree(project / "scenarios", twin / "scenarios")
+    shutil.copytree(project / "goldens", twin / "goldens")
     before = _tree(project / "goldens")
     code, out = _pytest(pytester, "-n", "2", "--snapshot-update")
     assert code == 1 and _tree(project / "goldens") == before
     manifest = json.loads((project / ".replay" / "pending" / "manifest.json").read_text())
     assert len(manifest["entries"]) == 14
-    assert "--snapshot-update wrote 14 pending golden(s) to .replay/pending" in out
+    assert "--snapshot-update wrote 14 pending goldens to .replay/pending" in out
+    result = CliRunner().invoke(main, ["accept", "--pending", str(project / ".replay" / "pending"), "--scenarios",
+                                       str(project / "scenarios"), "--goldens", str(project / "goldens")])
+    assert result.exit_code == 0, result.output
+    refresh_scenarios(twin / "scenarios", twin / "goldens")
+    assert {k: v[0] for k, v in _tree(project / "goldens").items()} == \
+        {k: v[0] for k, v in _tree(twin / "goldens").items()}

@@ -81,3 +81,19 @@ def test_replay_schema_scenario_prints_the_shipped_schema() -> None:
     assert (result.exit_code, result.output) == (0, shipped_schema())
     result = CliRunner().invoke(main, ["schema", "scenario", "--policy", "single"])
     assert result.exit_code == 2 and "--policy belongs to `replay schema todo_write`" in result.output
+
+
+@pytest.mark.parametrize(("field", "value", "problem"), [
+    ("allowParallelInProgress", 1, "tools.todo_write.allowParallelInProgress: Input should be a valid boolean"),
+    ("allowParallelInProgress", "true", "tools.todo_write.allowParallelInProgress: Input should be a valid boolean"),
+])
+def test_a_value_of_another_json_type_is_not_taken_for_the_one_asked(tmp_path: Path, field: str, value: Any,
+                                                                    problem: str) -> None:
+    """``1`` is not ``true`` and ``"true"`` is not ``true`` (pydantic's lax mode took both)."""
+    doc = {"description": "d", "prompts": ["p"], "tools": {"todo_write": {field: value}},
+           "model": {"script": [{"text": "done"}]}}
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "scenario.json").write_text(json.dumps(doc))
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(tmp_path / "s")
+    assert str(exc.value) == f"{tmp_path / 's' / 'scenario.json'}: invalid scenario: {problem}"

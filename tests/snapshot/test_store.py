@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from replay.fs import NO_FSYNC
 from replay.goldens.store import MAX_GOLDEN_BYTES, GoldenStore, StoreError
 
 
@@ -79,3 +80,40 @@ def test_open_gives_a_golden_to_read_with_the_checks_of_read(tmp_path: Path) -> 
     with pytest.raises(StoreError) as opened, store.open("s", "stdio.expected.txt"):
         pass
     assert str(opened.value) == str(read.value) and "a symbolic link; refused" in str(read.value)
+
+
+def test_a_write_is_synced_before_its_rename_and_its_folder_after(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Durability: the new bytes reach the disk before they take the golden's name,
+    and the rename reaches it before the write returns. The suite skips fsync
+    (``NO_FSYNC``, set by tests/conftest.py); this test puts it back, and checks the
+    knob too."""
+    store = GoldenStore(tmp_path / "goldens")
+    store.write("s", "web.expected.txt", b"old\n")
+    path = tmp_path / "goldens" / "s" / "web.expected.txt"
+    seen: list[tuple[str, bytes]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        seen.append(("fsync", os.readlink(f"/proc/self/fd/{fd}").encode() if Path("/proc/self/fd").is_dir()
+                     else b""))
+        real_fsync(fd)
+
+    def replace(*args: object, **kwargs: object) -> None:
+        seen.append(("rename", path.read_bytes()))
+        real_replace(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.delenv(NO_FSYNC, raising=False)
+    assert store.write("s", "web.expected.txt", b"new\n") == "updated"
+    assert [what for what, _ in seen] == ["fsync", "rename", "fsync"]
+    assert seen[1][1] == b"old\n"  # the rename had not happened when the temp file was synced
+    if seen[0][1]:
+        assert os.path.basename(seen[0][1]).startswith(b".tmp-")
+        assert seen[2][1] == str(path.parent).encode()
+    seen.clear()
+    monkeypatch.setenv(NO_FSYNC, "1")
+    assert store.write("s", "web.expected.txt", b"newer\n") == "updated"
+    assert [what for what, _ in seen] == ["rename"]
+    assert path.read_bytes() == b"newer\n"

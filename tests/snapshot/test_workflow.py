@@ -1,9 +1,11 @@
-"""The review workflow through the real CLI, in a scratch copy of the repo: pending
+"""The review workflow through the CLI, in a scratch copy of the repo: pending
 goldens from `check --pending`, accept, reject, stale protection, review on a
 pseudo-terminal, dry and selective refresh, CI hints, GitHub and JUnit reports.
 
-Every command is a real `python -m replay` process run in the copy (so the default
-folders, `scenarios/`, `goldens/` and `.replay/pending`, are the ones a user has)."""
+Every command runs in the copy (so the default folders, `scenarios/`, `goldens/` and
+`.replay/pending`, are the ones a user has): in this process through click's runner,
+except `review`, which needs a terminal (a real process on a pseudo-terminal), and the
+README's workflow, which runs every command of it as a real `python -m replay` process."""
 
 from __future__ import annotations
 
@@ -20,28 +22,44 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import GOLDEN_COUNT, REPO, SCENARIO_COUNT, replay_here
 
 FLIPPED = "parallel-plan-two"
 ARTEFACTS = ["load.expected.jsonl", "plan.expected.json", "session.expected.jsonl", "stdio.expected.txt",
              "stdout.expected.jsonl", "tool-schemas.expected.json", "web.expected.txt"]
 PENDING = Path(".replay") / "pending"
+_CLEARED = ("CI", "GITHUB_STEP_SUMMARY", "NO_COLOR")
+"""What the environment of a developer's or CI's run may hold that changes the output."""
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A scratch copy of the repo's scenarios and goldens."""
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch copy of the repo's scenarios and goldens, the working folder."""
     root = tmp_path / "repo"
     shutil.copytree(REPO / "scenarios", root / "scenarios")
     shutil.copytree(REPO / "goldens", root / "goldens", ignore=shutil.ignore_patterns(".*"))
+    monkeypatch.chdir(root)
+    for name in _CLEARED:
+        monkeypatch.delenv(name, raising=False)
     return root
 
 
 def replay(root: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    environ = {k: v for k, v in os.environ.items() if k not in ("CI", "GITHUB_STEP_SUMMARY", "NO_COLOR")}
+    """``replay ARGS`` in ``root`` (the working folder), in this process; a check or
+    refresh on one process (``--jobs 1``: these tests are not about workers)."""
+    assert Path.cwd() == root
+    if args[:1] in (("check",), ("refresh",)):
+        args = (args[0], "--jobs", "1", *args[1:])
+    run = replay_here(*args, env=env)
+    assert run.traceback is None, run.traceback
+    return run.code, run.stdout.decode(), run.stderr.decode()
+
+
+def replay_process(root: Path, *args: str) -> tuple[int, str, str]:
+    """``python -m replay ARGS`` in ``root``: a real process, as a user runs it."""
+    environ = {k: v for k, v in os.environ.items() if k not in _CLEARED}
     proc = subprocess.run([sys.executable, "-m", "replay", *args], cwd=root, capture_output=True, text=True,
-                          timeout=120, env={**environ, "PYTHONPATH": str(REPO), **(env or {})},
-                          stdin=subprocess.DEVNULL)
+                          timeout=120, env={**environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.DEVNULL)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -91,7 +109,7 @@ def test_the_policy_flip_flow(repo: Path) -> None:
     assert manifest(repo) == [{
         "scenario": FLIPPED, "artefact": a, "golden_sha256": sha(goldens[f"{FLIPPED}/{a}"][0]),
         "pending_sha256": sha(pending[f"{FLIPPED}/{a}"][0]), "replay_version": "0.1.0"} for a in ARTEFACTS]
-    assert out.endswith("1 of 15 scenarios failed (7 golden files). Next:\n"
+    assert out.endswith(f"1 of {SCENARIO_COUNT} scenarios failed (7 golden files). Next:\n"
                         "  7 pending goldens in .replay/pending: look at each change and accept or reject it:\n"
                         "    replay review\n")
 
@@ -113,7 +131,7 @@ def test_the_policy_flip_flow(repo: Path) -> None:
     assert code == 0 and out.endswith("accepted 6, rejected 0; nothing left pending\n")
     assert tree(repo / PENDING) == {}  # the manifest goes with the last entry
     code, out, _ = replay(repo, "check")
-    assert code == 0 and out.endswith("all 15 scenarios match their goldens\n")
+    assert code == 0 and out.endswith(f"all {SCENARIO_COUNT} scenarios match their goldens\n")
 
     # Reject: another change, pending goldens, rejected; the goldens are untouched.
     flip(repo)
@@ -276,15 +294,15 @@ def test_review_off_a_terminal_is_a_usage_error(repo: Path) -> None:
 def test_refresh_dry_run_writes_nothing_and_exits_by_what_would_change(repo: Path) -> None:
     before = tree(repo / "goldens")
     code, out, _ = replay(repo, "refresh", "--dry-run")
-    assert (code, out) == (0, "dry run, nothing written: would create 0, update 0, delete 0; unchanged 108 "
-                              "(orphans kept: 0)\n")
+    assert (code, out) == (0, "dry run, nothing written: would create 0, update 0, delete 0; unchanged "
+                              f"{GOLDEN_COUNT} (orphans kept: 0)\n")
     flip(repo)
     code, out, _ = replay(repo, "refresh", "--dry-run", "--prune")
     assert code == 1
     assert f"would update goldens/{FLIPPED}/web.expected.txt\n      goldens/{FLIPPED}/web.expected.txt:3: " \
            "@@ -2,8 +2,5 @@\n" in out
-    assert out.endswith("dry run, nothing written: would create 0, update 7, delete 0; unchanged 101 "
-                        "(orphans kept: 0)\n")
+    assert out.endswith("dry run, nothing written: would create 0, update 7, delete 0; unchanged "
+                        f"{GOLDEN_COUNT - len(ARTEFACTS)} (orphans kept: 0)\n")
     assert tree(repo / "goldens") == before  # bytes and mtimes; not even the lock file
     code, out, _ = replay(repo, "refresh", FLIPPED)
     assert code == 0 and out.endswith("created 0, updated 7, unchanged 0, deleted 0 (orphans kept: 0)\n")
@@ -363,7 +381,8 @@ def test_github_annotations_carry_the_line_and_the_step_summary_is_written(repo:
     assert [line.split(",")[1] for line in lines] == ["line=8", "line=8", "line=5", "line=5", "line=7", "line=5",
                                                       "line=3"]
     text = summary.read_text()
-    assert text.startswith("earlier step\n### replay check: 1 of 15 scenarios failed (7 golden files)\n\n"
+    assert text.startswith(f"earlier step\n### replay check: 1 of {SCENARIO_COUNT} scenarios failed (7 golden "
+                           "files)\n\n"
                            "| scenario | goldens | status | first change |\n| --- | --- | --- | --- |\n")
     assert (f"| {FLIPPED.replace('-', '-')} | 0/7 match | ❌ differs | `goldens/{FLIPPED}/load.expected.jsonl:8`: "
             "event 8 removed plan: ") in text
@@ -394,7 +413,8 @@ def test_junit_validates_against_the_jenkins_xsd(repo: Path, tmp_path: Path) -> 
     assert code == 1
     schema.validate(str(report))
     doc = schema.to_dict(str(report))
-    assert (doc["@tests"], doc["@failures"], doc["@errors"]) == ("102", "7", "1")  # 108 goldens, 7 in one error
+    # a case per golden, but the scenario that does not run is one error case for its seven
+    assert (doc["@tests"], doc["@failures"], doc["@errors"]) == (str(GOLDEN_COUNT - len(ARTEFACTS) + 1), "7", "1")
     suites = {s["@name"]: s for s in doc["testsuite"]}
     broken = suites["zero-todos"]
     assert (broken["@tests"], broken["@failures"], broken["@errors"]) == ("1", "0", "1")
@@ -440,6 +460,8 @@ def _readme_commands() -> list[list[list[str]]]:
 
 
 def test_the_readmes_workflow_runs_as_written(repo: Path) -> None:
+    """Every command of the README's workflow, as written, in a real process: the one
+    test that runs check, review, accept, reject and refresh from the command line."""
     first, second = _readme_commands()
     assert [c[:2] for c in first] == [["replay", "check"], ["replay", "review"], ["replay", "check"]]
     flip(repo)
@@ -448,11 +470,11 @@ def test_the_readmes_workflow_runs_as_written(repo: Path) -> None:
         if command[1] == "review":
             codes.append(_pty_review(repo, ["A"], *command[2:])[0])
         else:
-            codes.append(replay(repo, *command[1:])[0])
+            codes.append(replay_process(repo, *command[1:])[0])
     assert codes == [1, 0, 0]  # pending written; all accepted; everything matches
     flip(repo)
     assert replay(repo, "check", "--pending")[0] == 1
-    codes = [replay(repo, *command[1:])[0] for command in second]
+    codes = [replay_process(repo, *command[1:])[0] for command in second]
     # accept one, reject the rest, the dry run sees the other six differ, the refresh writes them
     assert codes == [0, 0, 1, 0]
     assert replay(repo, "check")[0] == 0

@@ -1,0 +1,231 @@
+"""The command's edge with its process: what a library error means as an exit status
+and a message (``ERRORS``, one table), Ctrl-C at any moment as exit 130 with no report,
+standard output written as UTF-8 and checked before exit (a reader gone is 141, quietly),
+and a progress bar on a terminal. ``replay.cli`` declares the commands on ``Group``;
+nothing here knows what a command does."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, TextIO
+
+import click
+
+from replay.describe import reason
+from replay.output import OutputError, TextOut
+from replay.style import sanitize
+
+PROGRESS_MIN = 4
+"""The fewest items a progress bar is shown for: a shorter run ends before one helps."""
+BROKEN_PIPE = 128 + signal.SIGPIPE
+"""The exit status when standard output's reader went away (``… | head``): what a
+shell reports for grep there."""
+
+# -- errors: one table ------------------------------------------------------------------
+
+ERRORS: dict[str, tuple[int, str | None]] = {
+    # Usage errors (exit 2, click's "Error: …" after the usage line); the second item
+    # names the parameter at fault, when one is.
+    "replay.goldens.select.SelectorError": (2, "SELECTOR"),
+    "replay.check.selection.SelectionError": (2, None),
+    "replay.check.baseline.BaselineError": (2, "--baseline"),
+    "replay.log.discover.NoSuchPath": (2, "PATH"),
+    "replay.check.audit.NoLogs": (2, None),
+    "replay.extras.MissingExtra": (2, None),
+    "replay.cluster.ClusterError": (2, None),
+    "replay.parallel.WorkersFailed": (2, None),
+    "replay.urls.NetworkError": (2, None),
+    "replay.scenarios.check.NoScenarios": (2, None),
+    "replay.scenarios.check.PendingInsideTree": (2, "--pending"),
+    "replay.scenarios.importer.NewScenarioError": (2, None),
+    "replay.render.surface.BadRenderInput": (2, None),
+    "replay.todo.plan.SeqOutOfRange": (2, "--at"),
+    # Failures (exit 1, "replay COMMAND: …" on stderr): a tree, a lock, a pending folder,
+    # an import the audit or a test run refused.
+    "replay.fs.FsError": (1, "replay"),
+    "replay.fs.Locked": (1, "replay"),
+    "replay.goldens.pending.PendingError": (1, "replay"),
+    "replay.scenarios.importer.ImportRefused": (1, "replay"),
+    # The file said what it looks like (exit 1, the message alone).
+    "replay.render.surface.NotASessionLog": (1, ""),
+}
+
+
+def _mapped(exc: Exception) -> tuple[int, str | None] | None:
+    for cls in type(exc).__mro__:
+        found = ERRORS.get(f"{cls.__module__}.{cls.__qualname__}")
+        if found is not None:
+            return found
+    return None
+
+
+class Command(click.Command):
+    def invoke(self, ctx: click.Context) -> Any:
+        """A library error is a usage error or a failure, as ``ERRORS`` says."""
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            if isinstance(exc, click.ClickException | OutputError):
+                raise
+            mapped = _mapped(exc)
+            if mapped is None:
+                raise
+            code, where = mapped
+            message = sanitize(str(exc))
+            if code == 2:
+                raise (click.BadParameter(message, ctx, param_hint=where) if where
+                       else click.UsageError(message, ctx)) from None
+            click.echo(f"{where} {ctx.info_name}: {message}" if where else message, err=True)
+            ctx.exit(code)
+
+
+def _flush_stdout() -> None:
+    """Standard output flushed and checked: whatever the size of the report, an output
+    that cannot be written is found here, not in the interpreter's last flush."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        raise OutputError(f"standard output: cannot write ({reason(exc)})", exc.errno == errno.EPIPE) from None
+
+
+def _silence_stdout() -> None:
+    """Standard output pointed at /dev/null: what is still buffered for a stream that
+    failed is dropped, so the interpreter's last flush cannot fail again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+class _CtrlC:
+    """The SIGINT handler while a command runs: ``KeyboardInterrupt``, as Python's own,
+    and it keeps that one came. An interrupt whose exception is lost on the way (raised
+    in a finalizer, or inside library code that swallows it) still ends the command
+    with 130: the report's writes and the end of the command look here."""
+
+    def __init__(self) -> None:
+        self.received = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.received = True
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def _ctrl_c() -> Iterator[None]:
+    """``_CtrlC`` for the time of a command, where Python's own handler is in place
+    (not where SIGINT is ignored, nor off the main thread, where none can be set)."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _CtrlC())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted() -> bool:
+    """Whether Ctrl-C came during this command (its exception lost or not yet raised), or
+    waits, held by a signal mask."""
+    handler = signal.getsignal(signal.SIGINT)
+    if isinstance(handler, _CtrlC) and handler.received:
+        return True
+    return hasattr(signal, "sigpending") and signal.SIGINT in signal.sigpending()
+
+
+class _Report(TextOut):
+    """Standard output for a report: no write once Ctrl-C came (``KeyboardInterrupt``
+    instead), so an interrupted command prints no report, whenever the signal came."""
+
+    def write_bytes(self, data: str | bytes) -> None:
+        if _interrupted():
+            raise KeyboardInterrupt
+        super().write_bytes(data)
+
+
+class Group(click.Group):
+    command_class = Command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The commands in the order they are used (``main``'s order of definition):
+        check, refresh, review … before audit, view, render …"""
+        return list(self.commands)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """An output that cannot be written is exit 1, with the path and the OS error;
+        a reader of standard output that went away ends the command quietly. Ctrl-C, at
+        any moment of a command, is exit 130 with one line and no report (workers
+        stopped and reaped): looked at before each write of the report and at the end."""
+        try:
+            with _ctrl_c():
+                try:
+                    return super().invoke(ctx)
+                finally:
+                    if _interrupted():
+                        raise KeyboardInterrupt  # over what was on its way out: a status, an error
+                    _flush_stdout()
+        except BrokenPipeError:  # a write that did not go through TextOut (click.echo)
+            _silence_stdout()
+            ctx.exit(BROKEN_PIPE)
+        except OutputError as exc:
+            _silence_stdout()
+            if exc.broken_pipe:
+                ctx.exit(BROKEN_PIPE)
+            click.echo(f"replay: {sanitize(str(exc))}", err=True)
+            ctx.exit(1)
+        except KeyboardInterrupt:
+            click.echo(f"replay {ctx.invoked_subcommand}: interrupted", err=True)
+            ctx.exit(130)
+
+
+# -- output --------------------------------------------------------------------------------
+
+
+def stdout() -> TextOut:
+    """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
+    and turns a write that fails into ``OutputError``."""
+    sys.stdout.flush()
+    return _Report(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
+
+
+def echo(text: str) -> None:
+    """Write a report to standard output (see ``stdout``)."""
+    out = stdout()
+    out.write(text)
+    out.flush()
+
+
+class _TextOnly:
+    """A text-only standard output (one replaced by a caller) taking UTF-8 bytes."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> None:
+        self.stream.write(data.decode("utf-8"))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+@contextmanager
+def progress(length: int, label: str, shown: bool) -> Iterator[Callable[[str], None]]:
+    """A callback that advances a progress bar on stderr (naming the item) when
+    ``shown``: on a terminal, for a long run."""
+    if not (shown and length >= PROGRESS_MIN and sys.stderr.isatty()):
+        yield lambda item: None
+        return
+    bar: Any = click.progressbar(length=length, label=label, file=sys.stderr,
+                                 item_show_func=lambda item: sanitize(item[-40:]) if item else "")
+    with bar:
+        yield lambda item: bar.update(1, item)
