@@ -823,24 +823,19 @@ class CoreChecker(Checker):
         """Every core rule on the event's dict view: the exact path."""
         rec = ev.record
         t = ev.type
-        if t == "assistant/chunk" and len(rec) == 4 and self.scanned:
-            # The hot path: most events of a log are plain chunks. With four keys that
-            # include type and seq (the scanner read them), time and data complete it.
-            time = ev.time
+        plain = plain_envelope(rec)
+        if plain and t == "assistant/chunk" and len(rec) == 4 and self.scanned:
+            # A plain chunk (exactly type, seq, time and data, all sound): of every core
+            # rule only D9 can have something to say.
             data = ev.data
-            if type(time) is int and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER and "data" in rec \
-                    and type(data) is dict and self.open_step is not None and data.get("step") == self.open_step \
+            if type(data) is dict and self.open_step is not None and data.get("step") == self.open_step \
                     and data.get("turn") == self.open_turn:
                 return None
             out: list[Finding] = []
-            if not ("time" in rec and "data" in rec and is_safe_int(time)):
-                self._envelope(ev, out)
             self._names_open_step(ev, out)
             return out or None
         out = []
-        time = ev.time
-        if not (rec.keys() <= ENVELOPE_KEYS and type(time) is int and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER
-                and "data" in rec and rec.get("ignorable", True) is True):
+        if not plain:
             self._envelope(ev, out)
         if not self.scanned:
             self._sequence(ev.seq, 1, ev, out)
@@ -937,28 +932,12 @@ class CoreChecker(Checker):
     # -- message shape (B5) and surface (C5) -----------------------------------------
 
     def _message_shape(self, ev: Event, message: Any, role: str, out: list[Finding]) -> None:
+        if not well_formed_message(ev.type, message, role):
+            self._message_problems(ev, message, role, out)
+
+    def _message_problems(self, ev: Event, message: Any, role: str, out: list[Finding]) -> None:
+        """B5, every clause of it: what ``well_formed_message`` passes has none."""
         t = ev.type
-        if type(message) is dict and message.get("role") == role and type(message.get("content")) is list:
-            # Fast path: a well-formed message needs no further look.
-            mid = message.get("id")
-            source = message.get("source")
-            if type(mid) is str and mid and type(source) is dict:
-                kind = source.get("kind")
-                if t == "user/message":
-                    if type(kind) is str and kind:
-                        return
-                elif t == "assistant/message":
-                    if kind == "model" and is_nonempty_str(source.get("provider")) \
-                            and is_nonempty_str(source.get("model")):
-                        return
-                elif kind == "tool":
-                    content = message["content"]
-                    call_id = source.get("callId")
-                    if len(content) == 1 and type(call_id) is str and call_id:
-                        block = content[0]
-                        if type(block) is dict and block.get("type") == "tool-result" \
-                                and type(block.get("content")) is list and block.get("toolCallId") == call_id:
-                            return
         if not isinstance(message, dict) or not is_nonempty_str(message.get("id")):
             out.append(_error(B5, ev, f'{t} has no identified message (an object with a non-empty string "id")'))
             if not isinstance(message, dict):
@@ -1346,6 +1325,42 @@ _TYPED: dict[type[Event], Callable[[CoreChecker, Any], Found]] = {
 }
 """The core's handler of each typed event class; a typed class without one (a plain
 known type) has nothing the core judges."""
+
+
+def plain_envelope(rec: dict[str, Any]) -> bool:
+    """The envelope rule's fast path: a record of which ``CoreChecker._envelope`` (C2)
+    has nothing to say (``False`` only sends it there to be looked at in full)."""
+    seq = rec.get("seq")
+    time = rec.get("time")
+    return rec.keys() <= ENVELOPE_KEYS and type(rec.get("type")) is str and type(seq) is int \
+        and 0 <= seq <= MAX_SAFE_INTEGER and type(time) is int and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER \
+        and "data" in rec and rec.get("ignorable", True) is True
+
+
+def well_formed_message(t: str, message: Any, role: str) -> bool:
+    """The message-shape rule's fast path: a message of an event of type ``t`` of which
+    ``CoreChecker._message_problems`` (B5) has nothing to say (``False`` only sends it
+    there to be looked at in full)."""
+    if type(message) is not dict or message.get("role") != role or type(message.get("content")) is not list:
+        return False
+    mid = message.get("id")
+    source = message.get("source")
+    if type(mid) is not str or not mid or type(source) is not dict:
+        return False
+    kind = source.get("kind")
+    if t == "user/message":
+        return type(kind) is str and bool(kind)
+    if t == "assistant/message":
+        return kind == "model" and is_nonempty_str(source.get("provider")) and is_nonempty_str(source.get("model"))
+    if t != "tool/result" or kind != "tool":
+        return False
+    content = message["content"]
+    call_id = source.get("callId")
+    if len(content) != 1 or type(call_id) is not str or not call_id:
+        return False
+    block = content[0]
+    return type(block) is dict and block.get("type") == "tool-result" and type(block.get("content")) is list \
+        and block.get("toolCallId") == call_id
 
 
 def _is_not_started_repair(data: Any, message: Any) -> bool:

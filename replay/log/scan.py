@@ -373,8 +373,9 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: i
                     if expected is None and seq >= 0:
                         expected = seq
                     if seq != expected:
-                        add(_damage(number, strict, A7, f"the event has seq {seq} where seq {expected} was "
-                                     f"expected: {_SEQ_RULE}", seq, t or None))
+                        where = f"where seq {expected} was expected" if expected is not None else "below 0"
+                        add(_damage(number, strict, A7, f"the event has seq {seq} {where}: {_SEQ_RULE}", seq,
+                                    t or None))
                 expected = seq + 1
                 ev = DictEvent(t, seq, record.get("time"), record.get("data"), number, record)
                 migration = migrate(t)
