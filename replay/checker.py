@@ -7,6 +7,8 @@ them: ``replay.check`` imports the domains, never the other way round.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from replay.findings import Finding
 from replay.log.event import ChunkRun, ChunkSpan, Event
 
@@ -45,6 +47,12 @@ class Checker:
             if found:
                 out.extend(found)
         return out or None
+
+    def hook(self, kind: type[Event]) -> Callable[[Event], Found] | None:
+        """What the engine calls for each event of the class ``kind``: ``event``, unless
+        the checker has a handler of its own for that class (``None``: nothing in such
+        an event for it to judge). The same findings as ``event``, found faster."""
+        return self.event
 
     def finish(self) -> Found:
         """Judge what only the whole log shows."""

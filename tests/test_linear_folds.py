@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from replay.check.engine import audit_events
-from replay.log.event import Event
+from replay.log.event import DictEvent, Event
 from replay.project.tools import tool_calls
 from replay.project.transcript import transcript
 from replay.render.acp import render_acp
@@ -25,7 +25,7 @@ from tests.helpers import todo_turns
 
 
 def _log(turns: int, disorder: str) -> list[Event]:
-    return [Event(r["type"], r["seq"], 0, r["data"], line, r)
+    return [DictEvent(r["type"], r["seq"], 0, r["data"], line, r)
             for line, r in enumerate(todo_turns(turns, disorder)[1:], start=2)]
 
 

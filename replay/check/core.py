@@ -10,33 +10,33 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator
+from types import MethodType
 from typing import Any
 
 import orjson
+from msgspec import UNSET
 
 from replay.checker import Checker, Found
 from replay.findings import Example, Finding, Rule
 from replay.jsjson import MAX_SAFE_INTEGER
-from replay.log.event import ENVELOPE_KEYS, SURFACE_TYPES, ChunkRun, ChunkSpan, Event
+from replay.log.event import ENVELOPE_KEYS, KNOWN_TYPES, SURFACE_TYPES, ChunkRun, ChunkSpan, DictEvent, Event
+from replay.log.typed import (
+    PLAIN,
+    AssistantMessageEvent,
+    Chunk,
+    Plain,
+    RequestHeader,
+    StepEnd,
+    StepStart,
+    Surface,
+    ToolCall,
+    ToolResult,
+    TurnEnd,
+    TurnStart,
+    UserMessageEvent,
+)
 from replay.log.values import hashable, is_nonempty_str, is_nonneg_safe_int, is_safe_int
 from replay.output import show
-
-KNOWN_TYPES = frozenset({
-    "turn/start", "turn/end", "step/start", "step/end",
-    "user/message", "assistant/chunk", "assistant/message", "tool/call", "tool/result",
-    "request/header", "request/context", "session/end-seed", "todo/write", "agent/inbox/spliced",
-    "session/title", "session/title-llm-request",
-    "compaction/start", "compaction/summary", "compaction/prune", "compaction/end",
-    "tool/code-dispatch-start", "tool/code-dispatch",
-    "tool-workflow/run-start", "tool-workflow/agent-start", "tool-workflow/agent-end",
-    "tool-workflow/run-end", "subagent/descriptor",
-    "approval/asked", "approval/decided", "approval/policy", "sandbox/mode", "permission/preset",
-    "plan/mode", "agent-preset/selected", "hook/invoked", "hook/result", "command/run",
-    "command/done", "llm/retry", "llm/retry-started", "goal/change", "schedule/change",
-    "team/member", "team/task", "team/message/queued", "team/message/delivered",
-    "feedback/record", "web/deepseek-search-llm-request",
-})
-"""``KNOWN_SESSION_EVENT_TYPES`` of the harness (48 entries, spec §2.1)."""
 
 B5 = Rule(
     "B5", "format", "session", "messages have an id, a role, a source and a list of content",
@@ -659,10 +659,12 @@ class SurfaceNodes:
     one dict access and a replace costs the nodes it removes (each node is removed at
     most once: linear over the log). Seqs are distinct integers in any log the
     scanner accepted; the first repeated or non-integer seq turns the nodes back into
-    a plain list, whose ``index`` finds the first occurrence, as before.
+    a plain list, whose ``index`` finds the first occurrence, as before. An append (by
+    far the most common change) only gives the node its order key; it is linked to its
+    neighbours when the nodes are next looked at, with the appends since.
     """
 
-    __slots__ = ("_head", "_key", "_list", "_next", "_order", "_prev", "_tail")
+    __slots__ = ("_fresh", "_head", "_key", "_list", "_next", "_order", "_prev", "_tail")
 
     def __init__(self) -> None:
         self._key: dict[int, int] = {}
@@ -672,17 +674,39 @@ class SurfaceNodes:
         self._tail: int | None = None
         self._order = 0
         self._list: list[Any] | None = None
+        self._fresh: list[int] = []
+        """Appended nodes (keyed, in order) not yet linked after ``_tail``."""
 
     def append(self, seq: Any) -> None:
         if self._list is not None:
             self._list.append(seq)
         elif type(seq) is not int or seq in self._key:
+            self._link_fresh()
             self._list = [*self._chain(self._head), seq]
         else:
-            self._link(self._tail, None, seq, self._order)
+            self._key[seq] = self._order
             self._order += 1
+            self._fresh.append(seq)
+
+    def _link_fresh(self) -> None:
+        fresh = self._fresh
+        if not fresh:
+            return
+        following, preceding = self._next, self._prev
+        tail = self._tail
+        for seq in fresh:
+            preceding[seq] = tail
+            following[seq] = None
+            if tail is None:
+                self._head = seq
+            else:
+                following[tail] = seq
+            tail = seq
+        self._tail = tail
+        fresh.clear()
 
     def __iter__(self) -> Iterator[Any]:
+        self._link_fresh()
         return iter(self._list if self._list is not None else self._chain(self._head))
 
     def span(self, start: Any, end: Any) -> list[Any] | str:
@@ -700,6 +724,7 @@ class SurfaceNodes:
             except ValueError:
                 return "end"
             return "order" if i > j else nodes[i : j + 1]
+        self._link_fresh()
         first, last = int(start), int(end)  # 5.0 is the node 5
         at = self._key.get(first)
         if at is None:
@@ -725,6 +750,7 @@ class SurfaceNodes:
             i = nodes.index(run[0])
             nodes[i : i + len(run)] = [seq]
             return
+        self._link_fresh()
         key, following, preceding = self._key, self._next, self._prev
         order = key[run[0]]
         before = preceding[run[0]]
@@ -786,26 +812,30 @@ class CoreChecker(Checker):
     # -- hooks ---------------------------------------------------------------------
 
     def event(self, ev: Event) -> Found:
+        if self.scanned and type(ev) is not DictEvent:
+            # A typed event: its type's handler reads its fields (the rules it cannot
+            # break by its shape are not looked at); a plain known type has none.
+            typed = _TYPED.get(type(ev))
+            return typed(self, ev) if typed is not None else None
+        return self._exact(ev)
+
+    def _exact(self, ev: Event) -> Found:
+        """Every core rule on the event's dict view: the exact path."""
         rec = ev.record
         t = ev.type
-        if t == "assistant/chunk" and len(rec) == 4 and self.scanned:
-            # The hot path: most events of a log are plain chunks. With four keys that
-            # include type and seq (the scanner read them), time and data complete it.
-            time = ev.time
+        plain = plain_envelope(rec)
+        if plain and t == "assistant/chunk" and len(rec) == 4 and self.scanned:
+            # A plain chunk (exactly type, seq, time and data, all sound): of every core
+            # rule only D9 can have something to say.
             data = ev.data
-            if type(time) is int and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER and "data" in rec \
-                    and type(data) is dict and self.open_step is not None and data.get("step") == self.open_step \
+            if type(data) is dict and self.open_step is not None and data.get("step") == self.open_step \
                     and data.get("turn") == self.open_turn:
                 return None
             out: list[Finding] = []
-            if not ("time" in rec and "data" in rec and is_safe_int(time)):
-                self._envelope(ev, out)
             self._names_open_step(ev, out)
             return out or None
         out = []
-        time = ev.time
-        if not (rec.keys() <= ENVELOPE_KEYS and type(time) is int and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER
-                and "data" in rec and rec.get("ignorable", True) is True):
+        if not plain:
             self._envelope(ev, out)
         if not self.scanned:
             self._sequence(ev.seq, 1, ev, out)
@@ -822,6 +852,12 @@ class CoreChecker(Checker):
         if handler is not None:
             handler(self, ev, out)
         return out or None
+
+    def hook(self, kind: type[Event]) -> Callable[[Event], Found] | None:
+        if not self.scanned or kind is DictEvent or type(self).event is not CoreChecker.event:
+            return self.event  # a subclass's own ``event`` sees every event
+        typed = _TYPED.get(kind)
+        return None if typed is None else MethodType(typed, self)
 
     def chunks(self, span: ChunkSpan) -> Found:
         # The span's chunks are plain (the fast path of ``event`` applies to each) and
@@ -852,8 +888,7 @@ class CoreChecker(Checker):
             return f"turn {show(self.open_turn)} has no step open"
         return f"the open step is turn {show(self.open_turn)}, step {show(self.open_step)}"
 
-    def _not_open_step(self, ev: Event, out: list[Finding]) -> None:
-        turn, step = _turn_step(ev.data)
+    def _not_open_step(self, ev: Event, turn: Any, step: Any, out: list[Finding]) -> None:
         out.append(_error(D9, ev, f"{ev.type} belongs to turn {show(turn)}, step {show(step)}, but "
                           f"{self._open_desc()}"))
 
@@ -897,28 +932,12 @@ class CoreChecker(Checker):
     # -- message shape (B5) and surface (C5) -----------------------------------------
 
     def _message_shape(self, ev: Event, message: Any, role: str, out: list[Finding]) -> None:
+        if not well_formed_message(ev.type, message, role):
+            self._message_problems(ev, message, role, out)
+
+    def _message_problems(self, ev: Event, message: Any, role: str, out: list[Finding]) -> None:
+        """B5, every clause of it: what ``well_formed_message`` passes has none."""
         t = ev.type
-        if type(message) is dict and message.get("role") == role and type(message.get("content")) is list:
-            # Fast path: a well-formed message needs no further look.
-            mid = message.get("id")
-            source = message.get("source")
-            if type(mid) is str and mid and type(source) is dict:
-                kind = source.get("kind")
-                if t == "user/message":
-                    if type(kind) is str and kind:
-                        return
-                elif t == "assistant/message":
-                    if kind == "model" and is_nonempty_str(source.get("provider")) \
-                            and is_nonempty_str(source.get("model")):
-                        return
-                elif kind == "tool":
-                    content = message["content"]
-                    call_id = source.get("callId")
-                    if len(content) == 1 and type(call_id) is str and call_id:
-                        block = content[0]
-                        if type(block) is dict and block.get("type") == "tool-result" \
-                                and type(block.get("content")) is list and block.get("toolCallId") == call_id:
-                            return
         if not isinstance(message, dict) or not is_nonempty_str(message.get("id")):
             out.append(_error(B5, ev, f'{t} has no identified message (an object with a non-empty string "id")'))
             if not isinstance(message, dict):
@@ -1037,7 +1056,9 @@ class CoreChecker(Checker):
     # -- per-type handlers (B5, C3, D2–D14) ----------------------------------------
 
     def _turn_start(self, ev: Event, out: list[Finding]) -> None:
-        turn, _ = _turn_step(ev.data)
+        self._start_turn(ev, _turn_step(ev.data)[0], out)
+
+    def _start_turn(self, ev: Event, turn: Any, out: list[Finding]) -> None:
         if self.open_turn is not None:
             out.append(_error(D2, ev, f"turn {show(turn)} starts while turn {show(self.open_turn)} is still open "
                               "(no turn/end closed it)"))
@@ -1055,7 +1076,9 @@ class CoreChecker(Checker):
             self.next_turn = turn
 
     def _turn_end(self, ev: Event, out: list[Finding]) -> None:
-        turn, _ = _turn_step(ev.data)
+        self._end_turn(ev, _turn_step(ev.data)[0], out)
+
+    def _end_turn(self, ev: Event, turn: Any, out: list[Finding]) -> None:
         if turn != self.open_turn or self.open_turn is None:
             out.append(_error(D4, ev, f"turn/end closes turn {show(turn)}, but "
                               + ("no turn is open" if self.open_turn is None else
@@ -1069,7 +1092,9 @@ class CoreChecker(Checker):
         self.next_turn = (turn + 1) if is_safe_int(turn) else self.next_turn
 
     def _step_start(self, ev: Event, out: list[Finding]) -> None:
-        turn, step = _turn_step(ev.data)
+        self._start_step(ev, *_turn_step(ev.data), out)
+
+    def _start_step(self, ev: Event, turn: Any, step: Any, out: list[Finding]) -> None:
         if turn != self.open_turn or self.open_turn is None:
             out.append(_error(D6, ev, f"step/start belongs to turn {show(turn)}, but "
                               + ("no turn is open" if self.open_turn is None else
@@ -1088,15 +1113,19 @@ class CoreChecker(Checker):
             self.next_step = step
 
     def _names_open_step(self, ev: Event, out: list[Finding]) -> None:
-        data = ev.data
-        if type(data) is dict and self.open_step is not None and data.get("step") == self.open_step \
-                and data.get("turn") == self.open_turn:
+        self._in_open_step(ev, *_turn_step(ev.data), out)
+
+    def _in_open_step(self, ev: Event, turn: Any, step: Any, out: list[Finding]) -> None:
+        """D9: the event names the open turn and step."""
+        if self.open_step is not None and step == self.open_step and turn == self.open_turn:
             return
-        self._not_open_step(ev, out)
+        self._not_open_step(ev, turn, step, out)
 
     def _step_end(self, ev: Event, out: list[Finding]) -> None:
-        self._names_open_step(ev, out)
-        _, step = _turn_step(ev.data)
+        self._end_step(ev, *_turn_step(ev.data), out)
+
+    def _end_step(self, ev: Event, turn: Any, step: Any, out: list[Finding]) -> None:
+        self._in_open_step(ev, turn, step, out)
         self.pending = set()
         self.open_step = None
         self.next_step = (step + 1) if is_safe_int(step) else self.next_step + 1
@@ -1125,6 +1154,10 @@ class CoreChecker(Checker):
         self._names_open_step(ev, out)
         source = message.get("source") if isinstance(message, dict) else None
         call_id = hashable(source.get("callId")) if isinstance(source, dict) else None
+        self._answers(ev, call_id, data, message, out)
+
+    def _answers(self, ev: Event, call_id: Any, data: Any, message: Any, out: list[Finding]) -> None:
+        """D12: an appended tool/result answers a waiting call (or is repair's own)."""
         if call_id in self.pending:
             self.pending.discard(call_id)
             return
@@ -1161,6 +1194,105 @@ class CoreChecker(Checker):
                               "request/context must come between a turn/start and its turn/end"))
 
 
+    # -- typed events (``replay.log.typed``): the same rules, on their fields --------
+    # A typed event's shape already satisfies the envelope (C2), known-type (B6) and
+    # message-shape (B5) rules, and it appends to the surface: what is left is read from
+    # its fields and judged by the rule code above. Where a field shows something the
+    # shape does not settle (a block that names another call, adapterDefaults, a
+    # sourceEventSeqs that is not distinct and earlier), the exact rule runs on the
+    # event's dict view.
+
+    def _t_chunk(self, ev: Chunk) -> Found:
+        body = ev.body
+        if self.open_step is not None and body.step == self.open_step and body.turn == self.open_turn:
+            return None
+        out: list[Finding] = []
+        self._not_open_step(ev, body.turn, body.step, out)
+        return out
+
+    def _t_turn_start(self, ev: TurnStart) -> Found:
+        out: list[Finding] = []
+        self._start_turn(ev, ev.body.turn, out)
+        return out or None
+
+    def _t_turn_end(self, ev: TurnEnd) -> Found:
+        out: list[Finding] = []
+        self._end_turn(ev, ev.body.turn, out)
+        return out or None
+
+    def _t_step_start(self, ev: StepStart) -> Found:
+        out: list[Finding] = []
+        self._start_step(ev, ev.body.turn, ev.body.step, out)
+        return out or None
+
+    def _t_step_end(self, ev: StepEnd) -> Found:
+        out: list[Finding] = []
+        self._end_step(ev, ev.body.turn, ev.body.step, out)
+        return out or None
+
+    def _t_tool_call(self, ev: ToolCall) -> Found:
+        body = ev.body
+        out: list[Finding] = []
+        self._in_open_step(ev, body.turn, body.step, out)
+        self.pending.add(body.call_id)
+        return out or None
+
+    def _t_append(self, ev: Surface, out: list[Finding]) -> None:
+        """C5 of an appending surface event: its sourceEventSeqs (when it has them) are
+        distinct and before it, and empty only on an assistant/message."""
+        sources = ev.sources
+        if sources is not UNSET:
+            if sources:
+                ok = max(sources) < ev.seq and len(set(sources)) == len(sources)
+            else:
+                ok = ev.type == "assistant/message"
+            if not ok:
+                self._surface(ev, out)
+                return
+        self.nodes.append(ev.seq)
+        if type(ev) is ToolResult:
+            self.tool_prints[ev.seq] = _fingerprint(ev.data)
+
+    def _t_user_message(self, ev: UserMessageEvent) -> Found:
+        out: list[Finding] = []
+        self._t_append(ev, out)
+        return out or None
+
+    def _t_assistant_message(self, ev: AssistantMessageEvent) -> Found:
+        out: list[Finding] = []
+        self._t_append(ev, out)
+        self._in_open_step(ev, ev.body.turn, ev.body.step, out)
+        return out or None
+
+    def _t_tool_result(self, ev: ToolResult) -> Found:
+        body = ev.body
+        message = body.message
+        call_id = message.source.call_id
+        if message.content[0].tool_call_id != call_id:
+            return self._exact(ev)  # B5: the block answers another call
+        out: list[Finding] = []
+        self._t_append(ev, out)
+        self._in_open_step(ev, body.turn, body.step, out)
+        if call_id in self.pending:
+            self.pending.discard(call_id)
+        else:
+            data = ev.data
+            self._answers(ev, call_id, data, data.get("message"), out)
+        return out or None
+
+    def _t_request_header(self, ev: RequestHeader) -> Found:
+        if ev.body.header.adapter_defaults is not UNSET:
+            return self._exact(ev)
+        out: list[Finding] = []
+        self._enclosed(ev, out)
+        return out or None
+
+    def _t_enclosed(self, ev: Plain) -> Found:
+        out: list[Finding] = []
+        self._enclosed(ev, out)
+        return out or None
+
+
 _HANDLERS: dict[str, Callable[[CoreChecker, Event, list[Finding]], None]] = {
     "turn/start": CoreChecker._turn_start,
     "turn/end": CoreChecker._turn_end,
@@ -1177,6 +1309,58 @@ _HANDLERS: dict[str, Callable[[CoreChecker, Event, list[Finding]], None]] = {
 }
 """Per-type checks of the core (D2–D14, B5, C3); every event also gets the envelope,
 known-type and surface checks."""
+
+_TYPED: dict[type[Event], Callable[[CoreChecker, Any], Found]] = {
+    Chunk: CoreChecker._t_chunk,
+    TurnStart: CoreChecker._t_turn_start,
+    TurnEnd: CoreChecker._t_turn_end,
+    StepStart: CoreChecker._t_step_start,
+    StepEnd: CoreChecker._t_step_end,
+    ToolCall: CoreChecker._t_tool_call,
+    UserMessageEvent: CoreChecker._t_user_message,
+    AssistantMessageEvent: CoreChecker._t_assistant_message,
+    ToolResult: CoreChecker._t_tool_result,
+    RequestHeader: CoreChecker._t_request_header,
+    **{cls: CoreChecker._t_enclosed for cls in PLAIN if cls.__struct_config__.tag in ("todo/write", "request/context")},
+}
+"""The core's handler of each typed event class; a typed class without one (a plain
+known type) has nothing the core judges."""
+
+
+def plain_envelope(rec: dict[str, Any]) -> bool:
+    """The envelope rule's fast path: a record of which ``CoreChecker._envelope`` (C2)
+    has nothing to say (``False`` only sends it there to be looked at in full)."""
+    seq = rec.get("seq")
+    time = rec.get("time")
+    return rec.keys() <= ENVELOPE_KEYS and type(rec.get("type")) is str and type(seq) is int \
+        and 0 <= seq <= MAX_SAFE_INTEGER and type(time) is int and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER \
+        and "data" in rec and rec.get("ignorable", True) is True
+
+
+def well_formed_message(t: str, message: Any, role: str) -> bool:
+    """The message-shape rule's fast path: a message of an event of type ``t`` of which
+    ``CoreChecker._message_problems`` (B5) has nothing to say (``False`` only sends it
+    there to be looked at in full)."""
+    if type(message) is not dict or message.get("role") != role or type(message.get("content")) is not list:
+        return False
+    mid = message.get("id")
+    source = message.get("source")
+    if type(mid) is not str or not mid or type(source) is not dict:
+        return False
+    kind = source.get("kind")
+    if t == "user/message":
+        return type(kind) is str and bool(kind)
+    if t == "assistant/message":
+        return kind == "model" and is_nonempty_str(source.get("provider")) and is_nonempty_str(source.get("model"))
+    if t != "tool/result" or kind != "tool":
+        return False
+    content = message["content"]
+    call_id = source.get("callId")
+    if len(content) != 1 or type(call_id) is not str or not call_id:
+        return False
+    block = content[0]
+    return type(block) is dict and block.get("type") == "tool-result" and type(block.get("content")) is list \
+        and block.get("toolCallId") == call_id
 
 
 def _is_not_started_repair(data: Any, message: Any) -> bool:

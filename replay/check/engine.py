@@ -15,15 +15,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from replay.check.core import CoreChecker
 from replay.check.fingerprint import file_identity, fingerprint_findings
 from replay.check.storage import storage_identity, twin_location
-from replay.checker import Checker
+from replay.checker import Checker, Found
 from replay.findings import Example, Finding, Rule, Severity
 from replay.log.archive import ArchiveError, archive_sources
-from replay.log.event import ChunkRun, ChunkSpan, Event
+from replay.log.event import ChunkRun, ChunkSpan, DictEvent, Event
 from replay.log.header import Header
 from replay.log.reader import AuditItem, Item, Limits, LogRead, Opener, Source, read_log
 from replay.log.repair import REPAIR_TYPES, RepairTracker
@@ -291,7 +291,6 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
     goes whole to the one checker that wants chunks (when two do, each chunk goes to
     each, in the order of single events)."""
     every = [c for c in judges if c.interest is None and c.overrides("event")]
-    wants_all = [c.event for c in every]
     by_type: dict[str, list[Checker]] = {}
     for c in judges:
         for t in c.interest or ():
@@ -311,63 +310,77 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
         else:
             findings.extend(found)
 
-    single = wants_all[0] if len(wants_all) == 1 else None
-    chunks_typed = "assistant/chunk" in by_type
+    # The hooks an event meets, in order, by its class (a typed class has one type; a
+    # dict event's plan is looked up by its type), and whether it is a turn/start (1)
+    # or a turn/end (2), whose lines the judgement needs.
+    Plan = tuple[tuple[Callable[[Event], Found], ...], int]
+    plans: dict[type, Plan] = {}
+    by_name: dict[str, Plan] = {}
+
+    def plan(kind: type, t: str) -> Plan:
+        hooks = [c.hook(kind) for c in every]
+        if t != "assistant/chunk" or "assistant/chunk" in by_type:
+            hooks += [c.event for c in by_type.get(t, ())]
+        return tuple(h for h in hooks if h is not None), 1 if t == "turn/start" else 2 if t == "turn/end" else 0
+
     for batch in batches:
         if batch:
             last_batch = batch
         for item in batch:
-            # isinstance narrows the item as a match statement would, at a third of the
-            # cost per item (measured: this loop sees every event of every log).
-            if isinstance(item, Event):
-                events += 1
-                line = item.line
-                if single is not None:
-                    found = single(item)
-                    if found:
-                        keep(found, line)
-                else:
-                    for judge in wants_all:
-                        found = judge(item)
-                        if found:
-                            keep(found, line)
-                t = item.type
-                if t == "assistant/chunk" and not chunks_typed:
+            cls = type(item)
+            entry = plans.get(cls)
+            if entry is None:
+                if cls is ChunkSpan:
+                    assert isinstance(item, ChunkSpan)
+                    events += len(item.chunks)
+                    if span_judge is not None:
+                        found = span_judge(item)
+                        if found:  # each chunk's findings by its own line, as single events are kept
+                            for f in found:
+                                keep([f], f.line if f.line is not None else item.line)
+                    elif chunk_judges:
+                        for ev in item.events():
+                            for chunk_judge in chunk_judges:
+                                found = chunk_judge.event(ev)
+                                if found:
+                                    keep(found, ev.line)
                     continue
-                extra = by_type.get(t)
-                if extra:
-                    for c in extra:
-                        found = c.event(item)
+                if cls is ChunkRun:
+                    assert isinstance(item, ChunkRun)
+                    events += item.count
+                    for judge_run in runs:
+                        found = judge_run(item)
                         if found:
-                            keep(found, line)
-                if t == "turn/end":
-                    last_turn_end = line
-                elif t == "turn/start":
-                    last_turn_start = line
-            elif isinstance(item, ChunkSpan):
-                events += len(item.records)
-                if span_judge is not None:
-                    found = span_judge(item)
-                    if found:
-                        keep(found, item.line)
-                elif chunk_judges:
-                    for ev in item.events():
-                        for chunk_judge in chunk_judges:
-                            found = chunk_judge.event(ev)
-                            if found:
-                                keep(found, ev.line)
-            elif isinstance(item, ChunkRun):
-                events += item.count
-                for judge_run in runs:
-                    found = judge_run(item)
-                    if found:
-                        keep(found, item.line)
-            elif item.tail:
-                damage.add(item)
-                if first_damage is None and item.line is not None:
-                    first_damage = item.line
-            elif item.group is None or groups.add(item):
-                findings.add(item)
+                            keep(found, item.line)
+                    continue
+                if isinstance(item, Finding):
+                    if item.tail:
+                        damage.add(item)
+                        if first_damage is None and item.line is not None:
+                            first_damage = item.line
+                    elif item.group is None or groups.add(item):
+                        findings.add(item)
+                    continue
+                assert isinstance(item, Event)
+                if cls is DictEvent:
+                    entry = by_name.get(item.type)
+                    if entry is None:
+                        entry = by_name[item.type] = plan(cls, item.type)
+                else:
+                    entry = plans[cls] = plan(cls, item.type)
+            if TYPE_CHECKING:  # a class with a plan is an event's
+                assert isinstance(item, Event)
+            events += 1
+            hooks, mark = entry
+            for hook in hooks:
+                found = hook(item)
+                if found:
+                    keep(found, item.line)
+            if mark:
+                if mark == 1:
+                    last_turn_start = item.line
+                else:
+                    last_turn_end = item.line
     done.events = events
     done.first_damage = first_damage
     done.last_turn_start = last_turn_start
@@ -608,7 +621,7 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool
     default the source's own storage does. ``watch`` reads the log alongside (see
     ``Watch``); what it made of it waits in ``watch.drain()``."""
     def reread() -> Iterable[Sequence[Item]]:
-        return read_log(log.source, log.limits).batches()
+        return read_log(log.source, log.limits, log.typed).batches()
 
     reading = watch.start(log) if watch is not None else None
     batches = log.audit_batches() if reading is None else reading.watched(log.audit_batches())

@@ -17,7 +17,7 @@ import orjson
 from replay.check.engine import Policy, audit_events, audit_log
 from replay.check.registry import RULES
 from replay.findings import Example, Finding, Rule
-from replay.log.event import Event
+from replay.log.event import DictEvent, Event
 from replay.log.reader import Source, read_log
 
 
@@ -34,10 +34,10 @@ def example_findings(rule: Rule, example: Example) -> list[Finding]:
     applies only to events handed over directly)."""
     policy = Policy(example.policy) if example.policy else Policy.PARALLEL
     if example.events_only:
-        events = []
+        events: list[Event] = []
         for number, line in enumerate(example.lines[1:], start=2):
             rec = orjson.loads(line)
-            events.append(Event(rec["type"], rec["seq"], rec["time"], rec["data"], number, rec))
+            events.append(DictEvent(rec["type"], rec["seq"], rec["time"], rec["data"], number, rec))
         return audit_events(events, policy)
     data = example.data()
     return audit_log(read_log(Source(f"example-{rule.id}.jsonl", lambda: io.BytesIO(data))), policy).findings

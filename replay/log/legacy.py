@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from replay.findings import Example, Finding, Rule
-from replay.log.event import Event
+from replay.log.event import DictEvent, Event
 from replay.log.values import hashable, is_nonempty_str, is_safe_int
 from replay.output import show
 
@@ -145,7 +145,7 @@ class Migrator:
             'legacy id and the role "user"')]
 
     def _replaced(self, ev: Event, type: str, data: Any) -> Event:
-        return Event(type, ev.seq, ev.time, data, ev.line, ev.record)
+        return DictEvent(type, ev.seq, ev.time, data, ev.line, ev.record)
 
     def _turn_start(self, ev: Event) -> tuple[Event | None, Sequence[Finding]]:
         data = ev.data
@@ -257,3 +257,8 @@ class Migrator:
     def _remember_tool_result(self, seq: int, message: Any) -> None:
         if isinstance(message, dict) and isinstance(seq, int):
             self._tool_result_ids[seq] = message.get("id")
+
+    def remember(self, seq: int, message_id: str) -> None:
+        """A ``tool/result`` of today's shape read typed (no migration applies to it):
+        its message id, which a legacy replacement of it inherits."""
+        self._tool_result_ids[seq] = message_id

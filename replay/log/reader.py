@@ -97,9 +97,12 @@ class Source:
 class LogRead:
     """One log being read. Iterate ``items()`` once."""
 
-    def __init__(self, source: Source, limits: Limits) -> None:
+    def __init__(self, source: Source, limits: Limits, typed: bool = True) -> None:
         self.source = source
         self.limits = limits
+        self.typed = typed
+        """Records are decoded typed where they fit (``scan_records``); ``False`` reads
+        every one the exact way."""
         self.header: Header | None = None
         self.compressed = False
         self._findings: list[Finding] = []
@@ -276,7 +279,7 @@ class LogRead:
         migrator = Migrator(self.header.id)
         try:
             for batch in scan_records(self._rest, self.limits.max_record_bytes, 2, self._header_size,
-                                      migrator.by_type(), spans=spans):
+                                      migrator, spans=spans, typed=self.typed):
                 if found:
                     yield list[AuditItem](found)
                     found.clear()
@@ -317,14 +320,14 @@ class _ReadFailed(Exception):
     pass
 
 
-def read_log(source: Source, limits: Limits | None = None) -> LogRead:
-    return LogRead(source, limits or Limits())
+def read_log(source: Source, limits: Limits | None = None, typed: bool = True) -> LogRead:
+    return LogRead(source, limits or Limits(), typed)
 
 
 def iter_events(items: Iterator[Item]) -> Iterator[Event]:
     """Only the events, with packed rows expanded: what renderers and folds read."""
     for item in items:
-        if type(item) is Event:
+        if isinstance(item, Event):
             yield item
         elif type(item) is ChunkRun:
             yield from item.events()

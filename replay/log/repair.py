@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar
 
-from replay.log.event import Event
+from replay.log.event import DictEvent, Event
 from replay.log.values import hashable
 
 STARTED_TEXT = (
@@ -144,7 +144,7 @@ class RepairTracker:
     def closer_events(self, line: int) -> list[Event]:
         """``closers()`` as events; ``line`` is where they are reported (they are not
         in the file: the line of the last real event)."""
-        return [Event(r["type"], r["seq"], r["time"], r["data"], line, r) for r in self.closers()]
+        return [DictEvent(r["type"], r["seq"], r["time"], r["data"], line, r) for r in self.closers()]
 
     def describe(self) -> str:
         parts = []

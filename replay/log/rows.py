@@ -49,17 +49,7 @@ def decode_row(tag: str, record: dict[str, Any], line: int) -> ChunkRun:
     if type(members) is not list or not members or set(map(type, members)) != {str}:
         raise RowError(f"{field} must be a non-empty array of strings")
     dt = data["dt"]
-    if type(dt) is not list or len(dt) != len(members) - 1:
-        raise RowError(f"dt must be an array of {len(members) - 1} safe integers")
-    if dt:
-        if set(map(type, dt)) != {int} and not all(is_safe_int(g) for g in dt):
-            raise RowError("dt must hold safe integers")
-        running = list(accumulate(dt, initial=int(time0)))
-        if min(running) < -MAX_SAFE_INTEGER or max(running) > MAX_SAFE_INTEGER \
-                or min(dt) < -MAX_SAFE_INTEGER or max(dt) > MAX_SAFE_INTEGER:
-            raise RowError("running time leaves the safe-integer range")
-    if seq0 + len(members) - 1 > MAX_SAFE_INTEGER:
-        raise RowError("seq0 + members leaves the safe-integer range")
+    check_run(time0, seq0, dt, members)
     call_id = name = None
     if is_call:
         call_id = data["id"]
@@ -73,3 +63,20 @@ def decode_row(tag: str, record: dict[str, Any], line: int) -> ChunkRun:
         tag, int(seq0), int(time0), data["turn"], data["step"], data["index"],
         dt, members, line, call_id, name,
     )
+
+
+def check_run(time0: Any, seq0: Any, dt: Any, members: list[str]) -> None:
+    """The checks that relate a row's fields (``dt`` against the members, the running
+    time, the last seq), once each is known to be there; ``RowError`` when one fails.
+    A typed row (``replay.log.typed``) is completed here too."""
+    if type(dt) is not list or len(dt) != len(members) - 1:
+        raise RowError(f"dt must be an array of {len(members) - 1} safe integers")
+    if dt:
+        if set(map(type, dt)) != {int} and not all(is_safe_int(g) for g in dt):
+            raise RowError("dt must hold safe integers")
+        running = list(accumulate(dt, initial=int(time0)))
+        if min(running) < -MAX_SAFE_INTEGER or max(running) > MAX_SAFE_INTEGER \
+                or min(dt) < -MAX_SAFE_INTEGER or max(dt) > MAX_SAFE_INTEGER:
+            raise RowError("running time leaves the safe-integer range")
+    if seq0 + len(members) - 1 > MAX_SAFE_INTEGER:
+        raise RowError("seq0 + members leaves the safe-integer range")

@@ -9,18 +9,20 @@ is decided by the checker at the end of the file (rule A8).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Literal, overload
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal, overload
 
 import orjson
+from msgspec import UNSET
 
 from replay.findings import Example, Finding, Rule
-from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.bounded import Records
-from replay.log.event import PACKED_TAGS, ChunkRun, ChunkSpan, Event
-from replay.log.legacy import Migration
+from replay.log.event import PACKED_TAGS, ChunkRun, ChunkSpan, DictEvent, Event
+from replay.log.legacy import Migrator
 from replay.log.lines import Unparsable, decode_json
-from replay.log.rows import RowError, decode_row
+from replay.log.rows import RowError, check_run, decode_row
+from replay.log.typed import MAX_NESTING, NOT_TYPED, ROWS, Chunk, RequestHeader, ToolResult
+from replay.log.typed import decode as typed_decode
 from replay.log.values import json_type
 from replay.log.zstd import A9
 from replay.output import show
@@ -184,20 +186,20 @@ def _expected(expected: int | None) -> str:
 
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
-                 migrations: Mapping[str, Migration] | None = None,
-                 spans: Literal[False] = False) -> Iterator[list[Item]]: ...
+                 migrator: Migrator | None = None, spans: Literal[False] = False,
+                 typed: bool = True) -> Iterator[list[Item]]: ...
 
 
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
-                 migrations: Mapping[str, Migration] | None = None, *,
-                 spans: Literal[True]) -> Iterator[list[AuditItem]]: ...
+                 migrator: Migrator | None = None, *, spans: Literal[True],
+                 typed: bool = True) -> Iterator[list[AuditItem]]: ...
 
 
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
-                 migrations: Mapping[str, Migration] | None = None, *,
-                 spans: bool) -> Iterator[list[AuditItem]]: ...
+                 migrator: Migrator | None = None, *, spans: bool,
+                 typed: bool = True) -> Iterator[list[AuditItem]]: ...
 
 
 def scan_records(
@@ -205,8 +207,9 @@ def scan_records(
     max_record: int,
     first_line: int = 2,
     offset: int = 0,
-    migrations: Mapping[str, Migration] | None = None,
+    migrator: Migrator | None = None,
     spans: bool = False,
+    typed: bool = True,
 ) -> Iterator[list[Item]] | Iterator[list[AuditItem]]:
     """Yield what the records after the header hold, in file order.
 
@@ -216,26 +219,36 @@ def scan_records(
     come in batches, one list per segment (bounded by the reader's block size), so
     the cost of handing items on is paid per block, not per event.
 
+    Each record is first decoded typed (``replay.log.typed``: straight into the struct
+    of its type); one that does not fit takes the exact path (orjson, a dict view, the
+    legacy migrations). ``typed=False`` reads every record the exact way (what the
+    property tests hold the typed reading to).
+
     A record longer than ``max_record`` is never assembled: it is a ``LIMIT`` error
     (replay's own limit, not damage the harness would tolerate as a torn tail). After an
     unparsable or unread record the number of events it held is unknown, so the next
     record's seq is taken as it comes (one damaged line is one finding, not two). Past
     ``MAX_DAMAGED`` records that are no event the reading stops (a ``LIMIT`` error): a record of
-    garbage costs far more than an event. ``migrations`` (the model stage's legacy
-    migrations, by event type) are applied as events are made. With ``spans``, plain
-    chunks come grouped as ``ChunkSpan`` items (for the audit: most events of a log
-    are chunks, and most need one look per span).
+    garbage costs far more than an event. ``migrator`` (the model stage's legacy
+    migrations of this log) rewrites old shapes as events are made. With ``spans``,
+    plain chunks come grouped as ``ChunkSpan`` items (for the audit: most events of a
+    log are chunks, and most need one look per span).
     """
-    return _scan(segments, max_record, first_line, offset, migrations, spans)
+    return _scan(segments, max_record, first_line, offset, migrator, spans, typed)
 
 
 def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int, offset: int,
-          migrations: Mapping[str, Migration] | None, spans: bool) -> Iterator[list[AuditItem]]:
+          migrator: Migrator | None, spans: bool, typed: bool) -> Iterator[list[AuditItem]]:
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     packed = PACKED_TAGS
-    no_migrations: dict[str, Migration] = {}
-    migrate = (migrations or no_migrations).get
+    migrate = (migrator.by_type() if migrator is not None else {}).get
+    remember = migrator.remember if migrator is not None else None
+    decode_typed = typed_decode
+    not_typed = NOT_TYPED
+    chunk_class, result_class, header_class = Chunk, ToolResult, RequestHeader
+    row_classes = ROWS
+    deep = 2 * MAX_NESTING
     number = first_line - 1
     total = offset
     expected: int | None = 0
@@ -244,7 +257,6 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: i
     damaged = 0
     out: list[AuditItem] = []
     span: ChunkSpan | None = None
-    top = MAX_SAFE_INTEGER
 
     def hurt(found: Finding) -> None:
         """Keep the finding of a record that is no event (garbage, null, a bare value,
@@ -272,6 +284,50 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: i
                     hurt(limit_finding("the record", max_record, "--max-record-bytes", number))
                     expected = None
                     continue
+                if typed:
+                    try:
+                        ev = decode_typed(payload)
+                    except not_typed:
+                        ev = None
+                    if ev is not None and (len(payload) < deep
+                                           or payload.count(b"[") + payload.count(b"{") <= MAX_NESTING):
+                        cls = type(ev)
+                        if cls in row_classes:
+                            run = _typed_run(ev, number)
+                            if run is not None:
+                                if expected is not None and run.seq0 != expected:
+                                    add(_damage(number, strict, A7, f"the packed {run.tag} row starts at seq "
+                                                f"{run.seq0} where seq {expected} was expected: {_SEQ_RULE}",
+                                                run.seq0, run.tag))
+                                expected = run.seq0 + run.count
+                                add(run)
+                                continue
+                        elif cls is not header_class or ev.body.reason != "fallback":
+                            seq = ev.seq
+                            if seq != expected:
+                                if expected is None:
+                                    expected = seq
+                                else:
+                                    add(_damage(number, strict, A7, f"the event has seq {seq} where seq {expected} "
+                                                f"was expected: {_SEQ_RULE}", seq, ev.type))
+                            expected = seq + 1
+                            ev.line = number
+                            ev.raw = payload
+                            if cls is chunk_class:
+                                if spans:
+                                    body = ev.body
+                                    if span is not None and out[-1] is span and span.turn == body.turn \
+                                            and span.step == body.step and span.line + len(span.chunks) == number \
+                                            and span.seq0 + len(span.chunks) == seq:
+                                        span.chunks.append(ev)
+                                    else:
+                                        span = ChunkSpan(number, seq, body.turn, body.step, ev)
+                                        add(span)
+                                    continue
+                            elif cls is result_class and remember is not None:
+                                remember(seq, ev.body.message.id)
+                            add(ev)
+                            continue
                 try:
                     record = loads(payload)
                 except decode_error:
@@ -317,25 +373,11 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: i
                     if expected is None and seq >= 0:
                         expected = seq
                     if seq != expected:
-                        add(_damage(number, strict, A7, f"the event has seq {seq} where seq {expected} was "
-                                     f"expected: {_SEQ_RULE}", seq, t or None))
+                        where = f"where seq {expected} was expected" if expected is not None else "below 0"
+                        add(_damage(number, strict, A7, f"the event has seq {seq} {where}: {_SEQ_RULE}", seq,
+                                    t or None))
                 expected = seq + 1
-                if spans and t == "assistant/chunk" and len(record) == 4:
-                    time = record.get("time")
-                    body = record.get("data")
-                    if type(time) is int and -top <= time <= top and type(body) is dict:
-                        turn = body.get("turn")
-                        step = body.get("step")
-                        if type(turn) is int and type(step) is int:
-                            if span is not None and out[-1] is span and span.turn == turn \
-                                    and span.step == step and span.line + len(span.records) == number \
-                                    and span.seq0 + len(span.records) == seq:
-                                span.records.append(record)
-                            else:
-                                span = ChunkSpan(number, seq, turn, step, record)
-                                add(span)
-                            continue
-                ev = Event(t, seq, record.get("time"), record.get("data"), number, record)
+                ev = DictEvent(t, seq, record.get("time"), record.get("data"), number, record)
                 migration = migrate(t)
                 if migration is None:
                     add(ev)
@@ -358,6 +400,22 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: i
             f"harness never reads it, and loading truncates the file to {total - records.pending} bytes",
             number,
         )]
+
+
+def _typed_run(row: Any, line: int) -> ChunkRun | None:
+    """A typed packed row's run, or ``None`` when the checks that relate its fields
+    fail (the exact path then says which)."""
+    body = row.body
+    call = row.type == "tool-call-chunks"
+    members = body.args if call else body.texts
+    try:
+        check_run(row.time0, row.seq0, body.dt, members)
+    except RowError:
+        return None
+    call_id = body.id if call else None
+    name = body.name if call and body.name is not UNSET else None
+    return ChunkRun(row.type, row.seq0, row.time0, body.turn, body.step, body.index, body.dt, members, line,
+                    call_id, name)
 
 
 MAX_DAMAGED = 10_000

@@ -84,12 +84,27 @@ MUTATIONS = ["turn", "step", "step-float", "extra-key", "no-time", "big-time", "
 @given(st.sampled_from(LOGS), st.data(), st.booleans())
 def test_damaged_chunks_judge_as_events_do(log: str, draw: st.DataObject, single: bool) -> None:
     recs = records(log)
-    chunks = [i for i, r in enumerate(recs) if r.get("type") in ("assistant/chunk", "step/start", "step/end")]
+    chunks = [i for i, r in enumerate(recs) if r.get("type") in ("assistant/chunk", "step/start", "step/end",
+                                                                 "turn/end")]
     for _ in range(draw.draw(st.integers(1, 3))):
         index = draw.draw(st.sampled_from(chunks))
         recs = _mutate(recs, min(index, len(recs) - 1), draw.draw(st.sampled_from(MUTATIONS)))
     by_event, by_span = _both(dump(recs), Policy.SINGLE if single else Policy.PARALLEL)
     assert by_event == by_span
+
+
+@pytest.mark.parametrize("log", LOGS)
+def test_dropped_turn_and_step_records_judge_as_events_do(log: str) -> None:
+    """Every one and every pair of a log's turn and step records dropped (what decides
+    which findings after damage the harness keeps): exhaustively, as chance rarely
+    draws the pair that matters."""
+    recs = records(log)
+    frame = [i for i, r in enumerate(recs) if r.get("type") in ("turn/start", "turn/end", "step/start", "step/end")]
+    for a, i in enumerate(frame):
+        for j in frame[a:]:
+            kept = [r for k, r in enumerate(recs) if k not in (i, j)]
+            by_event, by_span = _both(dump(kept))
+            assert by_event == by_span, (i, j)
 
 
 W1 = Rule("W1", "invariant", "test", "every event is seen", explanation="The witness's own rule, for this test.",
@@ -132,3 +147,17 @@ def test_two_checkers_that_want_chunks_see_each_chunk_in_event_order() -> None:
     assert len(plain) > 5  # the log has plain chunks (its packed rows go to ``run``)
     assert [line for who, line in runs[1][0] if who == "witness"] == [ev.line for ev in events]
     assert ("W1", plain[0].line) in runs[1][1]
+
+
+def test_findings_of_a_span_after_damage_are_kept_by_their_own_lines() -> None:
+    """The second step's step/start and the only turn/end dropped: the span of that
+    step's chunks starts on the damaged line (a seq gap), and its later chunks' D9
+    findings come after the damage with no turn/end after them, so the harness would
+    truncate them away: the span reports only what single events report."""
+    recs = records(PARALLEL_CALLS)
+    second_step = next(i for i, r in enumerate(recs) if r.get("type") == "step/start" and r["data"]["step"] == 2)
+    del recs[second_step]
+    recs = [r for r in recs if r.get("type") != "turn/end"]
+    by_event, by_span = _both(dump(recs))
+    assert by_event == by_span
+    assert [(rule, line) for rule, _, line, *_ in by_span[1]] == [("D9", second_step + 1), ("A7", second_step + 1)]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.log.event import Event
+from replay.log.event import DictEvent
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.todo.model import js_trim
@@ -70,7 +70,7 @@ def test_content_python_would_strip_but_javascript_keeps_is_valid() -> None:
 
 
 def test_plan_at_a_seq_outside_the_log_says_the_range() -> None:
-    events = [Event("turn/start", 3, 0, {"turn": 1}, 2, {}), Event("todo/write", 4, 0, {"todos": []}, 3, {})]
+    events = [DictEvent("turn/start", 3, 0, {"turn": 1}, 2, {}), DictEvent("todo/write", 4, 0, {"todos": []}, 3, {})]
     assert plan_at(events, 4) == []
     assert plan_at(events, 3) is None
     for at in (2, 5, -1):
@@ -84,7 +84,7 @@ def test_plan_at_a_seq_outside_the_log_says_the_range() -> None:
                 max_size=40),
        st.lists(st.integers(-6, 31), max_size=10))
 def test_plans_at_is_standing_plan_at_each_seq(shape: list[tuple[str, int]], seqs: list[int]) -> None:
-    events = [Event(t, seq, 0, {"todos": [{"content": f"c{i}", "status": "pending"}]}, i + 2, {})
+    events = [DictEvent(t, seq, 0, {"todos": [{"content": f"c{i}", "status": "pending"}]}, i + 2, {})
               for i, (t, seq) in enumerate(shape)]
     changes = list(plan_changes(events))
     assert plans_at(changes, seqs) == [standing_plan(events, at=seq) for seq in seqs]

@@ -377,7 +377,7 @@ def offered_schemas(tools: list[Any]) -> dict[str, Any]:
     for tool in tools:
         if isinstance(tool, dict) and isinstance(tool.get("name"), str) and isinstance(tool.get("parameters"), dict):
             try:
-                ArgumentSchema(tool["parameters"])
+                ArgumentSchema.of(tool["parameters"])
             except ValueError:
                 continue
             schemas[tool["name"]] = tool["parameters"]

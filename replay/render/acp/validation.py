@@ -31,11 +31,16 @@ without a format checker and without defaults, so it is used as is.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
+COMPILED_SCHEMAS = 256
+"""Distinct parameter schemas kept compiled (least recently used dropped first)."""
 
 
 class ArgumentSchema:
@@ -51,6 +56,18 @@ class ArgumentSchema:
         self.schema = schema
         self._validator = Draft202012Validator(schema)
 
+    @staticmethod
+    def of(schema: Mapping[str, Any]) -> ArgumentSchema:
+        """The compiled schema of ``schema``, compiled once per distinct schema (a log
+        offers its tools again with every ``request/header``); ``ValueError`` as the
+        constructor's. Schemas are told apart by their JSON text, key order, ``1`` against
+        ``1.0`` and ``Infinity`` included, so an equal text is the same schema."""
+        try:
+            text = json.dumps(schema, ensure_ascii=True, allow_nan=True)
+        except (TypeError, ValueError, RecursionError):  # not JSON's own shapes: not cached
+            return ArgumentSchema(schema)
+        return _compiled(text)
+
     def accepts(self, args: Any) -> bool:
         """The arguments validate, as the harness's soft check decides."""
         try:
@@ -60,6 +77,11 @@ class ArgumentSchema:
 
     def __repr__(self) -> str:
         return f"ArgumentSchema({dict(self.schema)!r})"
+
+
+@lru_cache(maxsize=COMPILED_SCHEMAS)
+def _compiled(text: str) -> ArgumentSchema:
+    return ArgumentSchema(json.loads(text))
 
 
 __all__ = ["ArgumentSchema"]

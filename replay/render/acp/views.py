@@ -134,7 +134,7 @@ class Presenter:
 
     def __post_init__(self) -> None:
         if self.parameters is not None:
-            object.__setattr__(self, "_schema", ArgumentSchema(self.parameters))
+            object.__setattr__(self, "_schema", ArgumentSchema.of(self.parameters))
 
     def accepts(self, args: Any) -> bool:
         """The presenter may be called with these (parsed) arguments."""

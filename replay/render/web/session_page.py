@@ -368,16 +368,15 @@ class DraftWriter(Reading):
                 continue
             if self.suspects:
                 self._not_events(item.line)
-            if kind is Event:
-                if item.type == "assistant/chunk":
-                    self._chunk_event(item)
-                else:
-                    self._end_stream()
-                    self._event(item)
-            elif kind is ChunkSpan:
+            if kind is ChunkSpan:
                 self._span(item)
             elif kind is ChunkRun:
                 self._run(item)
+            elif item.type == "assistant/chunk":  # an event: typed, or its dict view
+                self._chunk_event(item)
+            else:
+                self._end_stream()
+                self._event(item)
 
     def _stream_add(self, first: int, last: int, low: int, high: int, n: int) -> None:
         stream = self.stream
@@ -395,15 +394,15 @@ class DraftWriter(Reading):
 
     def _span(self, span: ChunkSpan) -> None:
         fold = self.fold
-        records = span.records
-        times = [record["time"] for record in records]  # safe integers (see ChunkSpan)
+        chunks = span.chunks
+        times = [ev.time for ev in chunks]  # safe integers (see ChunkSpan)
         fold.span(min(times), max(times))
-        for record in records:
-            data = record["data"]
+        for ev in chunks:
+            data = ev.data
             chunk = data.get("chunk")
             if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
                 fold.chunk(data, chunk)
-        n = len(records)
+        n = len(chunks)
         self._stream_add(span.line, span.line + n - 1, span.seq0, span.seq0 + n - 1, n)
 
     def _run(self, run: ChunkRun) -> None:

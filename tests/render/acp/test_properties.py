@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay.log.event import Event
+from replay.log.event import DictEvent, Event
 from replay.log.reader import iter_events, read_log
 from replay.log.repair import with_repair
 from replay.log.source import file_source
@@ -104,7 +104,7 @@ def _user_message(seq: int, texts: list[str], display: list[str] | None) -> Even
                             "source": {"kind": "user"}}
     if display is not None:
         data["envelope"] = {"displayContent": [{"type": "text", "text": t} for t in display]}
-    return Event("user/message", seq, 0, data, 0,
+    return DictEvent("user/message", seq, 0, data, 0,
                  {"type": "user/message", "seq": seq, "time": 0, "data": data, "surfaceOp": "append"})
 
 

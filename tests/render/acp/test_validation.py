@@ -103,3 +103,38 @@ def test_an_unusable_schema_is_refused_when_registered() -> None:
     with pytest.raises(ValueError, match="not a usable JSON Schema"):
         Presenter(call=lambda a: None, parameters={"type": "teleport"})
     assert ArgumentSchema({"type": "object"}).accepts({"x": [[[[]]]]})
+
+
+def test_each_offered_schema_is_compiled_once_per_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log offers its tools with every request/header: the renderer compiles each
+    distinct schema once, not once per header (and a schema that differs by a value is
+    compiled on its own)."""
+    import replay.render.acp.validation as validation
+    from tests.helpers import records
+
+    header = next(r for r in records("sessions-2026-08-20/examples_headless-agent_tests_snapshots/pty-tools/"
+                                     "session.jsonl") if r["type"] == "request/header")
+    tools = [t for t in header["data"]["header"]["tools"] if isinstance(t.get("parameters"), dict)]
+    assert len(tools) > 3
+    compiled: list[Any] = []
+
+    real = validation.Draft202012Validator
+
+    def counting(schema: Any) -> Any:
+        compiled.append(schema)
+        return real(schema)
+
+    counting.check_schema = real.check_schema  # type: ignore[attr-defined]
+    monkeypatch.setattr(validation, "Draft202012Validator", counting)
+    other = {**tools[0], "parameters": {**tools[0]["parameters"], "description": "another"}}
+    headers = [ev("request/header", header["data"], seq) for seq in range(5)]
+    headers.append(ev("request/header", {**header["data"], "header": {**header["data"]["header"],
+                                                                     "tools": [*tools, other]}}, 5))
+    counts = []
+    for events in (headers[:1], headers):
+        validation._compiled.cache_clear()
+        compiled.clear()
+        updates(events)
+        assert len({repr(schema) for schema in compiled}) == len(compiled)  # none compiled twice
+        counts.append(len(compiled))
+    assert counts[1] == counts[0] + 1 >= len({repr(t["parameters"]) for t in tools}) + 1

@@ -6,13 +6,13 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from replay.log.event import Event
+from replay.log.event import DictEvent, Event
 from replay.render.acp import AcpOptions, AcpSession, dump_notification
 
 
 def ev(type_: str, data: Any, seq: int = 1, time: Any = 0, **envelope: Any) -> Event:
     record = {"type": type_, "seq": seq, "time": time, "data": data, **envelope}
-    return Event(type_, seq, time, data, seq + 1, record)
+    return DictEvent(type_, seq, time, data, seq + 1, record)
 
 
 def call(call_id: str, name: str, args: Any) -> Event:

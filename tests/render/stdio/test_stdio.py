@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from replay.log.event import Event
+from replay.log.event import DictEvent, Event
 from replay.log.reader import iter_events, read_log
 from replay.log.source import file_source
 from replay.render.stdio import render_stdio, stdio_text, todo_block
@@ -108,7 +108,7 @@ def test_terminal_neutralizes_reasoning_and_arguments() -> None:
 def test_terminal_shows_bidi_controls_and_lone_surrogates_escaped() -> None:
     todos = {"todos": [{"content": "evil\u202eexe.txt\ud800", "status": "pending"}]}
     chunk = {"turn": 1, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "a\u2066b\u061cc\u200fd"}}
-    events = [Event("todo/write", 0, 0, todos, 2, {}), Event("assistant/chunk", 1, 0, chunk, 3, {})]
+    events = [DictEvent("todo/write", 0, 0, todos, 2, {}), DictEvent("assistant/chunk", 1, 0, chunk, 3, {})]
     assert stdio_text(events, terminal=True, welcome=None) == (
         "\n  [todos]\n    [ ] evil\\u202eexe.txt\ufffd\n  a\\u2066b\\u061cc\\u200fd")
     assert stdio_text(events, welcome=None) == (

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from replay.log.event import Event
+from replay.log.event import DictEvent, Event
 from replay.render.web import html_page
 from replay.render.web.page import CSP, CSS, SCRIPT
 from replay.render.web.page_assets import source_hash
@@ -246,7 +246,7 @@ def test_unknown_locale_is_refused() -> None:
 
 
 def _event(type_: str, seq: int, data: Any) -> Event:
-    return Event(type_, seq, 0, data, seq + 1, {"type": type_, "seq": seq, "data": data})
+    return DictEvent(type_, seq, 0, data, seq + 1, {"type": type_, "seq": seq, "data": data})
 
 
 def _write(seq: int, *contents: str) -> Event:
