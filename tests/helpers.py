@@ -29,6 +29,24 @@ into a test: a scenario added or removed changes it)."""
 GOLDEN_COUNT = sum(1 for p in (REPO / "goldens").glob("*/*") if p.is_file())
 """The repo's golden files."""
 
+CLEARED_ENVIRONMENT = ("CI", "GITHUB_STEP_SUMMARY", "NO_COLOR")
+"""What a workflow test's commands must not inherit from the shell that runs the suite."""
+
+
+def scratch_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch copy of the repo's scenarios and goldens, made the working folder, with
+    ``CLEARED_ENVIRONMENT`` unset: where a workflow test runs its commands."""
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "scenarios", root / "scenarios")
+    shutil.copytree(REPO / "goldens", root / "goldens", ignore=shutil.ignore_patterns(".*"))
+    monkeypatch.chdir(root)
+    for name in CLEARED_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
 def examples(ci: int) -> int:
     """A test's number of hypothesis examples, given as the "ci" profile's and scaled to
     the profile loaded (tests/conftest.py): for the tests whose examples cost much."""

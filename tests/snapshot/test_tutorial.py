@@ -10,17 +10,15 @@ for any number); the shell lines of step 6 run in bash, with the page's folder
 from __future__ import annotations
 
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, SCENARIO_COUNT, replay_here
+from tests.helpers import REPO, SCENARIO_COUNT, replay_here, scratch_repo
 
 TUTORIAL = (REPO / "docs" / "tutorial.md").read_text(encoding="utf-8")
 PAGE_LOGS = "/tmp/logs"
-_CLEARED = ("CI", "GITHUB_STEP_SUMMARY", "NO_COLOR")
 
 
 def _step(number: int) -> str:
@@ -66,13 +64,7 @@ def _shown(expected: str, actual: str) -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(REPO / "scenarios", root / "scenarios")
-    shutil.copytree(REPO / "goldens", root / "goldens", ignore=shutil.ignore_patterns(".*"))
-    monkeypatch.chdir(root)
-    for name in _CLEARED:
-        monkeypatch.delenv(name, raising=False)
-    return root
+    return scratch_repo(tmp_path, monkeypatch)
 
 
 @pytest.mark.slow

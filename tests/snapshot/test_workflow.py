@@ -22,26 +22,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import GOLDEN_COUNT, REPO, SCENARIO_COUNT, replay_here
+from tests.helpers import CLEARED_ENVIRONMENT, GOLDEN_COUNT, REPO, SCENARIO_COUNT, replay_here, scratch_repo
 
 FLIPPED = "parallel-plan-two"
 ARTEFACTS = ["load.expected.jsonl", "plan.expected.json", "session.expected.jsonl", "stdio.expected.txt",
              "stdout.expected.jsonl", "tool-schemas.expected.json", "web.expected.txt"]
 PENDING = Path(".replay") / "pending"
-_CLEARED = ("CI", "GITHUB_STEP_SUMMARY", "NO_COLOR")
 """What the environment of a developer's or CI's run may hold that changes the output."""
 
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A scratch copy of the repo's scenarios and goldens, the working folder."""
-    root = tmp_path / "repo"
-    shutil.copytree(REPO / "scenarios", root / "scenarios")
-    shutil.copytree(REPO / "goldens", root / "goldens", ignore=shutil.ignore_patterns(".*"))
-    monkeypatch.chdir(root)
-    for name in _CLEARED:
-        monkeypatch.delenv(name, raising=False)
-    return root
+    return scratch_repo(tmp_path, monkeypatch)
 
 
 def replay(root: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
@@ -57,7 +49,7 @@ def replay(root: Path, *args: str, env: dict[str, str] | None = None) -> tuple[i
 
 def replay_process(root: Path, *args: str) -> tuple[int, str, str]:
     """``python -m replay ARGS`` in ``root``: a real process, as a user runs it."""
-    environ = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+    environ = {k: v for k, v in os.environ.items() if k not in CLEARED_ENVIRONMENT}
     proc = subprocess.run([sys.executable, "-m", "replay", *args], cwd=root, capture_output=True, text=True,
                           timeout=120, env={**environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.DEVNULL)
     assert "Traceback" not in proc.stderr, proc.stderr
