@@ -39,6 +39,7 @@ import zstandard
 from replay.check.engine import LogReport, Reading, Watch
 from replay.check.registry import RULES, rule_order
 from replay.findings import Finding, Severity
+from replay.jsjson import parse
 from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.log.reader import LogRead
 from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts
@@ -300,7 +301,12 @@ class DraftWriter(Reading):
             self._emit_part(_Part(line, [text]))
             return
         if line is not None:
-            self._start(line)
+            if line > self.last_line:
+                self.lines.append(line)
+                self.offsets.append(self.size)
+                self.last_line = line
+            else:
+                self.inner[line] = self.size
         self._put(text)
 
     def _emit_part(self, part: _Part) -> None:
@@ -345,9 +351,10 @@ class DraftWriter(Reading):
     def _put(self, text: str) -> None:
         if text:
             data = text.encode("utf-8", "replace")
-            self.size += len(data)
+            size = len(data)
+            self.size += size
             self._held.append(data)
-            self._held_size += len(data)
+            self._held_size += size
             if self._held_size >= FLUSH:
                 self._compress()
 
@@ -372,7 +379,8 @@ class DraftWriter(Reading):
                 if item.type == "assistant/chunk":
                     self._chunk_event(item)
                 else:
-                    self._end_stream()
+                    if self.stream is not None:
+                        self._end_stream()
                     self._event(item)
             elif kind is ChunkSpan:
                 self._span(item)
@@ -567,7 +575,8 @@ class DraftWriter(Reading):
         part.row = None
         self.rows.pop(row.number, None)
         call = row.call
-        fields = row_fields(call, self.locale)
+        parsed = parse(call.args_raw) if call.args_raw else None
+        fields = row_fields(call, self.locale, parsed)
         duration = end - row.time if end is not None and row.time is not None else None
         tail = "" if duration is None else (f"<span class=\"dur\" data-ms=\"{duration}\">"
                                             f"{esc(self.ss.duration(duration))}</span>")
@@ -581,7 +590,8 @@ class DraftWriter(Reading):
             f"data-state=\"{fields.state}\" data-outcome=\"{outcome(call.result)}\" "
             f"data-call-id=\"{esc(fields.call_id)}\"{error}>",
             row_line_html(fields, self.ps, lead=_anchor(call.seq), tail=tail),
-            row_body_html(call, fields, self.ps, tail=res) or (f"<div class=\"body\">{res}</div>" if res else ""),
+            row_body_html(call, fields, self.ps, tail=res, parsed=parsed)
+            or (f"<div class=\"body\">{res}</div>" if res else ""),
             "</details>\n",
         ]
         if call.name in SUBAGENT_TOOLS:
