@@ -31,6 +31,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from typing import Any
 
 import orjson
@@ -47,7 +48,7 @@ from replay.project.tools import Pairing, ToolCall, clip, outcome
 from replay.project.transcript import message_of
 from replay.render.acp.profiles import generation_of
 from replay.render.choices import Locale
-from replay.render.web.locale import interpolate
+from replay.render.web.locale import formatter, interpolate
 from replay.render.web.page import (
     CLIP,
     clipped_pre,
@@ -267,6 +268,13 @@ class DraftWriter(Reading):
         self.locale = locale
         self.ps: PageStrings = page_strings(locale)
         self.ss: SiteStrings = site_strings(locale)
+        ss = self.ss
+        self._stream_label = formatter(ss.stream, "count", "first", "last")
+        self._turn_head = formatter(ss.turn_head, "turn")
+        self._turn_end_text = formatter(ss.turn_end, "turn", "reason", "duration")
+        self._step_head = formatter(ss.step_head, "step")
+        self._step_end_text = formatter(ss.step_end, "step", "latency")
+        self._tokens_line = formatter(ss.tokens_line, "input", "output", "cache_read", "reasoning")
         header = log.header.record if log.header is not None else {}
         self.header = header
         self.fold = SessionFold()
@@ -415,10 +423,8 @@ class DraftWriter(Reading):
         self._stream_add(span.line, span.line + n - 1, span.seq0, span.seq0 + n - 1, n)
 
     def _run(self, run: ChunkRun) -> None:
-        time = low = high = run.time0
-        for dt in run.dt:
-            time += dt
-            low, high = min(low, time), max(high, time)
+        times = list(accumulate(run.dt, initial=run.time0))  # dt: safe integers (see ChunkRun)
+        low, high = min(times), max(times)
         if type(low) is int and type(high) is int:
             self.fold.span(low, high)
         self._stream_add(run.line, run.line, run.seq0, run.last_seq, run.count)
@@ -429,7 +435,7 @@ class DraftWriter(Reading):
             return
         self.stream = None
         first, last, low, high, n = stream
-        label = interpolate(self.ss.stream, count=count(n), first=low, last=high)
+        label = self._stream_label(count=count(n), first=low, last=high)
         self._emit(first, f"<div class=\"ev stream log\" id=\"L{first}\" data-lines=\"{first} {last}\" "
                           f"data-seqs=\"{low} {high}\">{_anchor(low)}{esc(label)}</div>\n")
 
@@ -488,7 +494,7 @@ class DraftWriter(Reading):
         slot = _Slot()
         self.turn_slot = (slot, turn)
         number = esc(_shown(turn.turn))
-        name = interpolate(self.ss.turn_head, turn=number)
+        name = self._turn_head(turn=number)
         parts += [f"<section class=\"turnBlock\" data-turn=\"{number}\">"
                   f"<h2 class=\"ev turnHead\" id=\"L{ev.line}\" tabindex=\"-1\">{_anchor(ev.seq)}{name} "
                   "<span class=\"stats\">",
@@ -507,8 +513,8 @@ class DraftWriter(Reading):
             self._turn_stats(*self.turn_slot)
             self.turn_slot = None
         error = " data-error=\"true\"" if turn.reason == "error" else ""
-        text = interpolate(self.ss.turn_end, turn=_shown(turn.turn), reason=turn.reason or "",
-                           duration=self.ss.duration(turn.duration))
+        text = self._turn_end_text(turn=_shown(turn.turn), reason=turn.reason or "",
+                                   duration=self.ss.duration(turn.duration))
         pieces: list[Piece] = [f"<div class=\"ev turnEnd\" id=\"L{ev.line}\" data-reason=\"{esc(turn.reason or '')}\""
                                f"{error}>{_anchor(ev.seq)}{esc(text)}</div>\n"]
         if self.turn_open:
@@ -520,14 +526,14 @@ class DraftWriter(Reading):
         step = self.fold.step(ev.data)
         slot = _Slot()
         self.step_slots[(step.turn, step.step)] = slot
-        name = interpolate(self.ss.step_head, step=esc(_shown(step.step)))
+        name = self._step_head(step=esc(_shown(step.step)))
         self._emit_part(_Part(ev.line, [f"<div class=\"ev stepHead\" id=\"L{ev.line}\">{_anchor(ev.seq)}{name} "
                                         "<span class=\"stats\">", slot, "</span></div>\n"]))
 
     def _step_stats(self, step: StepFacts) -> str:
         usage = step.usage
-        tokens = interpolate(self.ss.tokens_line, input=count(usage.input), output=count(usage.output),
-                             cache_read=count(usage.cache_read), reasoning=count(usage.reasoning))
+        tokens = self._tokens_line(input=count(usage.input), output=count(usage.output),
+                                   cache_read=count(usage.cache_read), reasoning=count(usage.reasoning))
         if usage.cache_write:
             tokens += interpolate(self.ss.cache_write, cache_write=count(usage.cache_write))
         text = " · ".join((step.shown_model or self.ss.unknown, tokens, self.ss.duration(step.latency)))
@@ -540,7 +546,7 @@ class DraftWriter(Reading):
         slot = self.step_slots.pop((step.turn, step.step), None)
         if slot is not None:
             slot.text = self._step_stats(step)
-        text = interpolate(self.ss.step_end, step=esc(_shown(step.step)), latency=self.ss.duration(step.latency))
+        text = self._step_end_text(step=esc(_shown(step.step)), latency=self.ss.duration(step.latency))
         self._emit(ev.line, f"<div class=\"ev stepEnd log\" id=\"L{ev.line}\">{_anchor(ev.seq)}{text}</div>\n")
 
     def _call(self, ev: Event) -> None:

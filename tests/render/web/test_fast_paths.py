@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from replay.jsjson import _reject_constant, loads, parse, parse_int
 from replay.project.tools import ToolCall
+from replay.render.web.locale import formatter, interpolate
 from replay.render.web.page import pretty_json
 from replay.render.web.row import row_fields
 from replay.todo.tool import TOOL_NAME
@@ -59,3 +60,14 @@ ARGS = st.one_of(hostile_text(max_size=20), VALUES.map(lambda v: json.dumps(v, e
 def test_row_fields_with_the_parse_given_is_row_fields(args: str, name: str, locale: str) -> None:
     call = ToolCall(seq=3, call_id="c1", name=name, args_raw=args)
     assert row_fields(call, locale, parse(args)) == row_fields(call, locale)
+
+
+TEMPLATE = st.lists(st.one_of(hostile_text(max_size=4), st.sampled_from(["{a}", "{b}", "{c}", "{", "}", "{a!r}",
+                                                                          "{0}", "{}"])), max_size=6).map("".join)
+
+
+@given(TEMPLATE, st.lists(st.sampled_from("abc"), unique=True),
+       st.lists(st.one_of(st.integers(), hostile_text(max_size=4)), min_size=3, max_size=3))
+def test_formatter_is_interpolate(template: str, names: list[str], values: list[Any]) -> None:
+    given_values = dict(zip(names, values, strict=False))
+    assert formatter(template, *names)(**given_values) == interpolate(template, **given_values)
