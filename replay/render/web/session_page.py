@@ -44,7 +44,7 @@ from replay.jsjson import parse
 from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.log.reader import LogRead
 from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts
-from replay.project.tools import Pairing, ToolCall, clip, outcome
+from replay.project.tools import Pairing, ToolCall, ToolResult, outcome
 from replay.project.transcript import message_of
 from replay.render.acp.profiles import generation_of
 from replay.render.choices import Locale
@@ -243,15 +243,27 @@ def _anchor(seq: int) -> str:
     return f"<span class=\"anchor\" id=\"seq-{seq}\"></span>"
 
 
-def _brief(data: Any) -> str:
-    """An event's one-line summary: its first non-empty string field, else its data."""
+def _brief(data: Any, text: str) -> str:
+    """An event's one-line summary: its first non-empty string field, else its data
+    (``text``: its data as JSON)."""
     if isinstance(data, dict):
         for value in data.values():
             if isinstance(value, str) and value.strip():
-                line = value.split("\n", 1)[0]
+                end = value.find("\n")
+                line = value if end < 0 else value[:end]
                 return line[:BRIEF] + ("…" if len(line) > BRIEF else "")
-    text = _json(data)
     return text[:BRIEF] + ("…" if len(text) > BRIEF else "")
+
+
+def shown_result(result: ToolResult, limit: int = CLIP) -> ToolResult:
+    """``clip(result, limit)`` as a row reads it (its ``output``, ``clipped_from`` and
+    outcome), its output joined once: one text block holding it (cut to ``limit``)."""
+    output = result.output
+    if output is None or (len(result.blocks) == 1 and len(output) <= limit):
+        return result  # one block: its output is its text, or that block as JSON
+    if len(output) <= limit:
+        return replace(result, blocks=({"type": "text", "text": output},))
+    return replace(result, blocks=({"type": "text", "text": output[:limit]},), clipped_from=len(output))
 
 
 def _json(value: Any) -> str:
@@ -478,8 +490,8 @@ class DraftWriter(Reading):
     def _log_event(self, ev: Event) -> None:
         """An event the transcript does not show: one collapsed line, its data inside."""
         replaced = ev.type in ("user/message", "assistant/message", "tool/result")  # not appended
-        brief = self.ss.replaced if replaced else _brief(ev.data)
         data = _json(ev.data)
+        brief = self.ss.replaced if replaced else _brief(ev.data, data)
         kind = esc(ev.type)
         self._emit(ev.line, f"<details class=\"ev log\" id=\"L{ev.line}\" data-type=\"{kind}\"><summary>"
                             f"{_anchor(ev.seq)}<span class=\"type\">{kind}</span> <span class=\"brief\">{esc(brief)}"
@@ -569,7 +581,7 @@ class DraftWriter(Reading):
         if settled is None or row is None:
             self._log_event(ev)
             return
-        row.call = replace(row.call, result=clip(settled[1], CLIP))
+        row.call = replace(row.call, result=shown_result(settled[1]))
         row.result_line, row.result_seq = ev.line, ev.seq
         self._settle(row.part, ev.time if type(ev.time) is int else None)
         self._flush()

@@ -9,10 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.jsjson import _reject_constant, loads, parse, parse_int
-from replay.project.tools import ToolCall
+from replay.project.tools import ToolCall, ToolResult, clip, outcome
 from replay.render.web.locale import formatter, interpolate
-from replay.render.web.page import pretty_json
+from replay.render.web.page import CLIP, pretty_json
 from replay.render.web.row import row_fields
+from replay.render.web.session_page import shown_result
 from replay.todo.tool import TOOL_NAME
 from tests.helpers import hostile_text
 
@@ -71,3 +72,20 @@ TEMPLATE = st.lists(st.one_of(hostile_text(max_size=4), st.sampled_from(["{a}", 
 def test_formatter_is_interpolate(template: str, names: list[str], values: list[Any]) -> None:
     given_values = dict(zip(names, values, strict=False))
     assert formatter(template, *names)(**given_values) == interpolate(template, **given_values)
+
+
+BLOCKS = st.lists(st.one_of(st.fixed_dictionaries({"type": st.just("text"), "text": hostile_text(max_size=8)}),
+                            st.fixed_dictionaries({"type": st.sampled_from(["image", "text"]),
+                                                   "data": st.integers()}),
+                            st.integers()), max_size=4)
+ERRORS = st.one_of(st.none(), st.fixed_dictionaries({"name": hostile_text(max_size=4),
+                                                     "code": st.sampled_from(["interrupted", "E1", None])}))
+
+
+@given(BLOCKS, st.booleans(), ERRORS, st.sampled_from([3, CLIP]))
+def test_shown_result_reads_as_the_clipped_result(blocks: list[Any], is_error: bool, error: dict[str, Any] | None,
+                                                  limit: int) -> None:
+    result = ToolResult(7, "c1", tuple(blocks), is_error, error)
+    exact, fast = clip(result, limit), shown_result(result, limit)
+    assert (fast.output, fast.clipped_from, outcome(fast), fast.is_error, fast.error_code) == (
+        exact.output, exact.clipped_from, outcome(exact), exact.is_error, exact.error_code)
