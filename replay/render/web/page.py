@@ -63,13 +63,23 @@ PANEL_LIST_ID = "todo-panel-list"
 
 _TOUCHED = re.compile(f"[&<>\"'{ESCAPED_CHARACTERS}]")
 """A character ``esc`` changes (most texts have none, and are shown as they are)."""
+_ASCII_KEPT = bytes(c for c in range(128) if _TOUCHED.match(chr(c)) is None)
+"""The ASCII characters ``esc`` leaves as they are."""
+_ASCII_MARKUP = bytes(c for c in range(128) if html.escape(chr(c), quote=True) != chr(c))
+"""The ASCII characters HTML escaping changes (the sanitizer leaves them)."""
 
 
 def esc(text: str) -> str:
     """A text as the page shows it: through the one sanitizer (controls, bidi controls
     and lone surrogates shown escaped, newlines kept), then HTML-escaped (``&``, ``<``,
     ``>``, ``"`` and ``'``), for content and attributes."""
-    if _TOUCHED.search(text) is None:
+    if len(text) > 32 and text.isascii():  # what it holds that esc changes, by a table (faster than a search)
+        touched = text.encode("ascii").translate(None, _ASCII_KEPT)
+        if not touched:
+            return text
+        if not touched.translate(None, _ASCII_MARKUP):
+            return html.escape(text, quote=True)
+    elif _TOUCHED.search(text) is None:
         return text
     return html.escape(sanitize(text, keep_newlines=True), quote=True)
 

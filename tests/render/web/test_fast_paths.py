@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from typing import Any
 
@@ -9,11 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.jsjson import _reject_constant, loads, parse, parse_int
-from replay.project.tools import ToolCall, ToolResult, clip, outcome
+from replay.project.tools import ToolCall, ToolResult, clip, first_line, outcome
 from replay.render.web.locale import formatter, interpolate
-from replay.render.web.page import CLIP, pretty_json
+from replay.render.web.page import CLIP, esc, pretty_json
 from replay.render.web.row import row_fields
 from replay.render.web.session_page import shown_result
+from replay.style import sanitize
 from replay.todo.tool import TOOL_NAME
 from tests.helpers import hostile_text
 
@@ -89,3 +91,17 @@ def test_shown_result_reads_as_the_clipped_result(blocks: list[Any], is_error: b
     exact, fast = clip(result, limit), shown_result(result, limit)
     assert (fast.output, fast.clipped_from, outcome(fast), fast.is_error, fast.error_code) == (
         exact.output, exact.clipped_from, outcome(exact), exact.is_error, exact.error_code)
+
+
+ASCII_TEXT = st.lists(st.one_of(st.characters(max_codepoint=0x7F), st.sampled_from("&<>\"'\n\t\r\x7f")),
+                      max_size=80).map("".join)
+
+
+@given(st.one_of(hostile_text(max_size=80), ASCII_TEXT))
+def test_esc_is_the_sanitizer_then_html_escaping(text: str) -> None:
+    assert esc(text) == html.escape(sanitize(text, keep_newlines=True), quote=True)
+
+
+@given(hostile_text(max_size=20))
+def test_first_line_is_the_text_before_its_first_newline(text: str) -> None:
+    assert first_line(text) == text.split("\n", 1)[0]
