@@ -542,13 +542,15 @@ class DraftWriter(Reading):
         self._emit_part(_Part(ev.line, [f"<div class=\"ev stepHead\" id=\"L{ev.line}\">{_anchor(ev.seq)}{name} "
                                         "<span class=\"stats\">", slot, "</span></div>\n"]))
 
-    def _step_stats(self, step: StepFacts) -> str:
+    def _step_stats(self, step: StepFacts, latency: str | None = None) -> str:
+        """A step's numbers (``latency``: its latency as shown, when the caller has it)."""
         usage = step.usage
         tokens = self._tokens_line(input=count(usage.input), output=count(usage.output),
                                    cache_read=count(usage.cache_read), reasoning=count(usage.reasoning))
         if usage.cache_write:
             tokens += interpolate(self.ss.cache_write, cache_write=count(usage.cache_write))
-        text = " · ".join((step.shown_model or self.ss.unknown, tokens, self.ss.duration(step.latency)))
+        text = " · ".join((step.shown_model or self.ss.unknown, tokens,
+                           self.ss.duration(step.latency) if latency is None else latency))
         if step.failed_attempts:
             text += interpolate(self.ss.step_failed_attempts, count=step.failed_attempts)
         return esc(text)
@@ -556,9 +558,10 @@ class DraftWriter(Reading):
     def _step_end(self, ev: Event) -> None:
         step = self.fold.step(ev.data)
         slot = self.step_slots.pop((step.turn, step.step), None)
+        latency = self.ss.duration(step.latency)
         if slot is not None:
-            slot.text = self._step_stats(step)
-        text = self._step_end_text(step=esc(_shown(step.step)), latency=self.ss.duration(step.latency))
+            slot.text = self._step_stats(step, latency)
+        text = self._step_end_text(step=esc(_shown(step.step)), latency=latency)
         self._emit(ev.line, f"<div class=\"ev stepEnd log\" id=\"L{ev.line}\">{_anchor(ev.seq)}{text}</div>\n")
 
     def _call(self, ev: Event) -> None:
