@@ -321,12 +321,7 @@ class DraftWriter(Reading):
             self._emit_part(_Part(line, [text]))
             return
         if line is not None:
-            if line > self.last_line:
-                self.lines.append(line)
-                self.offsets.append(self.size)
-                self.last_line = line
-            else:
-                self.inner[line] = self.size
+            self._start(line)
         self._put(text)
 
     def _emit_part(self, part: _Part) -> None:
