@@ -184,10 +184,16 @@ def parse_int(digits: str) -> int | float:
     return -math.inf if digits.startswith("-") else math.inf
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_int=parse_int)
+"""``json.loads``'s decoder with these hooks, made once (it keeps no state between texts)."""
+
+
 def loads(raw: str) -> Any:
     """``JSON.parse(raw)``: ``ValueError`` for what it refuses (garbage, ``NaN``,
     ``Infinity``), ``RecursionError`` for nesting too deep to parse; integers of any
     length (see ``parse_int``)."""
+    if type(raw) is str and not raw.startswith("\ufeff"):  # what json.loads does with a text, less the decoder's making
+        return _DECODER.decode(raw)
     return json.loads(raw, parse_constant=_reject_constant, parse_int=parse_int)
 
 

@@ -29,8 +29,9 @@ def is_js_object(value: Any) -> bool:
 
 
 def first_line(text: str) -> str:
-    """Everything up to the first ``\\n``."""
-    return text.split("\n", 1)[0]
+    """Everything up to the first ``\\n`` (found, not split off: the rest is not copied)."""
+    end = text.find("\n")
+    return text if end < 0 else text[:end]
 
 
 @dataclass(frozen=True, slots=True)

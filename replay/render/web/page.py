@@ -42,6 +42,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+import orjson
+
 from replay.log.event import Event
 from replay.project.tools import Pairing, ToolCall, ToolResult, clip
 from replay.project.transcript import Entry, Message, ToolEntry, TurnEnd, TurnStart, transcript_entries
@@ -61,13 +63,23 @@ PANEL_LIST_ID = "todo-panel-list"
 
 _TOUCHED = re.compile(f"[&<>\"'{ESCAPED_CHARACTERS}]")
 """A character ``esc`` changes (most texts have none, and are shown as they are)."""
+_ASCII_KEPT = bytes(c for c in range(128) if _TOUCHED.match(chr(c)) is None)
+"""The ASCII characters ``esc`` leaves as they are."""
+_ASCII_MARKUP = bytes(c for c in range(128) if html.escape(chr(c), quote=True) != chr(c))
+"""The ASCII characters HTML escaping changes (the sanitizer leaves them)."""
 
 
 def esc(text: str) -> str:
     """A text as the page shows it: through the one sanitizer (controls, bidi controls
     and lone surrogates shown escaped, newlines kept), then HTML-escaped (``&``, ``<``,
     ``>``, ``"`` and ``'``), for content and attributes."""
-    if _TOUCHED.search(text) is None:
+    if len(text) > 32 and text.isascii():  # what it holds that esc changes, by a table (faster than a search)
+        touched = text.encode("ascii").translate(None, _ASCII_KEPT)
+        if not touched:
+            return text
+        if not touched.translate(None, _ASCII_MARKUP):
+            return html.escape(text, quote=True)
+    elif _TOUCHED.search(text) is None:
         return text
     return html.escape(sanitize(text, keep_newlines=True), quote=True)
 
@@ -164,13 +176,35 @@ def clipped_pre(text: str, total: int, ps: PageStrings, clip: int = CLIP) -> str
     return f"<pre>{esc(shown)}</pre>{note}"
 
 
-def row_body_html(call: ToolCall, row: RowFields, ps: PageStrings, tail: str = "") -> str:
+def pretty_json(value: Any) -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=False)`` of a parsed JSON value: by
+    orjson when the value has no float (whose text orjson writes otherwise) and orjson
+    takes it (no integer beyond 64 bits, no lone surrogate, no nesting past its limit)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is not str and kind is not int and kind is not bool and item is not None:
+            return json.dumps(value, indent=2, ensure_ascii=False)
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def row_body_html(call: ToolCall, row: RowFields, ps: PageStrings, tail: str = "",
+                  parsed: tuple[bool, Any] | None = None) -> str:
     """The expanded IN/OUT card; an input or output longer than ``CLIP`` characters is
-    cut, with its full length shown (``tail``: markup a caller adds at its end)."""
+    cut, with its full length shown (``tail``: markup a caller adds at its end;
+    ``parsed``: ``call.parsed``, when the caller has it)."""
     parts = []
     if call.args_raw != "":
-        ok, value = call.parsed
-        shown = json.dumps(value, indent=2, ensure_ascii=False) if ok else call.args_raw
+        ok, value = parsed if parsed is not None else call.parsed
+        shown = pretty_json(value) if ok else call.args_raw
         parts.append(f"<div class=\"in\"><div class=\"label\">{esc(ps.label_in)}</div>"
                      f"{clipped_pre(shown, len(shown), ps)}</div>")
     result = call.result

@@ -53,15 +53,19 @@ def row_state(call: ToolCall) -> RowState:
     return _STATES[outcome(call.result)]
 
 
-def generic_summary(name: str, args_raw: str, call_id: str) -> str:
+Parsed = tuple[bool, Any]
+"""``replay.jsjson.parse`` of a call's raw arguments, when a caller has it already."""
+
+
+def generic_summary(name: str, args_raw: str, call_id: str, parsed: Parsed | None = None) -> str:
     """The generic fallback: ``"{name} · " + base`` (see §1.1)."""
-    return name + SUMMARY_JOINER + _generic_base(args_raw, call_id)
+    return name + SUMMARY_JOINER + _generic_base(args_raw, call_id, parsed)
 
 
-def _generic_base(args_raw: str, call_id: str) -> str:
+def _generic_base(args_raw: str, call_id: str, parsed: Parsed | None) -> str:
     if args_raw == "":
         return call_id
-    ok, value = parse(args_raw)
+    ok, value = parsed if parsed is not None else parse(args_raw)
     if not ok or not is_js_object(value):
         return first_line(args_raw)
     values = value.values() if isinstance(value, dict) else value
@@ -71,12 +75,14 @@ def _generic_base(args_raw: str, call_id: str) -> str:
     return first_line(args_raw)
 
 
-def plan_summary(args_raw: str, call_id: str, s: Strings, name: str = TOOL_NAME) -> PlanSummary:
-    """The ``todo_write`` summary and ``+N`` suffix computed from the raw arguments."""
-    ok, root = parse(args_raw)
+def plan_summary(args_raw: str, call_id: str, s: Strings, name: str = TOOL_NAME,
+                 parsed: Parsed | None = None) -> PlanSummary:
+    """The ``todo_write`` summary and ``+N`` suffix computed from the raw arguments
+    (``parsed``: their ``parse``, when the caller has it)."""
+    ok, root = parsed if parsed is not None else parse(args_raw)
     todos = root.get("todos") if ok and isinstance(root, dict) else None
     if not isinstance(todos, list) or not all(is_js_object(t) for t in todos):
-        return PlanSummary(generic_summary(name, args_raw, call_id), None)
+        return PlanSummary(generic_summary(name, args_raw, call_id, (ok, root)), None)
     done = sum(1 for t in todos if _field(t, "status") == "completed")
     active = [t for t in todos if _field(t, "status") == "in_progress"]
     first = _field(active[0], "content") if active else None
@@ -93,19 +99,20 @@ def _field(item: Any, key: str) -> Any:
     return item.get(key) if isinstance(item, dict) else None
 
 
-def row_fields(call: ToolCall, locale: str = "en") -> RowFields:
-    """The collapsed row of one tool call in ``locale`` (``en`` or ``zh``)."""
+def row_fields(call: ToolCall, locale: str = "en", parsed: Parsed | None = None) -> RowFields:
+    """The collapsed row of one tool call in ``locale`` (``en`` or ``zh``); ``parsed``:
+    ``call.parsed``, when the caller has it."""
     s = strings(locale)
     state = row_state(call)
     label = {"running": s.row_running, "error": s.row_failed, "stopped": s.row_stopped}.get(state)
     if call.name == TOOL_NAME:
         title = s.todo_row_title
-        plan = plan_summary(call.args_raw, call.call_id, s, call.name)
+        plan = plan_summary(call.args_raw, call.call_id, s, call.name, parsed)
         summary: str | None = plan.text
         suffix = plan.suffix
     else:
         title = GENERIC_TOOL_TITLE
-        summary, suffix = generic_summary(call.name, call.args_raw, call.call_id), None
+        summary, suffix = generic_summary(call.name, call.args_raw, call.call_id, parsed), None
     output = call.result.output if call.result is not None else None
     if state == "error" and output is not None:
         failure = first_line(output)

@@ -31,6 +31,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from typing import Any
 
 import orjson
@@ -39,14 +40,15 @@ import zstandard
 from replay.check.engine import LogReport, Reading, Watch
 from replay.check.registry import RULES, rule_order
 from replay.findings import Finding, Severity
+from replay.jsjson import parse
 from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.log.reader import LogRead
 from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts
-from replay.project.tools import Pairing, ToolCall, clip, outcome
+from replay.project.tools import Pairing, ToolCall, ToolResult, outcome
 from replay.project.transcript import message_of
 from replay.render.acp.profiles import generation_of
 from replay.render.choices import Locale
-from replay.render.web.locale import interpolate
+from replay.render.web.locale import formatter, interpolate
 from replay.render.web.page import (
     CLIP,
     clipped_pre,
@@ -241,15 +243,27 @@ def _anchor(seq: int) -> str:
     return f"<span class=\"anchor\" id=\"seq-{seq}\"></span>"
 
 
-def _brief(data: Any) -> str:
-    """An event's one-line summary: its first non-empty string field, else its data."""
+def _brief(data: Any, text: str) -> str:
+    """An event's one-line summary: its first non-empty string field, else its data
+    (``text``: its data as JSON)."""
     if isinstance(data, dict):
         for value in data.values():
             if isinstance(value, str) and value.strip():
-                line = value.split("\n", 1)[0]
+                end = value.find("\n")
+                line = value if end < 0 else value[:end]
                 return line[:BRIEF] + ("…" if len(line) > BRIEF else "")
-    text = _json(data)
     return text[:BRIEF] + ("…" if len(text) > BRIEF else "")
+
+
+def shown_result(result: ToolResult, limit: int = CLIP) -> ToolResult:
+    """``clip(result, limit)`` as a row reads it (its ``output``, ``clipped_from`` and
+    outcome), its output joined once: one text block holding it (cut to ``limit``)."""
+    output = result.output
+    if output is None or (len(result.blocks) == 1 and len(output) <= limit):
+        return result  # one block: its output is its text, or that block as JSON
+    if len(output) <= limit:
+        return replace(result, blocks=({"type": "text", "text": output},))
+    return replace(result, blocks=({"type": "text", "text": output[:limit]},), clipped_from=len(output))
 
 
 def _json(value: Any) -> str:
@@ -266,6 +280,13 @@ class DraftWriter(Reading):
         self.locale = locale
         self.ps: PageStrings = page_strings(locale)
         self.ss: SiteStrings = site_strings(locale)
+        ss = self.ss
+        self._stream_label = formatter(ss.stream, "count", "first", "last")
+        self._turn_head = formatter(ss.turn_head, "turn")
+        self._turn_end_text = formatter(ss.turn_end, "turn", "reason", "duration")
+        self._step_head = formatter(ss.step_head, "step")
+        self._step_end_text = formatter(ss.step_end, "step", "latency")
+        self._tokens_line = formatter(ss.tokens_line, "input", "output", "cache_read", "reasoning")
         header = log.header.record if log.header is not None else {}
         self.header = header
         self.fold = SessionFold()
@@ -345,9 +366,10 @@ class DraftWriter(Reading):
     def _put(self, text: str) -> None:
         if text:
             data = text.encode("utf-8", "replace")
-            self.size += len(data)
+            size = len(data)
+            self.size += size
             self._held.append(data)
-            self._held_size += len(data)
+            self._held_size += size
             if self._held_size >= FLUSH:
                 self._compress()
 
@@ -375,7 +397,8 @@ class DraftWriter(Reading):
             elif item.type == "assistant/chunk":  # an event: typed, or its dict view
                 self._chunk_event(item)
             else:
-                self._end_stream()
+                if self.stream is not None:
+                    self._end_stream()
                 self._event(item)
 
     def _stream_add(self, first: int, last: int, low: int, high: int, n: int) -> None:
@@ -406,10 +429,8 @@ class DraftWriter(Reading):
         self._stream_add(span.line, span.line + n - 1, span.seq0, span.seq0 + n - 1, n)
 
     def _run(self, run: ChunkRun) -> None:
-        time = low = high = run.time0
-        for dt in run.dt:
-            time += dt
-            low, high = min(low, time), max(high, time)
+        times = list(accumulate(run.dt, initial=run.time0))  # dt: safe integers (see ChunkRun)
+        low, high = min(times), max(times)
         if type(low) is int and type(high) is int:
             self.fold.span(low, high)
         self._stream_add(run.line, run.line, run.seq0, run.last_seq, run.count)
@@ -420,7 +441,7 @@ class DraftWriter(Reading):
             return
         self.stream = None
         first, last, low, high, n = stream
-        label = interpolate(self.ss.stream, count=count(n), first=low, last=high)
+        label = self._stream_label(count=count(n), first=low, last=high)
         self._emit(first, f"<div class=\"ev stream log\" id=\"L{first}\" data-lines=\"{first} {last}\" "
                           f"data-seqs=\"{low} {high}\">{_anchor(low)}{esc(label)}</div>\n")
 
@@ -463,8 +484,8 @@ class DraftWriter(Reading):
     def _log_event(self, ev: Event) -> None:
         """An event the transcript does not show: one collapsed line, its data inside."""
         replaced = ev.type in ("user/message", "assistant/message", "tool/result")  # not appended
-        brief = self.ss.replaced if replaced else _brief(ev.data)
         data = _json(ev.data)
+        brief = self.ss.replaced if replaced else _brief(ev.data, data)
         kind = esc(ev.type)
         self._emit(ev.line, f"<details class=\"ev log\" id=\"L{ev.line}\" data-type=\"{kind}\"><summary>"
                             f"{_anchor(ev.seq)}<span class=\"type\">{kind}</span> <span class=\"brief\">{esc(brief)}"
@@ -479,7 +500,7 @@ class DraftWriter(Reading):
         slot = _Slot()
         self.turn_slot = (slot, turn)
         number = esc(_shown(turn.turn))
-        name = interpolate(self.ss.turn_head, turn=number)
+        name = self._turn_head(turn=number)
         parts += [f"<section class=\"turnBlock\" data-turn=\"{number}\">"
                   f"<h2 class=\"ev turnHead\" id=\"L{ev.line}\" tabindex=\"-1\">{_anchor(ev.seq)}{name} "
                   "<span class=\"stats\">",
@@ -498,8 +519,8 @@ class DraftWriter(Reading):
             self._turn_stats(*self.turn_slot)
             self.turn_slot = None
         error = " data-error=\"true\"" if turn.reason == "error" else ""
-        text = interpolate(self.ss.turn_end, turn=_shown(turn.turn), reason=turn.reason or "",
-                           duration=self.ss.duration(turn.duration))
+        text = self._turn_end_text(turn=_shown(turn.turn), reason=turn.reason or "",
+                                   duration=self.ss.duration(turn.duration))
         pieces: list[Piece] = [f"<div class=\"ev turnEnd\" id=\"L{ev.line}\" data-reason=\"{esc(turn.reason or '')}\""
                                f"{error}>{_anchor(ev.seq)}{esc(text)}</div>\n"]
         if self.turn_open:
@@ -511,17 +532,19 @@ class DraftWriter(Reading):
         step = self.fold.step(ev.data)
         slot = _Slot()
         self.step_slots[(step.turn, step.step)] = slot
-        name = interpolate(self.ss.step_head, step=esc(_shown(step.step)))
+        name = self._step_head(step=esc(_shown(step.step)))
         self._emit_part(_Part(ev.line, [f"<div class=\"ev stepHead\" id=\"L{ev.line}\">{_anchor(ev.seq)}{name} "
                                         "<span class=\"stats\">", slot, "</span></div>\n"]))
 
-    def _step_stats(self, step: StepFacts) -> str:
+    def _step_stats(self, step: StepFacts, latency: str | None = None) -> str:
+        """A step's numbers (``latency``: its latency as shown, when the caller has it)."""
         usage = step.usage
-        tokens = interpolate(self.ss.tokens_line, input=count(usage.input), output=count(usage.output),
-                             cache_read=count(usage.cache_read), reasoning=count(usage.reasoning))
+        tokens = self._tokens_line(input=count(usage.input), output=count(usage.output),
+                                   cache_read=count(usage.cache_read), reasoning=count(usage.reasoning))
         if usage.cache_write:
             tokens += interpolate(self.ss.cache_write, cache_write=count(usage.cache_write))
-        text = " · ".join((step.shown_model or self.ss.unknown, tokens, self.ss.duration(step.latency)))
+        text = " · ".join((step.shown_model or self.ss.unknown, tokens,
+                           self.ss.duration(step.latency) if latency is None else latency))
         if step.failed_attempts:
             text += interpolate(self.ss.step_failed_attempts, count=step.failed_attempts)
         return esc(text)
@@ -529,9 +552,10 @@ class DraftWriter(Reading):
     def _step_end(self, ev: Event) -> None:
         step = self.fold.step(ev.data)
         slot = self.step_slots.pop((step.turn, step.step), None)
+        latency = self.ss.duration(step.latency)
         if slot is not None:
-            slot.text = self._step_stats(step)
-        text = interpolate(self.ss.step_end, step=esc(_shown(step.step)), latency=self.ss.duration(step.latency))
+            slot.text = self._step_stats(step, latency)
+        text = self._step_end_text(step=esc(_shown(step.step)), latency=latency)
         self._emit(ev.line, f"<div class=\"ev stepEnd log\" id=\"L{ev.line}\">{_anchor(ev.seq)}{text}</div>\n")
 
     def _call(self, ev: Event) -> None:
@@ -554,7 +578,7 @@ class DraftWriter(Reading):
         if settled is None or row is None:
             self._log_event(ev)
             return
-        row.call = replace(row.call, result=clip(settled[1], CLIP))
+        row.call = replace(row.call, result=shown_result(settled[1]))
         row.result_line, row.result_seq = ev.line, ev.seq
         self._settle(row.part, ev.time if type(ev.time) is int else None)
         self._flush()
@@ -566,7 +590,8 @@ class DraftWriter(Reading):
         part.row = None
         self.rows.pop(row.number, None)
         call = row.call
-        fields = row_fields(call, self.locale)
+        parsed = parse(call.args_raw) if call.args_raw else None
+        fields = row_fields(call, self.locale, parsed)
         duration = end - row.time if end is not None and row.time is not None else None
         tail = "" if duration is None else (f"<span class=\"dur\" data-ms=\"{duration}\">"
                                             f"{esc(self.ss.duration(duration))}</span>")
@@ -580,7 +605,8 @@ class DraftWriter(Reading):
             f"data-state=\"{fields.state}\" data-outcome=\"{outcome(call.result)}\" "
             f"data-call-id=\"{esc(fields.call_id)}\"{error}>",
             row_line_html(fields, self.ps, lead=_anchor(call.seq), tail=tail),
-            row_body_html(call, fields, self.ps, tail=res) or (f"<div class=\"body\">{res}</div>" if res else ""),
+            row_body_html(call, fields, self.ps, tail=res, parsed=parsed)
+            or (f"<div class=\"body\">{res}</div>" if res else ""),
             "</details>\n",
         ]
         if call.name in SUBAGENT_TOOLS:
