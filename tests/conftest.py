@@ -1,12 +1,20 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from replay.fs import NO_FSYNC
+
+# Bytecode caches are written for the suite even where PYTHONDONTWRITEBYTECODE is set
+# (as some CI images do): the suite starts some 150 interpreters (`python -m replay`
+# as a user runs it), and each would compile replay from source again, about half its
+# start-up. The caches go to the checkout's own __pycache__ folders (ignored by git).
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 pytest_plugins = ["pytester"]  # the pytest plugin's tests run their inner sessions in process
 

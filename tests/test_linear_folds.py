@@ -62,6 +62,6 @@ def _work(fold: Callable[[list[Event]], Any], events: list[Event]) -> int:
 @pytest.mark.parametrize("name", list(FOLDS))
 def test_work_grows_linearly(name: str, disorder: str) -> None:
     fold = FOLDS[name]
-    small = _work(fold, _log(250, disorder))
-    large = _work(fold, _log(1000, disorder))
+    small = _work(fold, _log(100, disorder))
+    large = _work(fold, _log(400, disorder))
     assert large / small < 5.0, f"{name} with seq disorder {disorder}: {small} → {large} calls for 4× the events"
