@@ -15,6 +15,7 @@ import os
 import pty
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -196,6 +197,10 @@ def _pty_review(root: Path, keys: list[str], *args: str) -> tuple[int, str]:
     after the prompt that asks for it."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: a terminal on stdin/stdout/stderr
+        # SIGINT's default action, as a shell gives the command it runs on a terminal: a
+        # suite started in the background (`… &`) ignores SIGINT, and a ^C typed before
+        # review puts the terminal in raw mode would then be ignored, not interrupt it.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.chdir(root)
         env = {k: v for k, v in os.environ.items() if k != "CI"}
         os.execve(sys.executable, [sys.executable, "-m", "replay", "review", *args],
