@@ -25,7 +25,7 @@ from replay import __version__
 from replay.check.engine import LogReport, Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
-from replay.console import PROGRESS_MIN, Group, echo, progress, stdout
+from replay.console import Group, echo, progress, shows_bar, stdout
 from replay.findings import Severity
 from replay.fs import FsError, Tree, append_output, write_output
 from replay.goldens import GOLDENS, PENDING_FOLDER
@@ -224,7 +224,7 @@ def _audit_request(command: str, paths: tuple[str, ...], options: dict[str, Any]
 
 
 def _passed_over(command: str) -> Callable[[str, str], None]:
-    return lambda path, why: click.echo(f"replay {command}: passed over {sanitize(path)}: {why}", err=True)
+    return lambda path, why: click.echo(f"replay {command}: passed over {sanitize(path)}: {sanitize(why)}", err=True)
 
 
 @main.command(short_help="Re-validate session logs against the harness's rules.")
@@ -268,7 +268,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     run = Audit(request, _passed_over("audit"))
     shown = reporting.shows_progress and not files_only and sys.stderr.isatty()
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
-    held = shown and count >= PROGRESS_MIN
+    held = shows_bar(count, shown)
     out = stdout()
     text = io.StringIO() if held else None  # the report waits until the bar is done
     view = AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None,

@@ -219,11 +219,17 @@ class _TextOnly:
         self.stream.flush()
 
 
+def shows_bar(length: int, shown: bool) -> bool:
+    """Whether ``progress`` draws a bar for ``length`` items (a report that waits for
+    the bar to finish asks the same)."""
+    return shown and length >= PROGRESS_MIN and sys.stderr.isatty()
+
+
 @contextmanager
 def progress(length: int, label: str, shown: bool) -> Iterator[Callable[[str], None]]:
     """A callback that advances a progress bar on stderr (naming the item) when
     ``shown``: on a terminal, for a long run."""
-    if not (shown and length >= PROGRESS_MIN and sys.stderr.isatty()):
+    if not shows_bar(length, shown):
         yield lambda item: None
         return
     bar: Any = click.progressbar(length=length, label=label, file=sys.stderr,

@@ -161,35 +161,33 @@ class Tree:
         relative = self.path.relative_to(self.base) if self.base != Path(".") else self.path
         return tuple(p for p in relative.parts if p not in ("", "."))
 
+    def _open_named(self) -> int | None:
+        """A descriptor of a root the user named (the links in its path followed);
+        ``None`` when it does not exist."""
+        try:
+            return os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            raise FsError(f"{self.path}: {_kind_at(self.path)}, not a folder; refused") from None
+        except OSError as exc:
+            raise FsError(f"{self.path}: cannot open the folder ({reason(exc)})") from None
+
     def open_root(self, create: bool = False) -> int | None:
         """A descriptor of the root (``None`` when it does not exist and ``create`` is
         false). ``FsError`` when it is a link (a found root), not a folder, or cannot be
         opened or made."""
         if self.base is None:
-            for attempt in range(2):
-                try:
-                    return os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-                except FileNotFoundError:
-                    if not create or attempt:
-                        return None
-                except NotADirectoryError:
-                    raise FsError(f"{self.path}: {_kind_at(self.path)}, not a folder; refused") from None
-                except OSError as exc:
-                    raise FsError(f"{self.path}: cannot open the folder ({reason(exc)})") from None
+            fd = self._open_named()
+            if fd is None and create:
                 try:  # made only when missing (most writes find it there)
                     self.path.mkdir(parents=True, exist_ok=True)
                 except FileExistsError:
                     pass  # not a folder: said when it is opened
                 except OSError as exc:
                     raise FsError(f"{self.path}: cannot create the folder ({reason(exc)})") from None
-            try:
-                return os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-            except FileNotFoundError:
-                return None
-            except NotADirectoryError:
-                raise FsError(f"{self.path}: {_kind_at(self.path)}, not a folder; refused") from None
-            except OSError as exc:
-                raise FsError(f"{self.path}: cannot open the folder ({reason(exc)})") from None
+                fd = self._open_named()
+            return fd
         try:
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError as exc:

@@ -103,3 +103,21 @@ def test_value_level_damage_never_raises(base: str, picks: list[tuple[int, int, 
         node[path[-1]] = value
     data = b"".join(orjson.dumps(r) + b"\n" for r in recs)
     _check(data, len(recs))
+
+
+@given(st.lists(st.text(alphabet="ab\n", max_size=40).map(str.encode), max_size=8))
+def test_replay_diff_splits_lines_as_a_whole_split_would(blocks: list[bytes]) -> None:
+    """``replay diff --normalize`` splits its input into lines block by block (linear in
+    the input); the lines are those of the whole input, each with its newline."""
+    import pytest
+
+    from replay.log.bounded import TooLarge
+    from replay.scenarios.compare_logs import _lines
+
+    whole = b"".join(blocks)
+    expected = [line + b"\n" for line in whole.split(b"\n")[:-1]] + ([whole.rsplit(b"\n", 1)[-1]]
+                                                                      if not whole.endswith(b"\n") and whole else [])
+    assert list(_lines(iter(blocks), 1 << 20)) == expected
+    if any(len(line) > 5 for line in whole.split(b"\n")):
+        with pytest.raises(TooLarge):
+            list(_lines(iter(blocks), 5))

@@ -288,6 +288,10 @@ D1 = Rule(
         the session is resumed ("seq must strictly increase").""",
 )
 
+_RESUMED = ("Loads and shows the log; a development build with the invariant checks on throws an "
+            "InvariantError when the session is resumed")
+"""What today's harness does with a log that breaks a session invariant (the D rules)."""
+
 D2 = Rule(
     "D2", "invariant", "session", "a turn starts only when no turn is open",
     explanation="""Turns do not overlap: a turn/start comes only when the previous turn has ended.""",
@@ -304,9 +308,7 @@ D2 = Rule(
                 line 3: D2 error: turn 2 starts while turn 1 is still open (no turn/end closed it)
                 """),
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed.""",
+    harness=_RESUMED + ".",
 )
 
 D3 = Rule(
@@ -326,9 +328,7 @@ D3 = Rule(
                 line 2: D3 error: turn/start numbers this turn 2, but the next turn is 1 (turns count 1, 2, 3, … with no gap)
                 """),  # noqa: E501
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed.""",
+    harness=_RESUMED + ".",
 )
 
 D4 = Rule(
@@ -346,9 +346,7 @@ D4 = Rule(
                 line 3: D4 error: turn/end closes turn 2, but the open turn is 1
                 """),
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed.""",
+    harness=_RESUMED + ".",
 )
 
 D5 = Rule(
@@ -367,9 +365,7 @@ D5 = Rule(
                 line 4: D5 error: turn 1 ends while its step 1 is still open (no step/end closed it)
                 """),
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed.""",
+    harness=_RESUMED + ".",
 )
 
 D6 = Rule(
@@ -388,9 +384,7 @@ D6 = Rule(
                 line 3: B7 warning: the log ends inside turn 1 (the session was interrupted): loading would append step/end for step 1, turn/end {"kind":"interrupted"} for turn 1
                 """),  # noqa: E501
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed.""",
+    harness=_RESUMED + ".",
 )
 
 D7 = Rule(
@@ -411,9 +405,7 @@ D7 = Rule(
                 line 4: D7 error: step 2 starts while step 1 is still open (no step/end closed it)
                 """),
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed.""",
+    harness=_RESUMED + ".",
 )
 
 D8 = Rule(
@@ -433,9 +425,7 @@ D8 = Rule(
                 line 3: D8 error: step/start numbers this step 2, but the next step of turn 1 is 1 (steps count 1, 2, 3, … within a turn)
                 """),  # noqa: E501
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed.""",
+    harness=_RESUMED + ".",
 )
 
 D9 = Rule(
@@ -482,9 +472,7 @@ D9 = Rule(
                 line 4: D9 error: assistant/chunk belongs to turn 3, step 1, but the open step is turn 1, step 1 (a packed tool-call-chunks row of 2 chunks, seq 2–3)
                 """),  # noqa: E501
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed ("names turn 1/step 1 but open is …").""",
+    harness=_RESUMED + ' ("names turn 1/step 1 but open is …").',
 )
 
 D10 = Rule(
@@ -568,9 +556,7 @@ D13 = Rule(
                 line 8: D13 error: a replacing tool/result must be inside a turn, but no turn is open
                 """),
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed.""",
+    harness=_RESUMED + ".",
 )
 
 D14 = Rule(
@@ -589,9 +575,7 @@ D14 = Rule(
                 line 2: D14 error: todo/write is outside any turn: todo/write, request/header and request/context must come between a turn/start and its turn/end
                 """),  # noqa: E501
     ],
-    harness="""
-        Loads and shows the log; a development build with the invariant checks on throws an
-        InvariantError when the session is resumed ("appended outside any open turn").""",
+    harness=_RESUMED + ' ("appended outside any open turn").',
 )
 
 D15 = Rule(

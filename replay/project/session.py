@@ -75,10 +75,6 @@ class Usage:
         self.cache_write += other.cache_write
         self.reasoning += other.reasoning
 
-    @property
-    def total(self) -> int:
-        return self.input + self.output + self.cache_read + self.cache_write + self.reasoning
-
 
 def _span(start: int | None, end: int | None) -> int | None:
     return end - start if start is not None and end is not None else None

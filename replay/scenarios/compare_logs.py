@@ -19,10 +19,11 @@ from typing import BinaryIO, cast
 
 import orjson
 
+from replay.describe import reason
 from replay.fs import FsError, read_named
 from replay.goldens.diff import Change, same_content, stream_changes
 from replay.jsjson import dumps
-from replay.log.bounded import BLOCK, TooLarge, capped_blocks
+from replay.log.bounded import BLOCK, Records, TooLarge, capped_blocks
 from replay.log.reader import Limits
 from replay.log.source import LOG_SUFFIXES
 from replay.log.zstd import DecompressedTooLarge, ZstdCorruption, frame_plaintexts
@@ -68,15 +69,20 @@ def _normalized(lines: Iterator[bytes]) -> Iterator[bytes]:
         yield utf8(dumps(normalize_record(record))) + (b"\n" if line.endswith(b"\n") else b"")
 
 
-def _lines(blocks: Iterator[bytes]) -> Iterator[bytes]:
-    """Whole lines (with their newline, the last one perhaps without) of a byte stream."""
-    rest = b""
+def _lines(blocks: Iterator[bytes], max_record: int) -> Iterator[bytes]:
+    """Whole lines (with their newline, the last one perhaps without) of a byte stream,
+    split as the reader splits records; a line longer than ``max_record`` is ``TooLarge``."""
+    records = Records(max_record)
     for block in blocks:
-        rest += block
-        *whole, rest = rest.split(b"\n")
-        yield from (line + b"\n" for line in whole)
-    if rest:
-        yield rest
+        for line in records.split(block):
+            if line is None:
+                raise TooLarge(max_record)
+            yield bytes(line) + b"\n"
+    if records.pending:
+        tail = records.tail()
+        if tail is None:
+            raise TooLarge(max_record)
+        yield tail
 
 
 @contextlib.contextmanager
@@ -87,10 +93,10 @@ def _side(path: Path, limits: Limits, normalize: bool) -> Iterator[BinaryIO]:
     with tempfile.SpooledTemporaryFile(_SPOOL) as spool:
         try:
             blocks = _plaintext(path, limits.max_log_bytes)
-            for piece in _normalized(_lines(blocks)) if normalize else blocks:
+            for piece in _normalized(_lines(blocks, limits.max_record_bytes)) if normalize else blocks:
                 spool.write(piece)
         except (OSError, TooLarge, DecompressedTooLarge, ZstdCorruption) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            why = reason(exc) if isinstance(exc, OSError) else str(exc)
             raise FsError(f"{path}: cannot read it to compare ({why})") from None
         spool.seek(0)
         yield cast(BinaryIO, spool)

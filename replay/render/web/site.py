@@ -214,6 +214,12 @@ def _family(entries: list[_Entry]) -> None:
         entry.children.sort(key=lambda e: (e.child_index, e.shown))
 
 
+def _names(text: str, session_id: str) -> bool:
+    """Whether ``text`` names ``session_id`` as a whole word (``s1`` is not named in
+    ``s12``: a short id must not take another child's call)."""
+    return re.search(rf"(?<![\w-]){re.escape(session_id)}(?![\w-])", text) is not None
+
+
 def _delegations(entry: _Entry) -> dict[int, _Entry | None]:
     """Which child each ``subagent`` call of ``entry`` started: the child its result
     names by session id, else its children in order, to the calls that did not fail
@@ -225,7 +231,7 @@ def _delegations(entry: _Entry) -> dict[int, _Entry | None]:
     found: dict[int, _Entry | None] = {d.number: None for d in facts.delegations}
     for d in facts.delegations:
         named = next((c for c in free if c.facts is not None and c.facts.session_id
-                      and c.facts.session_id in d.result_head), None)
+                      and _names(d.result_head, c.facts.session_id)), None)
         if named is not None:
             found[d.number] = named
             free.remove(named)

@@ -111,16 +111,9 @@ class SiteStrings:
     """``Step {step} ended · {latency}``."""
     step_failed_attempts: str
     """`` · {count} failed attempt(s)``."""
-    outcome_done: str
-    outcome_failed: str
-    outcome_interrupted: str
-    outcome_pending: str
-    call_duration: str
-    """A call's time from call to result: ``{duration}``."""
     child_link: str
     """``Child session: {name}``."""
     child_missing: str
-    parent_link: str
     stream: str
     """``{count} stream events (seq {first}–{last})``."""
     not_an_event: str
@@ -166,10 +159,6 @@ class SiteStrings:
     minutes: str
     hours: str
     utc: str
-
-    def outcome(self, outcome: str) -> str:
-        return {"done": self.outcome_done, "failed": self.outcome_failed,
-                "interrupted": self.outcome_interrupted}.get(outcome, self.outcome_pending)
 
     def status(self, status: str) -> str:
         return {"ok": self.status_ok, "warnings": self.status_warnings, "errors": self.status_errors}.get(
@@ -296,14 +285,8 @@ SITE_EN = SiteStrings(
     step_head="Step {step}",
     step_end="Step {step} ended · {latency}",
     step_failed_attempts=" · {count} failed attempt(s)",
-    outcome_done="done",
-    outcome_failed="failed",
-    outcome_interrupted="interrupted",
-    outcome_pending="pending",
-    call_duration="{duration}",
     child_link="Child session: {name}",
     child_missing="its child session is not in this archive",
-    parent_link="Parent session: {name}",
     stream="{count} stream events (seq {first}–{last})",
     not_an_event="line {line}: not read as an event",
     replaced="surface replacement (a model-only copy)",
@@ -418,14 +401,8 @@ SITE_ZH = SiteStrings(
     step_head="步骤 {step}",
     step_end="步骤 {step} 结束 · {latency}",
     step_failed_attempts=" · {count} 次失败的尝试",
-    outcome_done="完成",
-    outcome_failed="失败",
-    outcome_interrupted="中断",
-    outcome_pending="等待中",
-    call_duration="{duration}",
     child_link="子会话：{name}",
     child_missing="它的子会话不在此归档中",
-    parent_link="父会话：{name}",
     stream="{count} 个流事件（seq {first}–{last}）",
     not_an_event="第 {line} 行：无法读作事件",
     replaced="界面替换（仅供模型的副本）",

@@ -522,3 +522,11 @@ def test_open_opens_the_index_or_the_page(tmp_path: Path, monkeypatch: pytest.Mo
     page = tmp_path / "page.html"
     assert _view(str(log), "-o", str(page), "--open") == (0, f"{page}\n")
     assert opened == [(site / INDEX).as_uri(), page.as_uri()]
+
+
+def test_a_child_is_named_by_its_whole_session_id() -> None:
+    """A subagent result that names child ``s12`` does not take child ``s1``."""
+    from replay.render.web.site import _names
+
+    assert [_names("started session s12.", sid) for sid in ("s1", "s12", "s")] == [False, True, False]
+    assert _names("child abc-def-1 done", "abc-def-1") and not _names("child abc-def-12", "abc-def-1")
