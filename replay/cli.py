@@ -14,7 +14,7 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 import click
 
 from replay import __version__
+from replay.check.cache import CACHE_ENV, CACHE_FOLDER, CacheRequest
 from replay.check.engine import LogReport, Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
@@ -201,6 +202,16 @@ audit_choice_options = _options(
                                       "fingerprint of the record, not by line)."),
 )
 """What an audit reports and what fails it: ``replay audit``'s and ``replay view``'s."""
+cache_options = _options(
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the audit cache: read every log."),
+    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar=CACHE_ENV,
+                 metavar="DIR", help=f"The audit cache's folder. [default: {CACHE_FOLDER}/ below the working "
+                                     f"directory, or ${CACHE_ENV}]"),
+    click.option("--verify-cache", is_flag=True,
+                 help="Read every cached log again and reuse its report only if its bytes are unchanged (a "
+                      "periodic full check in CI)."),
+)
+"""The audit cache's options: ``replay audit``'s and ``replay view``'s."""
 scheduler_option = click.option(
     "--scheduler", default=None, metavar="ADDRESS",
     help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its workers read "
@@ -216,11 +227,19 @@ def _audit_request(command: str, paths: tuple[str, ...], options: dict[str, Any]
 
     if jobs is not None and scheduler is not None:
         raise click.UsageError("--jobs and --scheduler exclude each other: the cluster's workers do the work")
+    if options["no_cache"] and options["verify_cache"]:
+        raise click.UsageError("--no-cache excludes --verify-cache")
+    cache = None if options["no_cache"] else CacheRequest(options["cache_dir"], options["verify_cache"])
     return AuditRequest(
         paths, Policy(options["policy"]), _limits(options), options["select"] or None, options["ignore"] or None,
         options["min_severity"], tuple(Severity(s) for s in options["fail_on"]), options["baseline"],
         write_baseline, fingerprints, jobs=1 if scheduler is not None else _workers(command, jobs),
-        scheduler=scheduler)
+        scheduler=scheduler, cache=cache)
+
+
+def _cache_notes(command: str, notes: Sequence[str]) -> None:
+    for note in notes:
+        click.echo(f"replay {command}: {sanitize(note)}", err=True)
 
 
 def _passed_over(command: str) -> Callable[[str, str], None]:
@@ -242,6 +261,7 @@ def _passed_over(command: str) -> Callable[[str, str], None]:
 @no_color_option
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
+@cache_options
 @jobs_option("audits")
 @scheduler_option
 @limit_options
@@ -281,6 +301,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
             advance(report.path)
 
         result = run.run(told)
+    _cache_notes("audit", result.notes)
     reporter.finish(result)
     if text is not None:
         out.write(text.getvalue())
@@ -536,6 +557,7 @@ def _one_page(paths: tuple[str, ...], output: str | None) -> bool:
 @click.option("--force", is_flag=True, help=f"Write the site into a folder that is not empty and has no "
                                             f"{SITE_MARKER} (a site replay wrote).")
 @audit_choice_options
+@cache_options
 @jobs_option("audits")
 @scheduler_option
 @limit_options
@@ -576,6 +598,7 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     result = build_site(SiteRequest(request, site, cast(Locale, locale), force,
                                     lambda rule: help_text(rule_help(rule))),
                         _passed_over("view"))
+    _cache_notes("view", result.audit.notes)
     echo(f"{result.index}\n")
     if open_browser:
         webbrowser.open(result.index.resolve().as_uri())

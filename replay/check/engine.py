@@ -704,6 +704,10 @@ class AuditResult:
     passed_over: Sequence[tuple[str, str]] = ()
     """What a folder search left out, and why: ``(path, reason)`` (a FIFO, a device, a
     link out of the folder)."""
+    cached: int | None = None
+    """How many logs' reports came from the audit cache (``None``: no cache was used)."""
+    notes: Sequence[str] = ()
+    """What went wrong with the audit cache, a line each (the audit is whole all the same)."""
 
     @cached_property
     def summary(self) -> Summary:

@@ -3,7 +3,8 @@
 A rule is declared once, as a constant beside the code that emits it: the storage
 rules in ``replay.log`` (header, scan, zstd, legacy, reader) and
 ``replay.check.storage``, the session core's in ``replay.check.core``, the engine's own
-in ``replay.check.engine``, the todo domain's in ``replay.todo.rules``. Adding a rule to
+in ``replay.check.engine``, the todo domain's in ``replay.todo.rules``, the history
+of a log across audits in ``replay.check.history``. Adding a rule to
 one of these modules is all it takes; adding a module of rules means adding it to
 ``_DECLARING``.
 
@@ -29,15 +30,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType, ModuleType
 
-from replay.check import core, engine, storage
+from replay.check import core, engine, history, storage
 from replay.findings import Rule
 from replay.log import header, legacy, reader, scan, zstd
 from replay.todo import rules as todo_rules
 
-_DECLARING: tuple[ModuleType, ...] = (engine, reader, header, scan, zstd, storage, legacy, core, todo_rules)
-_SERIES = ("INTERNAL", "IO", "LIMIT", "A", "B", "C", "D", "T", "P")
+_DECLARING: tuple[ModuleType, ...] = (engine, reader, header, scan, zstd, storage, legacy, core, todo_rules,
+                                      history)
+_SERIES = ("INTERNAL", "IO", "LIMIT", "A", "B", "C", "D", "T", "P", "H")
 """The order rules are listed in: replay's own, then the spec's layers, then the
-todo domain's invariants and its policy what-if; by number within a series."""
+todo domain's invariants and its policy what-if, then a log's history across audits;
+by number within a series."""
 
 
 def declared_rules(module: ModuleType) -> Iterator[Rule]:
