@@ -258,6 +258,11 @@ def _key(kind: str, path: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST).hexdigest()
 
 
+def _shard(key: str) -> str:
+    """The shard file of an entry's key."""
+    return f"{int(key[:8], 16) % SHARDS:x}.json"
+
+
 @dataclass(slots=True)
 class _Hit:
     reports: list[LogReport]
@@ -343,14 +348,14 @@ class AuditCache:
         return doc.entries
 
     def _entry(self, key: str) -> _Entry | None:
-        shard = f"{key[0]}.json"
+        shard = _shard(key)
         entries = self._shards.get(shard)
         if entries is None:
             entries = self._shards[shard] = {} if self._broken else self._read(shard)
         return entries.get(key)
 
     def _update(self, key: str, entry: _Entry) -> None:
-        self._updates.setdefault(f"{key[0]}.json", {})[key] = entry
+        self._updates.setdefault(_shard(key), {})[key] = entry
 
     # -- looking up ------------------------------------------------------------------
 

@@ -428,3 +428,29 @@ def test_the_shard_format_is_what_the_module_writes(tmp_path: Path) -> None:
     assert (entry["size"], entry["length"]) == (size, path.read_bytes().rfind(b"\n") + 1)
     assert len(msgspec.json.decode(orjson.dumps(entry["blocks"]), type=bytes)) == \
         -(-size // cache_module.BLOCK) * cache_module.DIGEST
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_the_session_browser_is_the_same_site_from_the_cache(tmp_path: Path) -> None:
+    _small(tmp_path, 3)
+    folder, cache = tmp_path / "logs", str(tmp_path / "cache")
+    runs = [CliRunner().invoke(main, ["view", *extra, str(folder), "-o", str(tmp_path / name)])
+            for name, extra in (("plain", ["--no-cache"]), ("cold", ["--cache-dir", cache]),
+                                ("warm", ["--cache-dir", cache]))]
+    assert [r.exit_code for r in runs] == [1, 1, 1] and [r.stderr for r in runs] == ["", "", ""]
+    plain = _tree(tmp_path / "plain")
+    assert _tree(tmp_path / "cold") == plain == _tree(tmp_path / "warm")
+    assert [p for p in Path(cache).rglob("*.json")]
+
+
+def test_the_guide_says_what_the_cache_does_in_the_code_s_numbers() -> None:
+    guide = " ".join((REPO / "docs" / "guides" / "audit.md").read_text(encoding="utf-8").split())
+    for phrase in (f"used for {cache_module.MAX_AGE_DAYS} days is removed",
+                   f"holds at most {cache_module.MAX_TOTAL_BYTES >> 20} MiB",
+                   f"each {cache_module.BLOCK >> 10} KiB of it", f"its {cache_module.SHARDS} shard files",
+                   f"within {['', 'one', 'two', 'three'][cache_module.RACY_NS // 10**9]} seconds",
+                   f"`{cache_module.CACHE_ENV}`", f"`{cache_module.CACHE_FOLDER}/`"):
+        assert phrase in guide, phrase
