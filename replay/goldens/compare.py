@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from replay.goldens.diff import Change, new_file_changes, same_content, stream_changes
+from replay.goldens.diff import new_file_changes, stream_changes
+from replay.goldens.lines import Change, same_content
 from replay.goldens.select import Selection
 from replay.goldens.store import GoldenStore
 from replay.hints import command

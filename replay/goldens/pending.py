@@ -41,7 +41,8 @@ from pydantic import (
 from replay import __version__
 from replay.fs import Tree
 from replay.goldens import PENDING_FOLDER
-from replay.goldens.diff import Change, stream_changes
+from replay.goldens.diff import stream_changes
+from replay.goldens.lines import Change
 from replay.goldens.select import Selection, SelectorError
 from replay.goldens.store import GoldenStore, StoreError, StoreLocked
 from replay.hints import command

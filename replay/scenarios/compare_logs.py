@@ -21,7 +21,8 @@ import orjson
 
 from replay.describe import reason
 from replay.fs import FsError, read_named
-from replay.goldens.diff import Change, same_content, stream_changes
+from replay.goldens.diff import stream_changes
+from replay.goldens.lines import Change, same_content
 from replay.jsjson import dumps
 from replay.log.bounded import BLOCK, Records, TooLarge, capped_blocks
 from replay.log.reader import Limits

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from replay.goldens.diff import LineDiff, align_lines
+from replay.goldens.streams import LineDiff, align_lines
 from replay.log.event import Event
 from replay.log.harness import (
     HarnessScenario,

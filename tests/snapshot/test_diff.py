@@ -9,7 +9,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.goldens.diff import MAX_LINES, Change, change_lines, changes, json_lines, value_changes
+from replay.goldens.diff import changes
+from replay.goldens.lines import MAX_LINES, Change, change_lines
+from replay.goldens.records import json_lines
+from replay.goldens.values import value_changes
 
 
 def _jsonl(records: list[Any]) -> bytes:

@@ -22,17 +22,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bench.diff_time import Case, deep, lines, long_text, scalar_list, small_records, text, two_kinds
-from replay.goldens.diff import (
-    EXACT_DIFF_STEPS,
-    MAX_JSON_DEPTH,
-    MAX_LINES,
-    Change,
-    Effort,
-    changes,
-    semantic_changes,
-    text_changes,
-    value_changes,
-)
+from replay.goldens.align import EXACT_DIFF_STEPS, Effort
+from replay.goldens.diff import changes, semantic_changes
+from replay.goldens.lines import MAX_LINES, Change, text_changes
+from replay.goldens.values import MAX_JSON_DEPTH, value_changes
 from tests.helpers import REPO
 
 STEPS = 20_000

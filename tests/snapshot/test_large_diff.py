@@ -17,16 +17,14 @@ from hypothesis import strategies as st
 
 from replay.cli import main
 from replay.goldens.diff import (
-    MAX_LINES,
     SEMANTIC_DIFF_BYTES,
-    Change,
-    change_lines,
     changes,
     guess_changes,
     new_file_changes,
     semantic_changes,
     stream_changes,
 )
+from replay.goldens.lines import MAX_LINES, Change, change_lines
 from replay.goldens.pending import Entry, Workflow, sha256
 from replay.goldens.store import GoldenStore
 from replay.pytest_plugin import golden_extension
