@@ -19,51 +19,58 @@ alignment runs under the step budget of ``align.Effort``.
 from __future__ import annotations
 
 import io
-import json
-from typing import BinaryIO
+from dataclasses import dataclass
+from typing import BinaryIO, Literal
 
 from replay.goldens.align import Effort
 from replay.goldens.lines import Change, capped, line_changes, oversize, size_of, text_changes
-from replay.goldens.records import json_changes, jsonl_changes, parse_lines
+from replay.goldens.records import json_changes, jsonl_changes
+from replay.goldens.values import WHOLE, Focus
 
 SEMANTIC_DIFF_BYTES = 1 << 20
 """The largest content compared record by record (both sides): what that holds is about
 fifteen times their size. Larger content is compared line by line."""
 
 
-def guess_changes(expected: bytes, actual: bytes, full: bool = False, *,
-                  limit: int = SEMANTIC_DIFF_BYTES) -> list[Change]:
-    """``changes`` for content whose file name is unknown: JSON, JSONL or text, by what
-    the golden parses as (past ``limit``, lines: it is not parsed)."""
-    if max(len(expected), len(actual)) > limit:
-        return changes("", expected, actual, full, limit=limit)
-    try:
-        json.loads(expected)
-        name = ".json"
-    except (ValueError, RecursionError):
-        name = ".jsonl" if parse_lines(expected) is not None else ".txt"
-    return changes(name, expected, actual, full, limit=limit)
+Kind = Literal["json", "jsonl", "text"]
+"""How a golden's content is read: one JSON document, one JSON record a line, or text."""
 
 
-def changes(name: str, expected: bytes, actual: bytes, full: bool = False, *,
+@dataclass(frozen=True)
+class Comparator:
+    """How one golden is compared, as its producer declares it: its ``kind`` and, for
+    records, the ``focus`` that says what of a record is compared, how it is named and
+    where its positions are. The engine asks for one; it never guesses from a name or
+    from the content."""
+
+    kind: Kind
+    focus: Focus = WHOLE
+
+
+JSON = Comparator("json")
+JSONL = Comparator("jsonl")
+TEXT = Comparator("text")
+
+
+def changes(compare: Comparator, expected: bytes, actual: bytes, full: bool = False, *,
             limit: int = SEMANTIC_DIFF_BYTES) -> list[Change]:
     """The differences of one golden file, capped at ``MAX_LINES`` lines unless ``full``:
     ``semantic_changes`` when both sides fit ``limit``, else line by line."""
     if max(len(expected), len(actual)) <= limit:
-        return semantic_changes(name, expected, actual, full)
+        return semantic_changes(compare, expected, actual, full)
     return line_changes(io.BytesIO(expected), io.BytesIO(actual), oversize(len(expected), len(actual), limit))
 
 
-def semantic_changes(name: str, expected: bytes, actual: bytes, full: bool = False, *,
+def semantic_changes(compare: Comparator, expected: bytes, actual: bytes, full: bool = False, *,
                      effort: Effort | None = None) -> list[Change]:
     """The differences of one golden file record by record (JSON, JSONL) or as a
     unified diff (text), capped at ``MAX_LINES`` lines unless ``full``, whatever its size,
     in the work ``effort`` allows (a fresh ``Effort``: ``EXACT_DIFF_STEPS``; ``Effort(None)``
     is the exact reference, unbounded)."""
     effort = Effort() if effort is None else effort
-    if name.endswith(".jsonl"):
-        found = jsonl_changes(expected, actual, full, effort)
-    elif name.endswith(".json"):
+    if compare.kind == "jsonl":
+        found = jsonl_changes(expected, actual, full, effort, compare.focus)
+    elif compare.kind == "json":
         found = json_changes(expected, actual, full, effort)
     else:
         found = text_changes(expected, actual, full, effort)
@@ -79,7 +86,7 @@ def new_file_changes(actual: bytes, full: bool = False, *, limit: int = SEMANTIC
     return found if full or effort.lines else list(capped(found))
 
 
-def stream_changes(name: str, expected: BinaryIO | None, actual: BinaryIO, full: bool = False, *,
+def stream_changes(compare: Comparator, expected: BinaryIO | None, actual: BinaryIO, full: bool = False, *,
                    limit: int = SEMANTIC_DIFF_BYTES) -> list[Change]:
     """``changes`` of a golden and a run read from seekable binary files, from their
     start (``new_file_changes`` when ``expected`` is ``None``: there is no golden).
@@ -91,7 +98,7 @@ def stream_changes(name: str, expected: BinaryIO | None, actual: BinaryIO, full:
         data = actual.read()
         if expected is None:
             return new_file_changes(data, full, limit=limit)
-        return changes(name, expected.read(), data, full, limit=limit)
+        return changes(compare, expected.read(), data, full, limit=limit)
     return line_changes(expected if expected is not None else io.BytesIO(b""), actual, oversize(golden, run, limit))
 
 

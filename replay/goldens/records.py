@@ -11,7 +11,17 @@ from typing import Any
 
 from replay.goldens.align import Effort, align
 from replay.goldens.lines import Change, never_empty, text_changes
-from replay.goldens.values import MAX_JSON_DEPTH, Path_, focus, shallow, short, value_changes, value_diffs
+from replay.goldens.values import (
+    MAX_JSON_DEPTH,
+    WHOLE,
+    Focus,
+    Path_,
+    Positioned,
+    shallow,
+    short,
+    value_changes,
+    value_diffs,
+)
 
 
 def parse_lines(data: bytes) -> tuple[list[Any], list[int]] | None:
@@ -30,46 +40,32 @@ def parse_lines(data: bytes) -> tuple[list[Any], list[int]] | None:
     return records, numbers
 
 
-_POSITION_KEYS = ("seq", "seq0", "sourceEventSeqs")
+def _key(focus: Focus, record: Any) -> str:
+    return json.dumps(focus.positioned(record).body, sort_keys=True, ensure_ascii=False)
 
 
-def _positionless(record: Any) -> tuple[Any, Any, Any]:
-    """A log record without its positions (seq, seq0, sourceEventSeqs), and those
-    positions: one inserted event shifts every later seq, which is one fact, not fifty."""
-    if isinstance(record, dict) and any(k in record for k in _POSITION_KEYS):
-        seq = record.get("seq", record.get("seq0"))
-        return {k: v for k, v in record.items() if k not in _POSITION_KEYS}, seq, record.get("sourceEventSeqs")
-    return record, None, None
-
-
-def _key(record: Any) -> str:
-    return json.dumps(_positionless(record)[0], sort_keys=True, ensure_ascii=False)
-
-
-def _kind(record: Any) -> str:
-    return focus(record)[0]
-
-
-def _summary(record: Any, full: bool) -> str:
+def _summary(focus: Focus, record: Any, full: bool) -> str:
     """A record named by its kind, then its content: ``plan: {"entries":[…]}``."""
-    head, body = focus(_positionless(record)[0])
+    head, body = focus.named(focus.positioned(record).body)
     return f"{head}: {short(body, full, 100)}" if head else short(record, full, 100)
 
 
-def _shift(left_seq: Any, right_seq: Any, left_src: Any, right_src: Any) -> tuple[int, str | None]:
-    """The seq shift of an aligned pair, and a line if its sources moved otherwise."""
-    delta = right_seq - left_seq if isinstance(left_seq, int) and isinstance(right_seq, int) else 0
-    if left_src == right_src:
+def _shift(focus: Focus, old: Positioned, new: Positioned) -> tuple[int, str | None]:
+    """The position shift of an aligned pair, and a line if its sources moved otherwise."""
+    delta = new.at - old.at if isinstance(old.at, int) and isinstance(new.at, int) else 0
+    if old.sources == new.sources:
         return delta, None
-    if isinstance(left_src, list) and isinstance(right_src, list) and len(left_src) == len(right_src):
-        pairs = zip(left_src, right_src, strict=True)
+    if isinstance(old.sources, list) and isinstance(new.sources, list) and len(old.sources) == len(new.sources):
+        pairs = zip(old.sources, new.sources, strict=True)
         if all(isinstance(x, int) and isinstance(y, int) and y - x == delta for x, y in pairs):
             return delta, None
-    return delta, f"sourceEventSeqs: {short(left_src)} → {short(right_src)}"
+    return delta, f"{focus.sources}: {short(old.sources)} → {short(new.sources)}"
 
 
 def jsonl_changes(expected: bytes, actual: bytes, full: bool = False, effort: Effort | None = None,
-                  ) -> list[Change]:
+                  focus: Focus = WHOLE) -> list[Change]:
+    """The changes of a JSONL document, record by record, as ``focus`` names and places
+    its records."""
     effort = Effort() if effort is None else effort
     parsed_left, parsed_right = parse_lines(expected), parse_lines(actual)
     if parsed_left is None or parsed_right is None:
@@ -79,44 +75,43 @@ def jsonl_changes(expected: bytes, actual: bytes, full: bool = False, effort: Ef
     if not all(shallow(record) for record in (*left, *right)):
         return _as_text(expected, actual, full, effort)
     found: list[Change] = []
-    shifts: list[tuple[int, int]] = []  # (event, delta) of aligned pairs whose seq moved
+    shifts: list[tuple[int, int]] = []  # (event, delta) of aligned pairs whose position moved
 
     def line_of(event: int) -> int:
         """The golden line of event ``event`` (1-based); past the end, the last line."""
         return numbers[min(event, len(numbers)) - 1] if numbers else 1
 
     def pair(event: int, old: Any, new: Any) -> None:
-        old_body, old_seq, old_src = _positionless(old)
-        new_body, new_seq, new_src = _positionless(new)
-        delta, moved = _shift(old_seq, new_seq, old_src, new_src)
+        was, now = focus.positioned(old), focus.positioned(new)
+        delta, moved = _shift(focus, was, now)
         if delta:
             shifts.append((event, delta))
-        head = focus(old)[0]
         if moved:
-            found.append(Change(f"event {event} {head}.{moved}", line_of(event)))
-        if old_body != new_body:
+            found.append(Change(f"event {event} {focus.kind(old)}.{moved}", line_of(event)))
+        if was.body != now.body:
             found.extend(Change(f"event {event} {c}", line_of(event))
-                         for c in value_changes(old_body, new_body, full, effort))
+                         for c in value_changes(was.body, now.body, full, effort, focus))
 
-    for tag, i1, i2, j1, j2 in align([_key(r) for r in left], [_key(r) for r in right], effort):
+    for tag, i1, i2, j1, j2 in align([_key(focus, r) for r in left], [_key(focus, r) for r in right], effort):
         if tag == "equal":
             for k in range(i2 - i1):
                 pair(i1 + k + 1, left[i1 + k], right[j1 + k])
             continue
         # Within a changed block, pair records of the same kind; the rest are inserts/deletes.
-        for t, a1, a2, b1, b2 in align([_kind(r) for r in left[i1:i2]], [_kind(r) for r in right[j1:j2]], effort):
+        for t, a1, a2, b1, b2 in align([focus.kind(r) for r in left[i1:i2]], [focus.kind(r) for r in right[j1:j2]],
+                                       effort):
             if t in ("equal", "replace") and a2 - a1 == b2 - b1:
                 for k in range(a2 - a1):
                     pair(i1 + a1 + k + 1, left[i1 + a1 + k], right[j1 + b1 + k])
                 continue
             for k in range(a1, a2):
-                found.append(Change(f"event {i1 + k + 1} removed {_summary(left[i1 + k], full)}",
+                found.append(Change(f"event {i1 + k + 1} removed {_summary(focus, left[i1 + k], full)}",
                                     line_of(i1 + k + 1)))
             for k in range(b1, b2):
                 # An added event has no line of its own: it goes before the golden's next event.
-                found.append(Change(f"event {j1 + k + 1} (new) added {_summary(right[j1 + k], full)}",
+                found.append(Change(f"event {j1 + k + 1} (new) added {_summary(focus, right[j1 + k], full)}",
                                     line_of(i1 + a1 + 1)))
-    found.extend(Change(text, line_of(start)) for start, text in _shift_lines(shifts))
+    found.extend(Change(text, line_of(start)) for start, text in _shift_lines(focus, shifts))
     return _noted(found, expected, actual, effort)
 
 
@@ -139,8 +134,8 @@ def _as_text(expected: bytes, actual: bytes, full: bool, effort: Effort) -> list
             *text_changes(expected, actual, full, effort)]
 
 
-def _shift_lines(shifts: list[tuple[int, int]]) -> list[tuple[int, str]]:
-    """Consecutive events with the same seq shift, as one line per run (and its first event)."""
+def _shift_lines(focus: Focus, shifts: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """Consecutive events with the same position shift, as one line per run (and its first event)."""
     out: list[tuple[int, str]] = []
     i = 0
     while i < len(shifts):
@@ -151,7 +146,8 @@ def _shift_lines(shifts: list[tuple[int, int]]) -> list[tuple[int, str]]:
             end += 1
             i += 1
         span = f"event {start}" if start == end else f"events {start}–{end}"
-        out.append((start, f"{span}: seq shifted by {delta:+d} (events were added or removed before them)"))
+        out.append((start, f"{span}: {focus.position} shifted by {delta:+d} (events were added or removed "
+                           "before them)"))
     return out
 
 

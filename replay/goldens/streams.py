@@ -4,12 +4,13 @@ document order (``first_difference``, which also sees key order)."""
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from replay.goldens.align import Effort, align
+from replay.goldens.values import MAX_JSON_DEPTH, WHOLE, Focus, shallow
 from replay.output import show
 
 
@@ -38,14 +39,19 @@ class LineAlignment:
     extra: int
     changed: int
     first: LineDiff | None
+    approximate: bool = False
+    """Whether the alignment ran out of steps and was made linear (``align.Effort``)."""
 
 
-def align_lines(expected: Sequence[str], got: Sequence[str]) -> LineAlignment:
-    """Align two streams of lines (JSON, as a rule) and say what differs."""
-    matcher = difflib.SequenceMatcher(None, list(expected), list(got), autojunk=False)
+def align_lines(expected: Sequence[str], got: Sequence[str], focus: Focus = WHOLE,
+                effort: Effort | None = None) -> LineAlignment:
+    """Align two streams of lines (JSON, as a rule) and say what differs, each line's kind
+    named by ``focus``; under ``effort``'s step budget (past it, the alignment is linear
+    and ``approximate`` says so)."""
+    effort = Effort() if effort is None else effort
     matching = missing = extra = changed = 0
     first: LineDiff | None = None
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in align(expected, got, effort):
         if tag == "equal":
             matching += i2 - i1
             continue
@@ -57,45 +63,46 @@ def align_lines(expected: Sequence[str], got: Sequence[str]) -> LineAlignment:
             exp = expected[i1] if i1 < i2 else None
             act = got[j1] if j1 < j2 else None
             first = LineDiff(i1 if exp is not None else None, j1 if act is not None else None, exp, act,
-                             describe_difference(exp, act))
-    return LineAlignment(matching, missing, extra, changed, first)
+                             describe_difference(exp, act, focus))
+    return LineAlignment(matching, missing, extra, changed, first, effort.approximate)
 
 
-def compare_lines(expected: Sequence[str], got: Sequence[str]) -> tuple[int, LineDiff | None]:
+def compare_lines(expected: Sequence[str], got: Sequence[str], focus: Focus = WHOLE,
+                  ) -> tuple[int, LineDiff | None]:
     """(expected lines found in order, the first difference or ``None``)."""
-    aligned = align_lines(expected, got)
+    aligned = align_lines(expected, got, focus)
     return aligned.matching, aligned.first
 
 
-def describe_difference(expected: str | None, got: str | None) -> str:
-    """A one-line semantic summary: which key differs, expected vs got."""
-    if expected is None:
-        return f"extra line rendered: {_line_kind(got)}"
-    if got is None:
-        return f"expected line not rendered: {_line_kind(expected)}"
+def _parsed(line: str | None) -> Any:
+    """A line's JSON value; ``_NOT_JSON`` when it is not JSON or nests deeper than
+    ``MAX_JSON_DEPTH`` (never a ``RecursionError``)."""
     try:
-        exp, act = json.loads(expected), json.loads(got)
-    except ValueError:
+        value = json.loads(line or "")
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+    return value if shallow(value) else _TOO_DEEP
+
+
+_NOT_JSON = object()
+_TOO_DEEP = object()
+
+
+def describe_difference(expected: str | None, got: str | None, focus: Focus = WHOLE) -> str:
+    """A one-line semantic summary: which key differs, expected vs got."""
+    if expected is None or got is None:
+        value = _parsed(got if expected is None else expected)
+        kind = focus.kind(value) if value is not _NOT_JSON and value is not _TOO_DEEP else ""
+        return f"{'extra line rendered' if expected is None else 'expected line not rendered'}: {kind or '?'}"
+    exp, act = _parsed(expected), _parsed(got)
+    if exp is _NOT_JSON or act is _NOT_JSON:
         return "a line is not JSON"
+    if exp is _TOO_DEEP or act is _TOO_DEEP:
+        return f"a line nests more than {MAX_JSON_DEPTH} deep: its bytes differ"
     found = first_difference(exp, act)
     if found is None:
         return "same JSON value, different bytes (key order or escaping)"
     return found
-
-
-def _line_kind(line: str | None) -> str:
-    """What a JSON-RPC line is: its update's kind, else its method, else ``?``."""
-    try:
-        frame = json.loads(line or "")
-    except ValueError:
-        return "?"
-    if not isinstance(frame, dict):
-        return "?"
-    params = frame.get("params")
-    update = params.get("update") if isinstance(params, dict) else None
-    if isinstance(update, dict) and isinstance(update.get("sessionUpdate"), str):
-        return str(update["sessionUpdate"])
-    return str(frame["method"]) if isinstance(frame.get("method"), str) else "?"
 
 
 def first_difference(exp: Any, act: Any, path: str = "") -> str | None:

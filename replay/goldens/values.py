@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
@@ -70,19 +71,44 @@ def _path(parts: Sequence[Any], head: str) -> str:
     return out or "(whole value)"
 
 
-def focus(record: Any) -> tuple[str, Any]:
-    """What of a record to compare, and how to name it: an ACP notification is its
-    update (named by its kind), a log event its type plus data."""
-    if isinstance(record, dict):
-        params = record.get("params")
-        if isinstance(params, dict) and isinstance(params.get("update"), dict):
-            update = params["update"]
-            kind = update.get("sessionUpdate")
-            return (str(kind) if isinstance(kind, str) else "update"), {k: v for k, v in update.items()
-                                                                      if k != "sessionUpdate"}
-        if isinstance(record.get("type"), str) and "data" in record:
-            return str(record["type"]), {k: v for k, v in record.items() if k != "type"}
-    return "", record
+@dataclass(frozen=True, slots=True)
+class Positioned:
+    """A record without its positions (``body``), its position ``at`` (which shifts by
+    one for each record inserted before it) and the positions it points at (``sources``,
+    which shift with it): one inserted record shifts every later position, which is one
+    fact, not fifty."""
+
+    body: Any
+    at: Any = None
+    sources: Any = None
+
+
+class Focus:
+    """How the records of a golden are compared, as the producer of that golden says
+    (the engine knows no record format): what of a record is compared and how it is
+    named (``named``), its kind (``kind``: what pairs records in a changed stretch), and
+    its positions (``positioned``). This base compares records whole, unnamed, without
+    positions."""
+
+    position = "position"
+    """How a record's position is named in a report."""
+    sources = "sources"
+    """How the positions a record points at are named."""
+
+    def named(self, record: Any) -> tuple[str, Any]:
+        """What of ``record`` to compare, and its name (``""``: none)."""
+        return "", record
+
+    def kind(self, record: Any) -> str:
+        """What kind of record it is (``""``: unknown)."""
+        return self.named(record)[0]
+
+    def positioned(self, record: Any) -> Positioned:
+        return Positioned(record)
+
+
+WHOLE = Focus()
+"""Records compared whole (JSON documents, text)."""
 
 
 _Found = tuple[str, Path_, Any, Any]
@@ -91,11 +117,12 @@ _ABSENT = object()
 
 
 def value_diffs(expected: Any, actual: Any, full: bool = False, effort: Effort | None = None,
-                 ) -> list[tuple[Path_, str]]:
+                focus: Focus = WHOLE) -> list[tuple[Path_, str]]:
     """Each difference between two JSON values as (its path in ``expected``, one line),
-    sorted by line: deepdiff's, or, when ``effort`` cannot afford deepdiff, ``_walk``'s."""
-    head_e, left = focus(expected)
-    head_a, right = focus(actual)
+    sorted by line: deepdiff's, or, when ``effort`` cannot afford deepdiff, ``_walk``'s;
+    what of each is compared, and how it is named, is ``focus``'s."""
+    head_e, left = focus.named(expected)
+    head_a, right = focus.named(actual)
     if head_e != head_a:
         return [((), f"{head_e or '(record)'} → {head_a or '(record)'}: {short(expected, full)} → "
                      f"{short(actual, full)}")]
@@ -134,9 +161,10 @@ def value_diffs(expected: Any, actual: Any, full: bool = False, effort: Effort |
     return found
 
 
-def value_changes(expected: Any, actual: Any, full: bool = False, effort: Effort | None = None) -> list[str]:
+def value_changes(expected: Any, actual: Any, full: bool = False, effort: Effort | None = None,
+                  focus: Focus = WHOLE) -> list[str]:
     """One line per difference between two JSON values (``expected → actual``)."""
-    return [text for _, text in value_diffs(expected, actual, full, effort)]
+    return [text for _, text in value_diffs(expected, actual, full, effort, focus)]
 
 
 def _scalars(items: list[Any]) -> bool:
