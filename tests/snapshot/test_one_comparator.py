@@ -75,8 +75,8 @@ def test_the_plugin_and_check_give_the_same_diff_lines(name: str, pytester: pyte
     assert checked.exit_code == 1, checked.output
     by_check = _after(checked.output, f"goldens/{SCENARIO}/{name}: differs")
 
-    result = pytester.runpytest_inprocess("-q", "-vv", "-o", "truncation_limit_lines=0", "-o", "truncation_limit_chars=0", "-p",
-                                        "no:cacheprovider", "tests")
+    untruncated = ("-vv", "-o", "truncation_limit_lines=0", "-o", "truncation_limit_chars=0")
+    result = pytester.runpytest_inprocess("-q", *untruncated, "-p", "no:cacheprovider", "tests")
     out = result.stdout.str()
     assert result.ret == 1, out
     by_plugin = _after(out, f"goldens/{SCENARIO}/{name}: differs from this run:")
