@@ -58,14 +58,15 @@ def test_a_primary_log_that_is_a_fifo_is_refused_alike(folder: Path, tmp_path: P
     log = folder / "session.jsonl"
     log.unlink()
     os.mkfifo(log)
-    refused = f"{log}: a FIFO (named pipe); replay reads only the regular files inside the folder: replace it with the file"
+    fifo = f"{log}: a FIFO (named pipe)"
+    refused = f"{fifo}; replay reads only the regular files inside the folder: replace it with the file"
     code, out = _cli("render", "acp", folder)
     assert code == 2 and refused in out, out
     code, out = _cli("conformance", folder.parent)
     assert code == 2 and refused in out, out
     monkeypatch.chdir(tmp_path)
     code, out = _cli("new", "imported", "--from-log", folder)
-    assert code == 2 and f"{log}: a FIFO (named pipe); an import copies only the regular files inside the folder" in out, out
+    assert code == 2 and f"{fifo}; an import copies only the regular files inside the folder" in out, out
 
 
 @pytest.mark.parametrize("what", ["fifo", "/dev/zero"])
