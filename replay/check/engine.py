@@ -408,7 +408,7 @@ def _judge(done: _Pass, judges: Sequence[Checker], header: Header | None, reread
     out = findings.kept + findings.overflow()
     out.extend(_judge_damage(done.damage.kept, last_turn_end, repair))
     for (rule, _), (n, first, last) in done.damage.dropped.items():
-        severity = Severity.ERROR if first < last_turn_end else Severity.WARNING
+        severity = Severity.ERROR if first <= last_turn_end else Severity.WARNING
         out.append(Finding(rule, severity, f"{n} more {rule} findings between lines {first} and {last} are "
                            f"not listed (the first {MAX_PER_RULE} are)", first))
     # Findings on events the harness would truncate away are not reported.
@@ -471,15 +471,27 @@ def _line_of(item: AuditItem | None) -> int:
 
 
 def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTracker) -> Iterator[Finding]:
-    """A8: damage before the last decodable turn/end is fatal, after it a torn tail."""
+    """A8: damage at or before the last decodable turn/end is fatal (the harness throws
+    at that turn/end, or at the damage when it is on the turn/end's own line), after it a
+    torn tail. The harness stops at the first damage: once that is fatal, later damage
+    is said to be past the last complete turn of a log refused anyway, never that
+    loading would cut the log (it does not load)."""
     if not damage:
         return
     first = damage[0].line or 0
+    fatal = first <= last_turn_end
     for f in damage:
         line = f.line or 0
         if line < last_turn_end:
             yield f.with_severity(Severity.ERROR, f"{f.message}. Damage before the last complete turn (its "
                                   f"turn/end is on line {last_turn_end}) is fatal: today's harness refuses this log")
+        elif line == last_turn_end:
+            yield f.with_severity(Severity.ERROR, f"{f.message}. The record is the log's last turn/end, and "
+                                  "damage on a turn/end's line is fatal: today's harness refuses this log")
+        elif fatal:
+            yield f.with_severity(Severity.WARNING, f"{f.message}. It comes after the log's last turn/end (line "
+                                  f"{last_turn_end}), in a log today's harness refuses for the damage on line "
+                                  f"{first}")
         else:
             repaired = f", then {repair.describe()}" if repair.interrupted else ""
             yield f.with_severity(Severity.WARNING, f"{f.message}. It comes after the last complete turn, a "
