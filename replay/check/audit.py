@@ -16,6 +16,7 @@ from pathlib import Path
 
 from replay.check.baseline import Baseline, baseline_bytes, read_baseline
 from replay.check.engine import Attached, AuditResult, LogReport, Policy, Watch, failing_severities
+from replay.check.fingerprint import Fingerprints
 from replay.check.runner import audit_units
 from replay.check.selection import Selection, audit_selection, find_config
 from replay.findings import Severity
@@ -72,7 +73,11 @@ class Audit:
         self.units: Iterable[Unit] = discover(request.paths, pass_over, request.limits.max_log_bytes)
 
     @property
-    def fingerprints(self) -> bool:
+    def fingerprints(self) -> Fingerprints:
+        """Whether findings are fingerprinted, and relative to what (the baseline's root
+        when it names one: its entries are matched, and a baseline written, by it)."""
+        if self.baseline.root is not None:
+            return self.baseline.root
         return self.request.fingerprints or self.request.baseline is not None or \
             self.request.write_baseline is not None
 
@@ -102,9 +107,12 @@ class Audit:
         if not reports:
             raise NoLogs("no session logs found in the given paths")
         if request.write_baseline is not None:
-            write_output(request.write_baseline, [baseline_bytes(selected)])
+            write_output(request.write_baseline, [baseline_bytes(selected, request.write_baseline,
+                                                                 self.baseline.root)])
             self.baseline_written = sum(len(r.findings) for r in selected)
-        return AuditResult(reports, failing_severities(request.fail_on), self.baseline.matched, tuple(self.passed))
+        unmatched = self.baseline.unmatched()
+        return AuditResult(reports, failing_severities(request.fail_on), self.baseline.matched, tuple(self.passed),
+                           (unmatched,) if unmatched is not None else ())
 
     baseline_written: int | None = None
     """How many findings ``run`` wrote as a baseline (``None``: it wrote none)."""

@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from replay.check.core import CoreChecker
-from replay.check.fingerprint import file_identity, fingerprint_findings
+from replay.check.fingerprint import Fingerprints, file_identity, fingerprint_findings, relative_to
 from replay.check.storage import storage_identity, twin_location
 from replay.checker import Checker, Found
 from replay.findings import Example, Finding, Rule, Severity
@@ -500,7 +500,7 @@ def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTrack
 
 
 def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                 fingerprints: bool = False, exists: Callable[[str], bool] | None = None,
+                 fingerprints: Fingerprints = False, exists: Callable[[str], bool] | None = None,
                  watch: Watch | None = None) -> LogReport | None:
     """One log's report; ``None`` for a discovered file that is not a session log (one
     that could not be read as far as its first record is reported: it may be one).
@@ -522,7 +522,7 @@ def internal_report(path: str, why: str) -> LogReport:
 
 
 def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                  fingerprints: bool = False, passed_over: PassedOver = ignore,
+                  fingerprints: Fingerprints = False, passed_over: PassedOver = ignore,
                   watch: Watch | None = None) -> list[LogReport]:
     """The reports of an archive's logs, in archive order, read as it streams; what
     its reading passes over (a link, a device named like a log) is told to
@@ -582,7 +582,7 @@ what a ``Watch`` made of its logs."""
 
 
 def audit_unit(unit: Unit, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-               fingerprints: bool = False, watch: Watch | None = None) -> list[Told]:
+               fingerprints: Fingerprints = False, watch: Watch | None = None) -> list[Told]:
     """The reports of one unit of work: a log (none when it is passed over) or an
     archive, with what the archive's reading passed over and what ``watch`` made of
     each log (both before the reports)."""
@@ -615,7 +615,7 @@ def told(results: Iterable[list[Told]], passed_over: PassedOver = ignore,
 
 def audit_sources(
     sources: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-    fingerprints: bool = False, passed_over: PassedOver = ignore,
+    fingerprints: Fingerprints = False, passed_over: PassedOver = ignore,
 ) -> Iterator[LogReport]:
     """Audit logs (and archives of logs) one after another, in this process; each
     report is yielded as soon as it is done (its findings fingerprinted when asked:
@@ -624,7 +624,7 @@ def audit_sources(
     return told((audit_unit(unit, policy, limits, fingerprints) for unit in sources), passed_over)
 
 
-def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool = False,
+def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fingerprints = False,
               exists: Callable[[str], bool] | None = None, watch: Watch | None = None) -> LogReport:
     """Audit one log that is being read. With ``fingerprints``, each finding gets its
     fingerprint (``replay.check.fingerprint``), which reads the log's records a second
@@ -646,7 +646,8 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool
         if identity:
             findings = sorted(identity + findings, key=lambda f: f.line if f.line is not None else 0)
     if fingerprints and findings:
-        findings = fingerprint_findings(findings, read_log(log.source, log.limits).records(), file_identity(log.path))
+        findings = fingerprint_findings(findings, read_log(log.source, log.limits).records(),
+                                        file_identity(log.path, relative_to(fingerprints)))
     if log.unreadable:
         status: LogStatus = "unreadable"
     elif findings:
@@ -716,6 +717,9 @@ class AuditResult:
     passed_over: Sequence[tuple[str, str]] = ()
     """What a folder search left out, and why: ``(path, reason)`` (a FIFO, a device, a
     link out of the folder)."""
+    notes: Sequence[str] = ()
+    """What the audit says of itself that no finding says (a baseline of which nothing
+    matched), for a report to show beside its findings."""
 
     @cached_property
     def summary(self) -> Summary:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from replay.check.engine import Attached, LogReport, Policy, Told, Watch, audit_unit, internal_report, told
+from replay.check.fingerprint import Fingerprints
 from replay.log.reader import Limits, Opener
 from replay.log.source import PassedOver, Unit, ignore
 from replay.parallel import Batch, in_order
@@ -66,7 +67,7 @@ def _lost(unit: Unit, why: str) -> list[Told]:
 
 
 def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                fingerprints: bool = False, jobs: int = 1, scheduler: str | Any | None = None,
+                fingerprints: Fingerprints = False, jobs: int = 1, scheduler: str | Any | None = None,
                 passed_over: PassedOver = ignore, watch: Watch | None = None,
                 attached: Callable[[Attached], None] | None = None) -> Iterator[LogReport]:
     """The reports of every unit, in order (fingerprinted when asked: see
