@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 import click
 
 from replay import __version__
-from replay.check.engine import LogReport, Policy
+from replay.check.engine import Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
 from replay.console import Group, echo, progress, shows_bar, stdout
@@ -282,11 +282,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     reporter = reporting(text or cast(TextIO, out), style_for(sys.stdout, no_color), view)
     reporter.start()
     with progress(count, "auditing", shown) as advance:
-        def told(report: LogReport) -> None:
-            reporter.unit(report)
-            advance(report.path)
-
-        result = run.run(told)
+        result = run.run(reporter.unit, finished=advance)
     reporter.finish(result)
     if text is not None:
         out.write(text.getvalue())

@@ -516,6 +516,22 @@ def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limit
                                "please report it with the file attached")
 
 
+def may_be_log(unit: Unit, limits: Limits | None = None) -> bool:
+    """Whether ``audit_unit`` may report on this unit: an archive, a log named on the
+    command line, or a file found in a folder whose first record is a session header
+    (or could not be read that far). Reads at most the first record."""
+    if isinstance(unit, Archive) or not (unit.discovered and unit.is_file):
+        return True
+    try:
+        log = read_log(unit, limits)
+    except Exception:  # audit_source reports it
+        return True
+    try:
+        return log.is_session_log or log.stopped_before_header
+    finally:
+        log.close()
+
+
 def internal_report(path: str, why: str) -> LogReport:
     """The report of a log replay itself failed on: one ``INTERNAL`` error saying why."""
     return LogReport(path, "unreadable", 0, [INTERNAL.error(why)])
@@ -600,9 +616,11 @@ def _not_told(attached: Attached) -> None:
 
 
 def told(results: Iterable[list[Told]], passed_over: PassedOver = ignore,
-         attached: Callable[[Attached], None] = _not_told) -> Iterator[LogReport]:
+         attached: Callable[[Attached], None] = _not_told,
+         finished: Callable[[], None] | None = None) -> Iterator[LogReport]:
     """The reports of ``audit_unit`` results, in order; what was passed over is told
-    to ``passed_over``, what a watch made of a log to ``attached``."""
+    to ``passed_over``, what a watch made of a log to ``attached``; ``finished`` is
+    called as each unit's results are all told (a unit may have no report)."""
     for items in results:
         for item in items:
             if isinstance(item, Passed):
@@ -611,6 +629,8 @@ def told(results: Iterable[list[Told]], passed_over: PassedOver = ignore,
                 attached(item)
             else:
                 yield item
+        if finished is not None:
+            finished()
 
 
 def audit_sources(
