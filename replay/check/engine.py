@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -21,7 +21,7 @@ from replay.check.core import CoreChecker
 from replay.check.fingerprint import Fingerprints, file_identity, fingerprint_findings, relative_to
 from replay.check.storage import storage_identity, twin_location
 from replay.checker import Checker, Found
-from replay.findings import Example, Finding, Rule, Severity
+from replay.findings import Example, Finding, Rule, Severity, grouped_note
 from replay.log.archive import ArchiveError, archive_sources
 from replay.log.event import ChunkRun, ChunkSpan, DictEvent, Event
 from replay.log.header import Header
@@ -219,8 +219,7 @@ class _Groups:
         for f in findings:
             n = self.count.get(f.group or "", 1) if f.group else 1
             if n > 1:
-                f = f.with_severity(f.severity, f"{f.message} ({n} such events in this log, the first on line "
-                                    f"{f.line})")
+                f = replace(f, message=f.message + grouped_note(n, f.line), events=n)
             out.append(f)
         return out
 

@@ -93,7 +93,7 @@ def test_audit_text_in_colour() -> None:
     assert plain == AUDIT_TEXT + "1 failed\n"
     clean = AuditResult([LogReport("x.jsonl", "ok", 1)])
     assert AuditText.render(clean, COLORED) == (
-        "\n1 file, 1 events: 1 ok, 0 with warnings only, 0 with errors, 0 unreadable\n"
+        "\n1 file, 1 event: 1 ok, 0 with warnings only, 0 with errors, 0 unreadable\n"
         "0 findings: 0 errors, 0 warnings, 0 policy\n\x1b[32mall ok\x1b[0m\n")
 
 
