@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.goldens.diff import value_changes
+from replay.goldens.values import value_changes
 from tests.helpers import replay_here, scratch_repo
 
 RENAME = ('"watch the background build"', '"watch the nightly build"')
