@@ -41,6 +41,7 @@ from replay.fs import FsError, read_named
 from replay.hints import command
 from replay.log.reader import Limits
 from replay.output import json_bytes
+from replay.words import counted
 
 FORMAT = 1
 Key = tuple[str, str, str]
@@ -84,8 +85,8 @@ class Baseline:
                  if self.root is not None else
                  "its paths are relative to the folder the audit that wrote it ran from, which it does not name: "
                  "run this audit from there")
-        return (f"none of the {self.size} findings in the baseline {self.path} matched a finding of this audit, "
-                f"so every finding is reported; {where}")
+        return (f"no finding of this audit matched the {counted(self.size, 'entry', 'entries')} of the baseline "
+                f"{self.path}, so every finding is reported; {where}")
 
     def apply(self, report: LogReport) -> LogReport:
         """The report without the findings the baseline holds (a log left with none

@@ -29,6 +29,7 @@ from replay.log.reader import AuditItem, Item, Limits, LogRead, Opener, Source, 
 from replay.log.repair import REPAIR_TYPES, RepairTracker
 from replay.log.source import STORED_NAMES, Archive, PassedOver, Unit, ignore
 from replay.todo.rules import SingleActivePolicy, TodoChecker
+from replay.words import by_count, counted
 
 INTERNAL = Rule(
     "INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)",
@@ -257,8 +258,8 @@ class _Capped:
 
     def overflow(self) -> list[Finding]:
         return [
-            Finding(rule, severity, f"{n} more {rule} findings of this kind between lines {first} and "
-                    f"{last} are not listed (the first {MAX_PER_RULE} are)", first)
+            Finding(rule, severity, f"{counted(n, f'more {rule} finding')} of this kind between lines {first} "
+                    f"and {last} {by_count(n, 'is|are')} not listed (the first {MAX_PER_RULE} are)", first)
             for (rule, severity), (n, first, last) in self.dropped.items()
         ]
 
@@ -408,8 +409,8 @@ def _judge(done: _Pass, judges: Sequence[Checker], header: Header | None, reread
     out.extend(_judge_damage(done.damage.kept, last_turn_end, repair))
     for (rule, _), (n, first, last) in done.damage.dropped.items():
         severity = Severity.ERROR if first <= last_turn_end else Severity.WARNING
-        out.append(Finding(rule, severity, f"{n} more {rule} findings between lines {first} and {last} are "
-                           f"not listed (the first {MAX_PER_RULE} are)", first))
+        out.append(Finding(rule, severity, f"{counted(n, f'more {rule} finding')} between lines {first} and "
+                           f"{last} {by_count(n, 'is|are')} not listed (the first {MAX_PER_RULE} are)", first))
     # Findings on events the harness would truncate away are not reported.
     after = done.after_damage
     out.extend(f for f in after.kept if f.line is None or f.line <= last_turn_end)

@@ -70,8 +70,8 @@ def test_a_baseline_that_matches_nothing_is_said(tmp_path: Path, monkeypatch: py
     run = replay_here("audit", "work/logs/", "--baseline", "work/audit-baseline.json", "--jobs", "1")
     assert run.code == 1
     assert run.stderr.decode() == (
-        f"replay audit: none of the {held} findings in the baseline work/audit-baseline.json matched a finding of "
-        "this audit, so every finding is reported; its paths are relative to the folder the audit that wrote it "
+        f"replay audit: no finding of this audit matched the {held} entries of the baseline work/audit-baseline.json, "
+        "so every finding is reported; its paths are relative to the folder the audit that wrote it "
         "ran from, which it does not name: run this audit from there\n")
     # With its root, and the logs moved away from it.
     doc["root"] = "."
@@ -80,6 +80,6 @@ def test_a_baseline_that_matches_nothing_is_said(tmp_path: Path, monkeypatch: py
     run = replay_here("audit", "work/moved/", "--baseline", "work/audit-baseline.json", "--jobs", "1")
     assert run.code == 1
     assert run.stderr.decode() == (
-        f"replay audit: none of the {held} findings in the baseline work/audit-baseline.json matched a finding of "
-        f"this audit, so every finding is reported; its paths are relative to {work}, where the audit that wrote "
+        f"replay audit: no finding of this audit matched the {held} entries of the baseline work/audit-baseline.json, "
+        f"so every finding is reported; its paths are relative to {work}, where the audit that wrote "
         "it ran: were the logs moved?\n")

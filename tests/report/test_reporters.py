@@ -294,7 +294,7 @@ def test_github_annotations_fold_past_ten() -> None:
 def test_check_step_summary_is_a_markdown_table() -> None:
     text = CheckStepSummary.render(_one_differs(CheckContext()))
     assert text == (
-        "### replay check: 1 of 2 scenarios failed (1 golden files)\n"
+        "### replay check: 1 of 2 scenarios failed (1 golden file)\n"
         "\n"
         "| scenario | goldens | status | first change |\n"
         "| --- | --- | --- | --- |\n"
