@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import audit_throughput as corpus  # noqa: E402  (the corpus's builder and the measuring harness)
+import audit_throughput as corpus  # the corpus's builder and the measuring harness
 
 MB = corpus.MB
 TARGET_WARM = 0.05
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     same["verify"] = all(uncounted(r.stdout) == uncounted(reference.stdout) for r in runs["verify"])
     step = max(1, round(1 / APPENDED_SHARE))
     grown = files[::step]
-    for i in range(args.repeat):
+    for _ in range(args.repeat):
         append_to(grown)
         runs["appended"].append(corpus.measure(with_cache, cpu))
     after = corpus.measure([*base, "--no-cache", str(work)], cpu)

@@ -14,7 +14,7 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -23,7 +23,7 @@ import click
 
 from replay import __version__
 from replay.check.cache import CACHE_ENV, CACHE_FOLDER, CacheRequest
-from replay.check.engine import LogReport, Policy
+from replay.check.engine import Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
 from replay.console import Group, echo, progress, shows_bar, stdout
@@ -237,7 +237,8 @@ def _audit_request(command: str, paths: tuple[str, ...], options: dict[str, Any]
         scheduler=scheduler, cache=cache)
 
 
-def _cache_notes(command: str, notes: Sequence[str]) -> None:
+def _notes(command: str, notes: Iterable[str]) -> None:
+    """What an audit says of itself (``AuditResult.notes``), on standard error."""
     for note in notes:
         click.echo(f"replay {command}: {sanitize(note)}", err=True)
 
@@ -296,16 +297,12 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     reporter = reporting(text or cast(TextIO, out), style_for(sys.stdout, no_color), view)
     reporter.start()
     with progress(count, "auditing", shown) as advance:
-        def told(report: LogReport) -> None:
-            reporter.unit(report)
-            advance(report.path)
-
-        result = run.run(told)
-    _cache_notes("audit", result.notes)
+        result = run.run(reporter.unit, finished=advance)
     reporter.finish(result)
     if text is not None:
         out.write(text.getvalue())
     out.flush()
+    _notes("audit", result.notes)
     if junit is not None:
         write_output(junit, [AuditJunit.render(result)])
     if run.baseline_written is not None:
@@ -516,8 +513,8 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
     PATH is a session log, - for standard input, or a harness scenario folder
     (input.json + session.jsonl); child logs contribute nothing to the parent's stream.
     """
-    from replay.render.surface import RenderRequest
-    from replay.render.surface import render as render_surface
+    from replay.view.surface import RenderRequest
+    from replay.view.surface import render as render_surface
 
     to_terminal = output is None and sys.stdout.isatty()
     limits = _limits(options)
@@ -577,7 +574,7 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     import webbrowser
 
     if _one_page(paths, output):
-        from replay.render.surface import view_page
+        from replay.view.surface import view_page
 
         audit_options = ("select", "ignore", "min_severity", "fail_on", "baseline")
         if force or jobs is not None or scheduler is not None or any(options[o] for o in audit_options) \
@@ -590,16 +587,16 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
             webbrowser.open(page.resolve().as_uri())
         return
     from replay.check.explain import rule_help
-    from replay.render.web.site import SiteRequest, build_site
     from replay.report.rules import help_text
+    from replay.view.site import SiteRequest, build_site
 
     request = _audit_request("view", paths, options, jobs, scheduler)
     site = _folder_tree(Path(output) if output is not None else Path(DEFAULT_SITE), Path(DEFAULT_SITE))
     result = build_site(SiteRequest(request, site, cast(Locale, locale), force,
                                     lambda rule: help_text(rule_help(rule))),
                         _passed_over("view"))
-    _cache_notes("view", result.audit.notes)
     echo(f"{result.index}\n")
+    _notes("view", result.audit.notes)
     if open_browser:
         webbrowser.open(result.index.resolve().as_uri())
     sys.exit(1 if result.audit.failed else 0)
@@ -738,7 +735,7 @@ def diff(a: Path, b: Path, fmt: str, normalize: bool, full: bool, no_color: bool
 @limit_options
 def plan(path: str, at: int | None, **options: Any) -> None:
     """Print the standing plan (the todos projection) of one log as JSON; null when none."""
-    from replay.render.surface import plan_of
+    from replay.view.surface import plan_of
 
     out = stdout()
     out.write_bytes(json_bytes(plan_of(path, at, _limits(options))) + b"\n")

@@ -59,6 +59,7 @@ import msgspec
 
 from replay import __version__
 from replay.check.engine import Attached, LogReport, Watch
+from replay.check.fingerprint import Fingerprints
 from replay.check.history import Rewrite, rewritten
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
@@ -297,7 +298,7 @@ class AuditCache:
     came from the cache; ``notes`` says what went wrong with the cache (one line
     each, at most one per kind of trouble), never failing the audit."""
 
-    def __init__(self, request: CacheRequest, key: str, limits: Limits, fingerprints: bool = False,
+    def __init__(self, request: CacheRequest, key: str, limits: Limits, fingerprints: Fingerprints = False,
                  watch: Watch | None = None) -> None:
         self.request, self.namespace, self.limits = request, key, limits
         self.fingerprints, self.watch = fingerprints, watch
@@ -308,6 +309,7 @@ class AuditCache:
         self._updates: dict[str, dict[str, _Entry]] = {}
         self._slots: deque[_Hit | _Miss] = deque()
         self._passed: PassedOver = ignore
+        self._finished: Callable[[], None] | None = None
         self._broken = False
         self._now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         try:
@@ -420,12 +422,15 @@ class AuditCache:
         return tell
 
     def reports(self, audited: Iterable[LogReport], passed_over: PassedOver = ignore,
-                attached: Callable[[Attached], None] | None = None) -> Iterator[LogReport]:
+                attached: Callable[[Attached], None] | None = None,
+                finished: Callable[[], None] | None = None) -> Iterator[LogReport]:
         """Every report in the order of the units: those of ``audited`` (the audit of
         the units ``units`` passed on) among the cached ones. What the reading of a
         cached archive passed over goes to ``passed_over``, what the watch makes of a
-        cached log (read here, for it alone) to ``attached``, before its reports."""
+        cached log (read here, for it alone) to ``attached``, before its reports;
+        ``finished`` is told each cached unit done (as the audit tells the others)."""
         self._passed = passed_over
+        self._finished = finished
         slots = self._slots
         for report in audited:
             while slots:
@@ -460,6 +465,8 @@ class AuditCache:
             if self.watch is not None and isinstance(hit.unit, Source):
                 self._watch(hit.unit, report, attached)
             yield report
+        if self._finished is not None:
+            self._finished()
 
     def _watch(self, source: Source, report: LogReport, attached: Callable[[Attached], None] | None) -> None:
         """Let the watch read a log whose report is cached, as it reads one audited."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 
-from replay.check.fingerprint import file_identity, fingerprint
+from replay.check.fingerprint import Fingerprints, file_identity, fingerprint, relative_to
 from replay.findings import Finding, Rule, message_shape
 
 H1 = Rule(
@@ -51,9 +51,9 @@ class Rewrite:
     shorter: bool = False
 
 
-def rewritten(rewrite: Rewrite, path: str, fingerprinted: bool = False) -> Finding:
+def rewritten(rewrite: Rewrite, path: str, fingerprints: Fingerprints = False) -> Finding:
     """The H1 finding of a rewritten log (fingerprinted as other findings without a
-    line are, when asked)."""
+    line are, when asked: see ``replay.check.fingerprint``)."""
     last = rewrite.end - 1
     if rewrite.shorter:
         what = (f"the log is now {rewrite.start} bytes long, shorter than the {rewrite.audited} bytes audited "
@@ -63,8 +63,9 @@ def rewritten(rewrite: Rewrite, path: str, fingerprinted: bool = False) -> Findi
                 f"change among the {rewrite.audited} bytes audited then)")
     found = H1.warning(f"this log was rewritten: {what}; a session log is only ever appended to, so it was "
                        "audited again in full")
-    if fingerprinted:
+    if fingerprints:
         content = hashlib.sha256(b"message:" + message_shape(found.message).encode("utf-8", "surrogatepass")
                                  ).hexdigest()
-        found = replace(found, fingerprint=fingerprint(file_identity(path), H1.id, content, 0))
+        found = replace(found, fingerprint=fingerprint(file_identity(path, relative_to(fingerprints)), H1.id,
+                                                                content, 0))
     return found

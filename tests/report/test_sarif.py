@@ -69,7 +69,8 @@ def test_the_corpus_audit_is_valid_sarif_with_every_finding(validator: jsonschem
     assert all(r["shortDescription"]["text"] and r["fullDescription"]["text"] and r["help"]["markdown"]
                for r in rules)
     results = run["results"]
-    document = json.loads(CliRunner().invoke(main, ["audit", "--no-cache", "--format", "json", *map(str, paths)]).stdout)
+    document = json.loads(CliRunner().invoke(main, ["audit", "--no-cache", "--format", "json",
+                                                    *map(str, paths)]).stdout)
     wanted = [(f["rule"], f["severity"], f["line"], f["message"]) for file in document["files"]
               for f in file["findings"]]
     levels = {"error": "error", "warning": "warning", "policy": "note"}

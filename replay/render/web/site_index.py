@@ -15,13 +15,14 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from replay.check.engine import AuditResult, LogReport
 from replay.render.choices import Locale
+from replay.render.web.audited import Audited, AuditedMany
 from replay.render.web.locale import interpolate
 from replay.render.web.page import esc
 from replay.render.web.page_assets import INDEX_CSP, INDEX_CSS, INDEX_SCRIPT
 from replay.render.web.session_page import SEVERITIES, SessionFacts, audit_status, head_html, help_html
 from replay.render.web.site_strings import SiteStrings, count, day_of, site_strings
+from replay.words import by_count
 
 FIRST_ROWS = 200
 """Rows in the table as written, and per page of the script's paging."""
@@ -37,7 +38,7 @@ class Row:
     """One session of the index: its report, how it is named, its page (relative to
     the index), its numbers, and how many child sessions it has."""
 
-    report: LogReport
+    report: Audited
     shown: str
     href: str
     facts: SessionFacts | None
@@ -122,7 +123,7 @@ def _empty(key: str, title: str, ss: SiteStrings) -> str:
     return _figure(key, title, f"<p class=\"note\">{esc(ss.chart_empty)}</p>")
 
 
-def rules_chart(reports: Sequence[LogReport], ss: SiteStrings) -> str:
+def rules_chart(reports: Sequence[Audited], ss: SiteStrings) -> str:
     """Horizontal bars: the findings of each of the ``TOP_RULES`` most frequent rules,
     coloured by their worst severity."""
     counts: Counter[str] = Counter()
@@ -142,7 +143,7 @@ def rules_chart(reports: Sequence[LogReport], ss: SiteStrings) -> str:
         y = i * bar_h
         w = max(1.0, (width - label_w - 48) * n / most)
         sev = {0: " error", 1: " warning"}.get(worst[rule], "")
-        name = esc(interpolate(ss.chart_rule_bar, rule=rule, count=count(n)))
+        name = esc(interpolate(by_count(n, ss.chart_rule_bar), rule=rule, count=count(n)))
         bars.append(f"<g><title>{name}</title><text x=\"0\" y=\"{y + 11}\">{esc(rule)}</text>"
                     f"<rect class=\"bar{sev}\" x=\"{label_w}\" y=\"{y + 2}\" width=\"{w:.1f}\" height=\"{bar_h - 4}\"/>"
                     f"<text x=\"{label_w + w + 4:.1f}\" y=\"{y + 11}\">{count(n)}</text></g>")
@@ -177,7 +178,7 @@ def days_chart(facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
     for i, key in enumerate(keys):
         n = days[key]
         h = max(1.0, (base - 10) * n / most)
-        name = esc(interpolate(ss.chart_day_bar, day=key, count=count(n)))
+        name = esc(interpolate(by_count(n, ss.chart_day_bar), day=key, count=count(n)))
         bars.append(f"<g><title>{name}</title><rect class=\"bar\" x=\"{i * step + step * 0.1:.1f}\" "
                     f"y=\"{base - h:.1f}\" width=\"{max(step * 0.8, 0.5):.1f}\" height=\"{h:.1f}\"/></g>")
     axis = (f"<line class=\"axis\" x1=\"0\" y1=\"{base}\" x2=\"{width}\" y2=\"{base}\"/>"
@@ -207,7 +208,8 @@ def tokens_chart(facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
         n = buckets.get(k, 0)
         low, high = (0, 0) if k == 0 else (10 ** (k - 1), 10 ** k - 1)
         h = (base - 10) * n / most
-        name = esc(interpolate(ss.chart_token_bar, low=count(low), high=count(high), count=count(n)))
+        name = esc(interpolate(by_count(n, ss.chart_token_bar), low=count(low), high=count(high),
+                                       count=count(n)))
         label = "0" if k == 0 else _short(10 ** (k - 1))
         bars.append(f"<g><title>{name}</title><rect class=\"bar\" x=\"{k * step + step * 0.1:.1f}\" "
                     f"y=\"{base - h:.1f}\" width=\"{step * 0.8:.1f}\" height=\"{h:.1f}\"/>"
@@ -228,7 +230,7 @@ def _short(n: int) -> str:
 # -- the page ------------------------------------------------------------------------------
 
 
-def totals_html(result: AuditResult, facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
+def totals_html(result: AuditedMany, facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
     summary = result.summary
     tokens = sum(sum(f.tokens) for f in facts if f is not None)
     items = ((summary.files, ss.total_sessions, "sessions"), (summary.events, ss.total_events, "events"),
@@ -266,7 +268,7 @@ def pager_html(total: int, ss: SiteStrings) -> str:
         f"<button type=\"button\" id=\"page-all\">{esc(ss.page_all)}</button></div>\n")
 
 
-def index_chunks(rows: Sequence[Row], result: AuditResult, locale: Locale, passed_over: int = 0) -> Iterator[str]:
+def index_chunks(rows: Sequence[Row], result: AuditedMany, locale: Locale, passed_over: int = 0) -> Iterator[str]:
     """The index page, in pieces."""
     ss = site_strings(locale)
     facts = [row.facts for row in rows]
@@ -277,7 +279,8 @@ def index_chunks(rows: Sequence[Row], result: AuditResult, locale: Locale, passe
     yield (f"<div class=\"charts\">{rules_chart(result.reports, ss)}{days_chart(facts, ss)}"
            f"{tokens_chart(facts, ss)}</div>\n")
     if passed_over:
-        yield f"<p class=\"note\">{esc(interpolate(ss.passed_over, count=count(passed_over)))}</p>\n"
+        note = interpolate(by_count(passed_over, ss.passed_over), count=count(passed_over))
+        yield f"<p class=\"note\">{esc(note)}</p>\n"
     models = sorted({m for f in facts if f is not None for m in f.models})
     yield filters_html(models, len(rows), ss)
     yield (f"<div class=\"tableWrap\"><table class=\"sessions\" id=\"sessions\" data-page=\"{FIRST_ROWS}\">"
@@ -290,8 +293,9 @@ def index_chunks(rows: Sequence[Row], result: AuditResult, locale: Locale, passe
         for row in rows[FIRST_ROWS:]:
             yield row_html(row, ss)
         yield "</template>\n"
+        more = len(rows) - FIRST_ROWS
         yield (f"<p class=\"note\" id=\"no-script\">"
-               f"{esc(interpolate(ss.more_without_script, count=count(len(rows) - FIRST_ROWS)))}</p>\n")
+               f"{esc(interpolate(by_count(more, ss.more_without_script), count=count(more)))}</p>\n")
     yield pager_html(len(rows), ss)
     yield "</main>\n"
     yield help_html(ss, (("/", ss.key_search), ("[ / ]", f"{ss.page_previous} / {ss.page_next}"),
