@@ -193,9 +193,9 @@ class Rule:
 
 
 def restored(rule: str, severity: Severity, message: str, line: int | None, seq: int | None, type: str | None,
-             tail: bool, group: str | None, fingerprint: str | None) -> Finding:
+             tail: bool, group: str | None, fingerprint: str | None, events: int) -> Finding:
     """A finding as the audit cache kept it (``replay.check.cache``): every field as it was."""
-    return Finding(rule, severity, message, line, seq, type, tail, group, fingerprint)
+    return Finding(rule, severity, message, line, seq, type, tail, group, fingerprint, events)
 
 
 def said(f: Finding) -> str:

@@ -110,7 +110,8 @@ class CacheRequest:
 # -- what a shard holds ------------------------------------------------------------------
 
 _Severity = Literal["error", "warning", "policy"]
-_FindingRow = tuple[str, _Severity, str, int | None, int | None, str | None, bool, str | None, str | None]
+_FindingRow = tuple[str, _Severity, str, int | None, int | None, str | None, bool, str | None, str | None, int]
+"""A finding's fields, in their order (``replay.findings.Finding``)."""
 
 
 class _Report(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
@@ -145,14 +146,15 @@ _encode = msgspec.json.Encoder()
 
 def _stored(report: LogReport) -> _Report:
     return _Report(report.path, report.status, report.events,
-                   [(f.rule, f.severity.value, f.message, f.line, f.seq, f.type, f.tail, f.group, f.fingerprint)
-                    for f in report.findings])
+                   [(f.rule, f.severity.value, f.message, f.line, f.seq, f.type, f.tail, f.group, f.fingerprint,
+                     f.events) for f in report.findings])
 
 
 def _report(stored: _Report) -> LogReport:
     return LogReport(stored.path, stored.status, stored.events,
-                     [restored(rule, Severity(severity), message, line, seq, kind, tail, group, fingerprint)
-                      for rule, severity, message, line, seq, kind, tail, group, fingerprint in stored.findings])
+                     [restored(rule, Severity(severity), message, line, seq, kind, tail, group, fingerprint, events)
+                      for rule, severity, message, line, seq, kind, tail, group, fingerprint, events
+                      in stored.findings])
 
 
 # -- the namespace -----------------------------------------------------------------------
@@ -526,7 +528,7 @@ class AuditCache:
         if not tree.exists("CACHEDIR.TAG"):
             tree.write("CACHEDIR.TAG", data=_TAG, what="cache tag", durable=False)
             tree.write(".gitignore", data=b"*\n", what="cache's .gitignore", durable=False)
-        with tree.lock(f"{name}.lock", LOCK_SECONDS, "another audit is writing the cache", maker="replay audit",
+        with tree.lock(f"{name}.lock", LOCK_SECONDS, "another audit is writing the cache",
                        needs="the cache is written there"):
             tree.clean_temp_files(name)
             fault = os.environ.get(FAULT_ENV)

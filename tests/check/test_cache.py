@@ -454,3 +454,17 @@ def test_the_guide_says_what_the_cache_does_in_the_code_s_numbers() -> None:
                    f"within {['', 'one', 'two', 'three'][cache_module.RACY_NS // 10**9]} seconds",
                    f"`{cache_module.CACHE_ENV}`", f"`{cache_module.CACHE_FOLDER}/`"):
         assert phrase in guide, phrase
+
+
+def test_a_finding_comes_back_from_the_cache_whole() -> None:
+    """Every field of a finding is kept (a field added to ``Finding`` must be added to
+    the cache's row, or this fails)."""
+    from dataclasses import fields
+
+    from replay.check.engine import LogReport
+    from replay.findings import Finding, Severity
+
+    finding = Finding("B4", Severity.WARNING, "m", 3, 2, "turn/start", True, "g", "f" * 32, 7)
+    assert len(fields(Finding)) == len(cache_module._FindingRow.__args__)  # type: ignore[attr-defined]
+    report = LogReport("p", "findings", 9, [finding])
+    assert cache_module._report(cache_module._stored(report)) == report
