@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -90,6 +90,8 @@ FAULT_ENV = "REPLAY_TEST_CACHE_FAULT"
 """For the tests only: a path; after writing its first shard, a writer creates this
 file, leaves a half-written temporary file and waits to be killed."""
 
+_NOT_KEPT = frozenset({"INTERNAL", "IO"})
+"""A report with a finding of these rules is not kept: it says what went wrong this time."""
 _NAMESPACE = re.compile(r"^a1-[0-9a-f]{32}$")
 _TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# replay's audit cache (see docs/guides/audit.md)\n"
 """CACHEDIR.TAG: backup tools skip a folder that has it."""
@@ -110,6 +112,7 @@ class CacheRequest:
 # -- what a shard holds ------------------------------------------------------------------
 
 _Severity = Literal["error", "warning", "policy"]
+_Count = Annotated[int, msgspec.Meta(ge=0)]
 _FindingRow = tuple[str, _Severity, str, int | None, int | None, str | None, bool, str | None, str | None, int]
 """A finding's fields, in their order (``replay.findings.Finding``)."""
 
@@ -117,15 +120,15 @@ _FindingRow = tuple[str, _Severity, str, int | None, int | None, str | None, boo
 class _Report(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     path: str
     status: Literal["ok", "findings", "unreadable"]
-    events: int
+    events: _Count
     findings: list[_FindingRow]
 
 
 class _Entry(msgspec.Struct, forbid_unknown_fields=True):
     identity: tuple[int, int, int, int, int]
     racy: bool
-    size: int
-    length: int
+    size: _Count
+    length: _Count
     blocks: bytes
     edge: bytes
     audited: str
@@ -349,6 +352,10 @@ class AuditCache:
         if doc.format != FORMAT or doc.namespace != self.namespace:
             self._unreadable(shard, "belongs to another cache")
             return {}
+        if any(entry.length > entry.size or len(entry.blocks) != -(-entry.size // BLOCK) * DIGEST
+               for entry in doc.entries.values()):
+            self._unreadable(shard, "is not a cache this version of replay wrote")
+            return {}
         return doc.entries
 
     def _entry(self, key: str) -> _Entry | None:
@@ -500,6 +507,8 @@ class AuditCache:
             return
         if _identity(st) != miss.identity or st.st_size != miss.scan.size:
             return  # it changed while it was read: the next audit looks again
+        if any(f.rule in _NOT_KEPT for r in miss.reports for f in r.findings):
+            return  # replay failed on it, or a read failed: the next audit tries again
         racy = time.time_ns() - st.st_mtime_ns < RACY_NS
         scan = miss.scan
         self._update(miss.key, _Entry(miss.identity, racy, scan.size, scan.length, scan.blocks, scan.edge,

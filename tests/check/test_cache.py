@@ -468,3 +468,36 @@ def test_a_finding_comes_back_from_the_cache_whole() -> None:
     assert len(fields(Finding)) == len(cache_module._FindingRow.__args__)  # type: ignore[attr-defined]
     report = LogReport("p", "findings", 9, [finding])
     assert cache_module._report(cache_module._stored(report)) == report
+
+
+def test_an_entry_of_impossible_numbers_is_a_broken_shard_not_a_traceback(tmp_path: Path) -> None:
+    _small(tmp_path, 2)
+    folder, cache = tmp_path / "logs", tmp_path / "cache"
+    want = _cli("--no-cache", str(folder))
+    for broken in ({"length": -5}, {"length": 10**9}, {"blocks": ""}):
+        shutil.rmtree(cache, ignore_errors=True)
+        _cli("--cache-dir", str(cache), str(folder))
+        for shard in cache.rglob("*.json"):
+            doc = orjson.loads(shard.read_bytes())
+            for entry in doc["entries"].values():
+                entry.update(broken)
+            shard.write_bytes(orjson.dumps(doc))
+        code, out, err = _cli("--cache-dir", str(cache), str(folder))
+        assert (code, out) == want[:2] and err.endswith(": ignored, written anew\n") and len(err.splitlines()) == 1
+
+
+def test_a_report_of_replay_s_own_failure_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from replay.check import engine
+
+    _small(tmp_path, 2)
+    folder, cache = tmp_path / "logs", tmp_path / "cache"
+
+    def failing(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("a bug")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "audit_log", failing)
+        failed = _audit(folder, cache)
+    assert {f.rule for r in failed.reports for f in r.findings} == {"INTERNAL"}
+    again = _audit(folder, cache)
+    assert (again.cached, _without_h1(again)) == (0, _without_h1(_audit(folder, None)))
