@@ -38,6 +38,14 @@ def _no_fsync() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _audit_cache_per_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A module's fixtures (set up before any test's) their own audit cache too."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("module-audit-cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _audit_cache_per_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test its own audit cache (``replay audit`` and ``replay view`` keep one by
