@@ -511,8 +511,13 @@ class AuditCache:
             return  # replay failed on it, or a read failed: the next audit tries again
         racy = time.time_ns() - st.st_mtime_ns < RACY_NS
         scan = miss.scan
-        self._update(miss.key, _Entry(miss.identity, racy, scan.size, scan.length, scan.blocks, scan.edge,
-                                      self._now, [_stored(r) for r in miss.reports], miss.passed))
+        entry = _Entry(miss.identity, racy, scan.size, scan.length, scan.blocks, scan.edge, self._now,
+                       [_stored(r) for r in miss.reports], miss.passed)
+        try:
+            _encode.encode(entry)
+        except (UnicodeEncodeError, msgspec.EncodeError):
+            return  # a name or a message JSON cannot carry (a lone surrogate): not kept
+        self._update(miss.key, entry)
 
     # -- writing -----------------------------------------------------------------------
 
@@ -527,7 +532,7 @@ class AuditCache:
             else:
                 self.tree.touch(self.namespace)
             self._prune()
-        except (FsError, Locked, OSError) as exc:
+        except (FsError, Locked, OSError, ValueError, msgspec.EncodeError) as exc:
             self._note(f"the audit cache was not written: {exc}")
 
     def _write(self) -> None:
