@@ -91,7 +91,7 @@ class Audit:
         selected: list[LogReport] = []
         results = audit_units(self.units, request.policy, request.limits, self.fingerprints, jobs=request.jobs,
                               scheduler=request.scheduler, passed_over=self._pass_over, watch=self.watch,
-                              attached=attached)
+                              attached=attached, skip=self.selection.skipped)
         for judged in results:
             report = self.selection.apply(judged)
             if request.write_baseline is not None:
