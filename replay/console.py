@@ -23,6 +23,8 @@ from replay.output import OutputError, TextOut
 from replay.signals import WORDS, Signals, installed, pending
 from replay.style import sanitize
 
+CLEAR_BAR = "\r\x1b[2K\x1b[?25h"
+"""What ends a progress bar: its line cleared, the cursor shown again (the bar hides it)."""
 PROGRESS_MIN = 4
 """The fewest items a progress bar is shown for: a shorter run ends before one helps."""
 BROKEN_PIPE = 128 + signal.SIGPIPE
@@ -47,6 +49,7 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "replay.scenarios.check.PendingInsideTree": (2, "--pending"),
     "replay.scenarios.importer.NewScenarioError": (2, None),
     "replay.view.surface.BadRenderInput": (2, None),
+    "replay.log.harness.HarnessRefused": (2, None),
     "replay.view.site.SiteRefused": (2, "-o"),
     "replay.todo.plan.SeqOutOfRange": (2, "--at"),
     # Failures (exit 1, "replay COMMAND: …" on stderr): a tree, a lock, a pending folder,
@@ -244,5 +247,10 @@ def progress(length: int, label: str, shown: bool) -> Iterator[Callable[[str], N
         return
     bar: Any = click.progressbar(length=length, label=label, file=sys.stderr,
                                  item_show_func=lambda item: sanitize(item[-40:]) if item else "")
-    with bar:
-        yield lambda item: bar.update(1, item)
+    try:
+        with bar:
+            yield lambda item: bar.update(1, item)
+            bar.hidden = True  # no last frame and newline: the line is cleared instead
+    finally:
+        sys.stderr.write(CLEAR_BAR)
+        sys.stderr.flush()
