@@ -48,6 +48,7 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "replay.scenarios.importer.NewScenarioError": (2, None),
     "replay.render.surface.BadRenderInput": (2, None),
     "replay.render.web.site.SiteRefused": (2, "-o"),
+    "replay.export.request.ExportRefused": (2, "-o"),
     "replay.todo.plan.SeqOutOfRange": (2, "--at"),
     # Failures (exit 1, "replay COMMAND: …" on stderr): a tree, a lock, a pending folder,
     # an import the audit or a test run refused.

@@ -1,0 +1,119 @@
+"""Rows to Arrow and Parquet (pyarrow, the export extra), exactly: a value is written
+as the log holds it. Two things a Parquet column cannot hold are said here, once: a
+string with a lone surrogate (JavaScript's strings allow one, UTF-8 cannot encode it)
+is written with U+FFFD in its place, the one character replay shows for it
+everywhere; an integer outside the 64-bit range is written as null."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from replay.export.schema import INT, ITEMS, STRING, STRINGS, TABLES, TIME, arrow_schema
+from replay.extras import require
+
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def pyarrow() -> Any:
+    return require("pyarrow", "export", "exporting tables")
+
+
+def _text(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return value
+
+
+def _whole(value: Any) -> Any:
+    return value if type(value) is not int or INT_MIN <= value <= INT_MAX else None
+
+
+def _clean(kind: str, values: list[Any]) -> list[Any]:
+    if kind == STRING:
+        return [_text(v) for v in values]
+    if kind in (INT, TIME):
+        return [_whole(v) for v in values]
+    if kind == STRINGS:
+        return [None if v is None else [_text(s) for s in v] for v in values]
+    if kind == ITEMS:
+        return [None if v is None else [{k: _text(s) for k, s in item.items()} for item in v] for v in values]
+    return values
+
+
+def arrow_table(table: str, columns: dict[str, list[Any]]) -> Any:
+    """The rows of ``table`` (a list per column) as a pyarrow Table."""
+    pa = pyarrow()
+    schema = arrow_schema(table)
+    arrays = []
+    for column, field in zip(TABLES[table], schema, strict=True):
+        values = columns[column.name]
+        try:
+            arrays.append(pa.array(values, field.type))
+        except (pa.ArrowException, OverflowError, UnicodeError, TypeError, ValueError):
+            arrays.append(pa.array(_clean(column.type, values), field.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def parquet_bytes(table: str, columns: dict[str, list[Any]], row_group: int) -> bytes:
+    """One Parquet file of the rows, its row groups at most ``row_group`` rows."""
+    import pyarrow.parquet as pq
+
+    out = io.BytesIO()
+    pq.write_table(arrow_table(table, columns), out, row_group_size=row_group, compression="zstd")
+    return out.getvalue()
+
+
+class _Pipe(io.RawIOBase):
+    """What a Parquet writer writes, taken away in pieces as it comes."""
+
+    def __init__(self) -> None:
+        self.pieces: list[bytes] = []
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        piece = bytes(data)
+        self.pieces.append(piece)
+        self.size += len(piece)
+        return len(piece)
+
+    def tell(self) -> int:
+        return self.size
+
+    def take(self) -> bytes:
+        data = b"".join(self.pieces)
+        self.pieces.clear()
+        return data
+
+
+def parquet_stream(table: str, batches: Iterable[Any], row_group: int) -> Iterator[bytes]:
+    """One Parquet file of ``batches`` (record batches of ``table``'s schema), as bytes
+    while it is written: row groups of at most ``row_group`` rows, memory flat."""
+    pa = pyarrow()
+    import pyarrow.parquet as pq
+
+    schema = arrow_schema(table)
+    pipe = _Pipe()
+    writer = pq.ParquetWriter(pipe, schema, compression="zstd")
+    held: list[Any] = []
+    rows = 0
+    for batch in batches:
+        held.append(batch)
+        rows += batch.num_rows
+        while rows >= row_group:
+            group = pa.Table.from_batches(held, schema=schema).combine_chunks()
+            writer.write_table(group.slice(0, row_group), row_group_size=row_group)
+            rest = group.slice(row_group)
+            held, rows = rest.to_batches(), rest.num_rows
+            yield pipe.take()
+    if rows:
+        writer.write_table(pa.Table.from_batches(held, schema=schema), row_group_size=row_group)
+    writer.close()
+    yield pipe.take()

@@ -1,0 +1,116 @@
+"""Where an export's files go: a local folder (through ``replay.fs.Tree``: nothing
+written through a link, every file atomic) or storage behind an fsspec URL
+(``s3://…``, ``memory://…``; the remote extra). A ``Sink`` pickles, so each worker
+process writes its own parts into the export's staging folder; names below the root
+are replay's own (``check_name`` refuses anything else).
+
+A URL has no atomic rename of a folder: the export is staged below the root, then
+each file is moved into place and the staging prefix removed; an object store shows
+the new files one by one."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replay.fs import FsError, Tree, check_name
+
+
+@dataclass(frozen=True)
+class Sink:
+    """A folder to write into: ``tree`` (local) or ``url`` (fsspec), not both."""
+
+    tree: Tree | None = None
+    url: str | None = None
+
+    def __str__(self) -> str:
+        return self.url if self.url is not None else str(self.tree)
+
+    def _fs(self) -> tuple[Any, str]:
+        from replay.extras import require
+
+        fsspec = require("fsspec", "remote", f"writing to {self.url}")
+        assert self.url is not None
+        fs, root = fsspec.core.url_to_fs(self.url)
+        return fs, root.rstrip("/")
+
+    def _key(self, root: str, parts: tuple[str, ...]) -> str:
+        for part in parts:
+            check_name(part)
+        return "/".join((root, *parts))
+
+    def write(self, *parts: str, data: Iterable[bytes]) -> None:
+        """Write the file ``parts`` below the root (its folders made as needed)."""
+        if self.tree is not None:
+            self.tree.write(*parts, data=data, what="export file", durable=False)
+            return
+        fs, root = self._fs()
+        key = self._key(root, parts)
+        try:
+            with fs.open(key, "wb") as out:
+                for chunk in data:
+                    out.write(chunk)
+        except OSError as exc:
+            raise FsError(f"{self.url}/{'/'.join(parts)}: cannot write ({exc})") from None
+
+    @contextlib.contextmanager
+    def open(self, *parts: str) -> Any:
+        """The file ``parts`` below the root, open for reading (seekable)."""
+        if self.tree is not None:
+            with self.tree.open(*parts, what="export part") as stream:
+                yield stream
+            return
+        fs, root = self._fs()
+        with fs.open(self._key(root, parts), "rb") as stream:
+            yield stream
+
+    def local(self, *parts: str) -> Path:
+        """The local path of ``parts`` (a DuckDB database is written by path)."""
+        assert self.tree is not None
+        for part in parts:
+            check_name(part)
+        return self.tree.at(*parts)
+
+    def make_folder(self, *parts: str) -> None:
+        if self.tree is not None:
+            with self.tree.folder(*parts, create=True):
+                pass
+
+    def move(self, source: tuple[str, ...], target: tuple[str, ...]) -> None:
+        if self.tree is not None:
+            self.tree.move(source, target)
+            return
+        fs, root = self._fs()
+        src, dst = self._key(root, source), self._key(root, target)
+        if fs.exists(dst):
+            fs.rm(dst)
+        fs.mv(src, dst)
+
+    def exists(self, *parts: str) -> bool:
+        if self.tree is not None:
+            return self.tree.exists(*parts)
+        fs, root = self._fs()
+        return bool(fs.exists(self._key(root, parts)))
+
+    def remove_tree(self, *parts: str) -> None:
+        if self.tree is not None:
+            self.tree.remove_tree(*parts)
+            return
+        fs, root = self._fs()
+        key = self._key(root, parts)
+        with contextlib.suppress(FileNotFoundError, OSError):
+            if fs.exists(key):
+                fs.rm(key, recursive=True)
+
+    def names(self) -> list[str]:
+        """The names at the root (``[]``: it does not exist)."""
+        if self.tree is not None:
+            return [e.name for e in self.tree.entries()]
+        fs, root = self._fs()
+        try:
+            return [str(p).rstrip("/").rsplit("/", 1)[-1] for p in fs.ls(root, detail=False)]
+        except (FileNotFoundError, OSError):
+            return []
