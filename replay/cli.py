@@ -495,8 +495,8 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
     PATH is a session log, - for standard input, or a harness scenario folder
     (input.json + session.jsonl); child logs contribute nothing to the parent's stream.
     """
-    from replay.render.surface import RenderRequest
-    from replay.render.surface import render as render_surface
+    from replay.view.surface import RenderRequest
+    from replay.view.surface import render as render_surface
 
     to_terminal = output is None and sys.stdout.isatty()
     limits = _limits(options)
@@ -555,7 +555,7 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     import webbrowser
 
     if _one_page(paths, output):
-        from replay.render.surface import view_page
+        from replay.view.surface import view_page
 
         audit_options = ("select", "ignore", "min_severity", "fail_on", "baseline")
         if force or jobs is not None or scheduler is not None or any(options[o] for o in audit_options) \
@@ -568,8 +568,8 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
             webbrowser.open(page.resolve().as_uri())
         return
     from replay.check.explain import rule_help
-    from replay.render.web.site import SiteRequest, build_site
     from replay.report.rules import help_text
+    from replay.view.site import SiteRequest, build_site
 
     request = _audit_request("view", paths, options, jobs, scheduler)
     site = _folder_tree(Path(output) if output is not None else Path(DEFAULT_SITE), Path(DEFAULT_SITE))
@@ -752,7 +752,7 @@ def diff(a: Path, b: Path, fmt: str, normalize: bool, full: bool, no_color: bool
 @limit_options
 def plan(path: str, at: int | None, **options: Any) -> None:
     """Print the standing plan (the todos projection) of one log as JSON; null when none."""
-    from replay.render.surface import plan_of
+    from replay.view.surface import plan_of
 
     out = stdout()
     out.write_bytes(json_bytes(plan_of(path, at, _limits(options))) + b"\n")

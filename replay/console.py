@@ -46,8 +46,8 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "replay.scenarios.check.NoScenarios": (2, None),
     "replay.scenarios.check.PendingInsideTree": (2, "--pending"),
     "replay.scenarios.importer.NewScenarioError": (2, None),
-    "replay.render.surface.BadRenderInput": (2, None),
-    "replay.render.web.site.SiteRefused": (2, "-o"),
+    "replay.view.surface.BadRenderInput": (2, None),
+    "replay.view.site.SiteRefused": (2, "-o"),
     "replay.export.request.ExportRefused": (2, "-o"),
     "replay.todo.plan.SeqOutOfRange": (2, "--at"),
     # Failures (exit 1, "replay COMMAND: …" on stderr): a tree, a lock, a pending folder,
@@ -57,7 +57,7 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "replay.goldens.pending.PendingError": (1, "replay"),
     "replay.scenarios.importer.ImportRefused": (1, "replay"),
     # The file said what it looks like (exit 1, the message alone).
-    "replay.render.surface.NotASessionLog": (1, ""),
+    "replay.view.surface.NotASessionLog": (1, ""),
 }
 
 

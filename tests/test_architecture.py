@@ -131,11 +131,53 @@ def test_the_flow_has_one_direction() -> None:
     edges = level_graph(import_graph(), "replay")
     importers = {source for source, targets in edges.items() if "replay.cli" in targets}
     assert importers == {"replay.__main__"}  # nothing but `python -m replay` imports the CLI
-    order = ["replay.log", "replay.check", "replay.project", "replay.render", "replay.export", "replay.goldens",
-             "replay.scenarios", "replay.report"]
+    order = ["replay.log", "replay.check", "replay.project", "replay.render", "replay.view", "replay.export",
+             "replay.goldens", "replay.scenarios", "replay.report"]
     for i, stage in enumerate(order):
         assert not edges.get(stage, set()) & set(order[i + 1:]), f"{stage} imports a later stage"
     assert edges["replay.check"] >= {"replay.todo"} and "replay.check" not in edges.get("replay.todo", set())
+
+
+RENDER_MAY_NOT_IMPORT = (
+    # files, streams and processes: the edges
+    "os", "io", "pathlib", "shutil", "tempfile", "signal", "subprocess", "socket", "mmap", "fcntl", "multiprocessing",
+    "webbrowser", "replay.fs", "replay.output", "replay.console", "replay.terminal", "replay.parallel",
+    "replay.cluster",
+    # the readers of files, folders, archives and URLs
+    "replay.log.source", "replay.log.reader", "replay.log.discover", "replay.log.harness", "replay.log.remote",
+    "replay.log.archive", "replay.log.bounded",
+    # the audit itself (its findings and the rule catalogue are data a page shows; running one is not)
+    "replay.check.engine", "replay.check.audit", "replay.check.runner", "replay.check.baseline",
+    "replay.check.explain",
+)
+
+
+def _every_import(path: Path) -> set[str]:
+    """Every module a file imports, the standard library's too (``from a.b import c``: ``a.b``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def test_rendering_is_pure() -> None:
+    """``replay.render`` opens no file, handles no signal and runs no audit: it is
+    functions of events (and of an audit's result); ``replay.view`` opens the logs,
+    runs the audit and writes the pages."""
+    found = sorted(f"{path.relative_to(REPO)}: {name}" for path in sorted((PACKAGE / "render").rglob("*.py"))
+                   for name in _every_import(path)
+                   if any(name == banned or name.startswith(banned + ".") for banned in RENDER_MAY_NOT_IMPORT))
+    assert found == []
+
+
+def test_the_purity_test_sees_a_deferred_import(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from replay.fs import Tree\n    import os.path\n", encoding="utf-8")
+    assert {"replay.fs", "replay.fs.Tree", "os.path"} <= _every_import(module)
 
 
 ARCHITECTURE = REPO / "docs" / "architecture.md"

@@ -36,8 +36,8 @@ from replay.export.sink import Sink
 from replay.fs import FsError, Tree, abandoned
 from replay.log.source import PassedOver, ignore
 from replay.render.web.session_page import SEVERITIES, audit_status
-from replay.render.web.site import _CHILD
 from replay.urls import is_url
+from replay.view.site import _CHILD
 
 ROW_GROUP = 65536
 """Rows per Parquet row group, at most."""

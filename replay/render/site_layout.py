@@ -1,6 +1,6 @@
 """The names of the session browser's site (``replay view PATH -o DIR``), said once: a
 leaf, so the command line reads them without loading the site's builder
-(``replay.render.web.site``)."""
+(``replay.view.site``)."""
 
 from __future__ import annotations
 

@@ -23,9 +23,9 @@ from replay.check.audit import AuditRequest
 from replay.fs import Tree
 from replay.render.site_layout import INDEX
 from replay.render.web import site_index
-from replay.render.web.site import SiteRequest, build_site
 from replay.render.web.site_strings import SITE_EN, SITE_ZH, count
 from replay.style import sanitize
+from replay.view.site import SiteRequest, build_site
 from tests.browser.logs import timeline_log
 from tests.helpers import MULTI_TURN, TODO_WRITE, corpus_file, dump, index_of, records
 from tests.render.web.log_numbers import log_numbers

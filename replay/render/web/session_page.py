@@ -3,8 +3,8 @@
 The page is made in two steps, so that a log is read once, by its audit:
 
 1. **The draft**, where the log is audited (this process, a worker process or a
-   cluster worker): ``PageWatch`` is a ``replay.check.engine.Watch``, so the page's
-   ``DraftWriter`` sees the audit's own items as they are read and writes the
+   cluster worker): the site's watch (``replay.view.site.PageWatch``) feeds a
+   ``DraftWriter`` the audit's own items as they are read; it writes the
    transcript as HTML, compressed as it goes (memory holds the HTML of the tool calls
    still waiting for their results, at most ``HELD`` events of it, and the numbers of
    ``replay.project.session``). What only the end of the log or the rest of the
@@ -37,17 +37,16 @@ from typing import Any
 import orjson
 import zstandard
 
-from replay.check.engine import LogReport, Reading, Watch
 from replay.check.registry import RULES, rule_order
 from replay.findings import Finding, Severity
 from replay.jsjson import parse
 from replay.log.event import ChunkRun, ChunkSpan, Event
-from replay.log.reader import LogRead
 from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts
 from replay.project.tools import Pairing, ToolCall, ToolResult, outcome
 from replay.project.transcript import message_of
 from replay.render.acp.profiles import generation_of
 from replay.render.choices import Locale
+from replay.render.web.audited import Audited
 from replay.render.web.locale import formatter, interpolate
 from replay.render.web.page import (
     CLIP,
@@ -176,18 +175,6 @@ def unpacked(blob: Packed) -> Iterator[bytes]:
 # -- the draft ----------------------------------------------------------------------------
 
 
-class PageWatch(Watch):
-    """The session browser's watch: it drafts the page of every log the audit reads,
-    in ``locale``. Pickles (only its locale travels)."""
-
-    def __init__(self, locale: Locale = "en") -> None:
-        super().__init__()
-        self.locale = locale
-
-    def reading(self, log: LogRead) -> Reading:
-        return DraftWriter(log, self.locale)
-
-
 class _Slot:
     """A place in the HTML whose text is known later (a turn's or a step's numbers)."""
 
@@ -273,10 +260,12 @@ def _json(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
 
 
-class DraftWriter(Reading):
-    """One log's page, drafted from the audit's items as they are read."""
+class DraftWriter:
+    """One log's page, drafted from its items (events, chunk runs and spans, and the
+    reading's findings, as the audit reads them) batch by batch: ``batch``, then
+    ``done``. ``header``: the log's session header record."""
 
-    def __init__(self, log: LogRead, locale: Locale) -> None:
+    def __init__(self, header: dict[str, Any] | None, locale: Locale) -> None:
         self.locale = locale
         self.ps: PageStrings = page_strings(locale)
         self.ss: SiteStrings = site_strings(locale)
@@ -287,8 +276,7 @@ class DraftWriter(Reading):
         self._step_head = formatter(ss.step_head, "step")
         self._step_end_text = formatter(ss.step_end, "step", "latency")
         self._tokens_line = formatter(ss.tokens_line, "input", "output", "cache_read", "reasoning")
-        header = log.header.record if log.header is not None else {}
-        self.header = header
+        self.header = header if header is not None else {}
         self.fold = SessionFold()
         self.pairing = Pairing()
         self.generation: str | None = None
@@ -614,7 +602,7 @@ class DraftWriter(Reading):
 
     # -- the end ----------------------------------------------------------------------
 
-    def done(self, report: LogReport) -> PageDraft:
+    def done(self, report: Audited | None = None) -> PageDraft:
         self._not_events(None)
         self._end_stream()
         while self.parts:
@@ -723,7 +711,7 @@ Status = tuple[str, str | None]
 """A log's audit status (``ok``, ``warnings``, ``errors``, ``unreadable``) and its worst rule."""
 
 
-def audit_status(report: LogReport) -> Status:
+def audit_status(report: Audited) -> Status:
     """How a log stands after its audit: ``unreadable``, ``errors`` (an error finding),
     ``warnings`` (a warning or policy finding) or ``ok``; and the worst rule: the rule
     with the most findings of the worst severity (the first in listing order on a tie)."""
@@ -769,7 +757,7 @@ def findings_at(found: Sequence[Finding], links: PageLinks, ss: SiteStrings) -> 
     return f"<ul class=\"findings at\" data-worst=\"{SEVERITIES[worst].value}\">{items}</ul>\n"
 
 
-def banner_html(report: LogReport, ss: SiteStrings, transcript: bool = True) -> str:
+def banner_html(report: Audited, ss: SiteStrings, transcript: bool = True) -> str:
     """What today's harness would do with the log, when it is damaged, repaired or
     migrated: its format findings (the rules of what the harness does when it loads
     a log), with the audit's words; replay's own (the file could not be read whole)
@@ -806,7 +794,7 @@ def _fact(label: str, value: str, data: str = "", key: str = "") -> str:
     return f"<dt>{esc(label)}</dt><dd{attrs}>{value}</dd>"
 
 
-def facts_html(facts: SessionFacts | None, report: LogReport, shown_path: str, links: PageLinks,
+def facts_html(facts: SessionFacts | None, report: Audited, shown_path: str, links: PageLinks,
                ss: SiteStrings) -> str:
     """The session's header: where it is, what it is, and its numbers (each with its
     exact value in ``data-value``)."""
@@ -882,7 +870,7 @@ def page_title(facts: SessionFacts | None, shown_path: str) -> str:
     return facts.title if facts is not None and facts.title else shown_path
 
 
-def page_chunks(draft: PageDraft | None, report: LogReport, shown_path: str, links: PageLinks, locale: Locale,
+def page_chunks(draft: PageDraft | None, report: Audited, shown_path: str, links: PageLinks, locale: Locale,
                 failure: str | None = None) -> Iterator[str | bytes]:
     """A session's page: its draft (``None``: none could be made, ``failure`` says
     why) with the findings of ``report`` at their events and the site's ``links``."""
@@ -913,7 +901,7 @@ def page_chunks(draft: PageDraft | None, report: LogReport, shown_path: str, lin
     yield f"<script>{SESSION_SCRIPT}</script>\n</body>\n</html>\n"
 
 
-def findings_section(report: LogReport, links: PageLinks, ss: SiteStrings, transcript: bool = True) -> str:
+def findings_section(report: Audited, links: PageLinks, ss: SiteStrings, transcript: bool = True) -> str:
     counts = " · ".join(f"{report.count(s)} {s.value}" for s in SEVERITIES if report.count(s))
     head = f"<h2 id=\"findings-title\">{esc(ss.findings_title)}{' (' + esc(counts) + ')' if counts else ''}</h2>"
     if not report.findings:
@@ -934,7 +922,7 @@ def place(draft: PageDraft, line: int) -> int:
     return draft.offsets[k] if k >= 0 else 0
 
 
-def body_chunks(draft: PageDraft, report: LogReport, links: PageLinks, ss: SiteStrings) -> Iterator[str | bytes]:
+def body_chunks(draft: PageDraft, report: Audited, links: PageLinks, ss: SiteStrings) -> Iterator[str | bytes]:
     """The transcript, its places filled: the numbers of turns and steps, each
     delegation's link, each finding before the element of its line."""
     at: dict[int, list[Finding]] = {}
@@ -986,4 +974,4 @@ def _delegation_html(link: Link | None, ss: SiteStrings) -> str:
             "</a></p>\n")
 
 
-__all__ = ["DraftWriter", "Link", "PageDraft", "PageLinks", "PageWatch", "SessionFacts", "audit_status", "page_chunks"]
+__all__ = ["DraftWriter", "Link", "PageDraft", "PageLinks", "SessionFacts", "audit_status", "page_chunks"]

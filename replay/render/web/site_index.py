@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from replay.check.engine import AuditResult, LogReport
 from replay.render.choices import Locale
+from replay.render.web.audited import Audited, AuditedMany
 from replay.render.web.locale import interpolate
 from replay.render.web.page import esc
 from replay.render.web.page_assets import INDEX_CSP, INDEX_CSS, INDEX_SCRIPT
@@ -37,7 +37,7 @@ class Row:
     """One session of the index: its report, how it is named, its page (relative to
     the index), its numbers, and how many child sessions it has."""
 
-    report: LogReport
+    report: Audited
     shown: str
     href: str
     facts: SessionFacts | None
@@ -122,7 +122,7 @@ def _empty(key: str, title: str, ss: SiteStrings) -> str:
     return _figure(key, title, f"<p class=\"note\">{esc(ss.chart_empty)}</p>")
 
 
-def rules_chart(reports: Sequence[LogReport], ss: SiteStrings) -> str:
+def rules_chart(reports: Sequence[Audited], ss: SiteStrings) -> str:
     """Horizontal bars: the findings of each of the ``TOP_RULES`` most frequent rules,
     coloured by their worst severity."""
     counts: Counter[str] = Counter()
@@ -228,7 +228,7 @@ def _short(n: int) -> str:
 # -- the page ------------------------------------------------------------------------------
 
 
-def totals_html(result: AuditResult, facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
+def totals_html(result: AuditedMany, facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
     summary = result.summary
     tokens = sum(sum(f.tokens) for f in facts if f is not None)
     items = ((summary.files, ss.total_sessions, "sessions"), (summary.events, ss.total_events, "events"),
@@ -266,7 +266,7 @@ def pager_html(total: int, ss: SiteStrings) -> str:
         f"<button type=\"button\" id=\"page-all\">{esc(ss.page_all)}</button></div>\n")
 
 
-def index_chunks(rows: Sequence[Row], result: AuditResult, locale: Locale, passed_over: int = 0) -> Iterator[str]:
+def index_chunks(rows: Sequence[Row], result: AuditedMany, locale: Locale, passed_over: int = 0) -> Iterator[str]:
     """The index page, in pieces."""
     ss = site_strings(locale)
     facts = [row.facts for row in rows]

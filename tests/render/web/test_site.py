@@ -328,7 +328,7 @@ def test_page_names_never_meet_even_case_folded() -> None:
     """Every page is in one folder: names that would meet (the same name in another
     case, the same readable end, a folder's name and a log's that add up to another
     page's) get a hash until they are free, as a case-insensitive file system sees it."""
-    from replay.render.web.site import page_name
+    from replay.view.site import page_name
 
     taken: set[str] = set()
     names = [page_name(folder, base, taken) for folder, base in (
@@ -526,7 +526,7 @@ def test_open_opens_the_index_or_the_page(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_a_child_is_named_by_its_whole_session_id() -> None:
     """A subagent result that names child ``s12`` does not take child ``s1``."""
-    from replay.render.web.site import _names
+    from replay.view.site import _names
 
     assert [_names("started session s12.", sid) for sid in ("s1", "s12", "s")] == [False, True, False]
     assert _names("child abc-def-1 done", "abc-def-1") and not _names("child abc-def-12", "abc-def-1")

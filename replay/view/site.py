@@ -2,7 +2,7 @@
 log ``replay audit`` finds in the paths, audited exactly as it audits them
 (``replay.check.audit.Audit``: the same discovery, caps, workers, selection, baseline
 and ``[tool.replay.audit]`` table), each log read once: its page is drafted from the
-audit's own reading (``session_page.PageWatch``), where the audit runs.
+audit's own reading (``PageWatch``), where the audit runs.
 
 The site, below ``DIR``::
 
@@ -39,21 +39,30 @@ import secrets
 import signal
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from replay.check.audit import Audit, AuditRequest
-from replay.check.engine import Attached, AuditResult, LogReport
+from replay.check.engine import Attached, AuditResult, LogReport, Reading, Watch
 from replay.check.registry import RULES
 from replay.fs import FsError, Tree, abandoned
+from replay.log.reader import AuditItem, LogRead
 from replay.log.source import PassedOver, display_path, ignore
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
 from replay.render.web.page import esc
 from replay.render.web.page_assets import RULE_CSP, RULE_CSS
-from replay.render.web.session_page import Link, PageDraft, PageLinks, PageWatch, SessionFacts, head_html, page_chunks
+from replay.render.web.session_page import (
+    DraftWriter,
+    Link,
+    PageDraft,
+    PageLinks,
+    SessionFacts,
+    head_html,
+    page_chunks,
+)
 from replay.render.web.site_index import Row, index_chunks
 from replay.render.web.site_strings import site_strings
 
@@ -61,6 +70,31 @@ NAME_CHARS = 60
 """Characters of a log's path kept in its page's name (the rest is a hash)."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _CHILD = re.compile(r"\.(\d+)\.jsonl(?:\.zstd?)?$")
+
+
+class PageWatch(Watch):
+    """The session browser's watch: it drafts the page of every log the audit reads,
+    in ``locale``. Pickles (only its locale travels)."""
+
+    def __init__(self, locale: Locale = DEFAULT_LOCALE) -> None:
+        super().__init__()
+        self.locale = locale
+
+    def reading(self, log: LogRead) -> Reading:
+        return _Drafting(DraftWriter(log.header.record if log.header is not None else None, self.locale))
+
+
+class _Drafting(Reading):
+    """A log's page drafted from the audit's batches, as the audit reads them."""
+
+    def __init__(self, writer: DraftWriter) -> None:
+        self.writer = writer
+
+    def batch(self, items: Sequence[AuditItem]) -> None:
+        self.writer.batch(items)
+
+    def done(self, report: LogReport) -> PageDraft:
+        return self.writer.done(report)
 
 
 class SiteRefused(Exception):
