@@ -19,12 +19,13 @@ from typing import Any
 
 from replay.check.engine import LogReport, Reading, Watch
 from replay.export.arrow import parquet_bytes
+from replay.export.otlp import CLIENT, INTERNAL, SERVICE, LogTrace, Span, span_id
 from replay.export.schema import TABLES
 from replay.export.sink import Sink
 from replay.findings import Finding
 from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.log.reader import LogRead
-from replay.project.session import SessionFold
+from replay.project.session import SUBAGENT_TOOLS, SessionFold
 from replay.project.tools import tool_call
 from replay.render.acp.profiles import generation_of
 
@@ -61,9 +62,13 @@ class ExportWatch(Watch):
     """Reads each log into its rows and writes them into ``sink``'s ``staging`` folder.
     Pickles (its sink, staging name and flags travel)."""
 
-    def __init__(self, sink: Sink, staging: str, events: bool = False, row_group: int = 65536) -> None:
+    def __init__(self, sink: Sink, staging: str, events: bool = False, row_group: int = 65536,
+                 traces: bool = False, content: bool = False) -> None:
         super().__init__()
         self.sink, self.staging, self.events, self.row_group = sink, staging, events, row_group
+        self.traces, self.content = traces, content
+        """``traces``: make each log's spans (``LogTrace``) instead of its rows;
+        ``content``: with the prompt, arguments and results."""
 
     def reading(self, log: LogRead) -> Reading:
         return LogRows(self, log)
@@ -79,10 +84,11 @@ class LogRows(Reading):
         self.session_id = _text(self.header.get("id"))
         self.fold = SessionFold()
         self.generation: str | None = None
-        self.calls: list[tuple[Any, Any, int]] = []
-        """Each call's turn, step and argument characters."""
-        self.results: dict[int, tuple[int, str | None]] = {}
-        """Each settled call's result characters and error text."""
+        self.calls: list[tuple[Any, Any, int, str | None]] = []
+        """Each call's turn, step, argument characters (and with content, its arguments)."""
+        self.results: dict[int, tuple[int, str | None, str | None]] = {}
+        """Each settled call's result characters, error text (and with content, its text)."""
+        self.content = watch.traces and watch.content
         self.plans: list[tuple[int, Any, Any]] = []
         self.turn: Any = None
         self.events: list[tuple[Any, ...]] | None = [] if watch.events else None
@@ -127,7 +133,8 @@ class LogRows(Reading):
         if kind == "tool/call":
             if len(fold.calls) > len(self.calls):
                 call = tool_call(ev)
-                self.calls.append((call.turn, call.step, len(call.args_raw)) if call is not None else (None, None, 0))
+                self.calls.append((call.turn, call.step, len(call.args_raw), call.args_raw if self.content else None)
+                                  if call is not None else (None, None, 0, None))
         elif kind == "tool/result":
             settled = fold.settled
             if settled is not None:
@@ -135,7 +142,7 @@ class LogRows(Reading):
                 text = result.text
                 failed = result.is_error
                 error = (text or result.output) if failed else None
-                self.results[number] = (len(text), error)
+                self.results[number] = (len(text), error, text if self.content else None)
         elif kind == "turn/start":
             data = ev.data
             self.turn = data.get("turn") if isinstance(data, dict) else None
@@ -170,8 +177,8 @@ class LogRows(Reading):
         table("steps", steps)
         calls = []
         for c in fold.calls:
-            turn, step, args = self.calls[c.number] if c.number < len(self.calls) else (None, None, 0)
-            size, error = self.results.get(c.number, (None, None))
+            turn, step, args, _ = self.calls[c.number] if c.number < len(self.calls) else (None, None, 0, None)
+            size, error, _ = self.results.get(c.number, (None, None, None))
             calls.append((path, sid, c.number, c.seq, c.call_id, c.name, _int(turn), _int(step), c.outcome, c.start,
                           c.end, c.duration, args, size, error))
         table("tool_calls", calls)
@@ -186,8 +193,10 @@ class LogRows(Reading):
             table("events", [(path, sid, *e) for e in self.events])
         return tables
 
-    def done(self, report: LogReport) -> LogFacts:
+    def done(self, report: LogReport) -> LogFacts | LogTrace:
         watch = self.watch
+        if watch.traces:
+            return self._trace(report)
         parts = []
         digest = hashlib.sha256(self.path.encode("utf-8", "surrogatepass")).hexdigest()[:12]
         for name, columns in self._rows().items():
@@ -212,6 +221,47 @@ class LogRows(Reading):
             "cache_write_tokens": usage.cache_write, "reasoning_tokens": usage.reasoning,
             "plan_done": plan[0] if plan else None, "plan_total": plan[1] if plan else None,
         }
+
+
+    def _trace(self, report: LogReport) -> LogTrace:
+        """The log's spans: its session, its steps, its tool calls (see ``replay.export.otlp``)."""
+        fold, path = self.fold, self.path
+        session = Span(span_id(path, "session"), None, "invoke_agent", INTERNAL, fold.first, fold.last, {
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": SERVICE,
+            "gen_ai.conversation.id": self.session_id, "replay.log.path": path, "replay.audit.status": report.status,
+            "replay.audit.findings": len(report.findings),
+            "gen_ai.input.messages": fold.prompt if self.content else None})
+        steps: dict[tuple[Any, Any], Span] = {}
+        for n, s in enumerate(fold.steps.values()):
+            u = s.usage
+            model = s.shown_model
+            span = Span(span_id(path, "step", n), session.span_id, f"chat {model}" if model else "chat", CLIENT,
+                        s.start, s.end, {
+                            "gen_ai.operation.name": "chat", "gen_ai.request.model": model,
+                            "gen_ai.usage.input_tokens": u.input + u.cache_read + u.cache_write,
+                            "gen_ai.usage.cache_read.input_tokens": u.cache_read,
+                            "gen_ai.usage.cache_creation.input_tokens": u.cache_write,
+                            "gen_ai.usage.output_tokens": u.output + u.reasoning,
+                            "gen_ai.usage.reasoning.output_tokens": u.reasoning,
+                            "gen_ai.response.finish_reasons": [s.finish] if s.finish else None,
+                            "replay.turn": _int(s.turn), "replay.step": _int(s.step)})
+            steps[(s.turn, s.step)] = span
+            session.children.append(span)
+        delegations = []
+        for c in fold.calls:
+            turn, step, _, args = self.calls[c.number] if c.number < len(self.calls) else (None, None, 0, None)
+            _, error, text = self.results.get(c.number, (None, None, None))
+            parent = steps.get((_int(turn), _int(step))) or session
+            span = Span(span_id(path, "call", c.number), parent.span_id, f"execute_tool {c.name}", INTERNAL,
+                        c.start, c.end, {
+                            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": c.name,
+                            "gen_ai.tool.call.id": c.call_id, "replay.tool.status": c.outcome,
+                            "gen_ai.tool.call.arguments": args, "gen_ai.tool.call.result": text},
+                        error=(error or c.outcome) if c.outcome in ("failed", "interrupted") else None)
+            parent.children.append(span)
+            if c.name in SUBAGENT_TOOLS:
+                delegations.append((c.number, span.span_id, c.result_head))
+        return LogTrace(session, self.session_id, _text(self.header.get("parentSession")), delegations)
 
 
 def _item(todo: Any) -> dict[str, str | None]:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import posixpath
+import re
 import secrets
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -29,15 +31,17 @@ from typing import Any
 from replay.check.audit import Audit
 from replay.check.engine import Attached, LogReport
 from replay.export.arrow import arrow_table, parquet_stream, pyarrow
+from replay.export.otlp import LogTrace
 from replay.export.request import ExportRefused, ExportRequest, ExportResult
 from replay.export.rows import PART_TABLES, ExportWatch, LogFacts, Part
 from replay.export.schema import OPTIONAL, SCHEMA_VERSION, TABLES, arrow_schema
 from replay.export.sink import Sink
-from replay.fs import FsError, Tree, abandoned
-from replay.log.source import PassedOver, ignore
+from replay.fs import FsError, Tree, abandoned, write_output
+from replay.log.source import PassedOver, display_path, ignore
+from replay.output import json_bytes
 from replay.render.web.session_page import SEVERITIES, audit_status
 from replay.urls import is_url
-from replay.view.site import _CHILD
+from replay.view.site import _CHILD, folder_name, page_name
 
 ROW_GROUP = 65536
 """Rows per Parquet row group, at most."""
@@ -195,15 +199,132 @@ def _publish(sink: Sink, staging: str, database: str | None, names: list[str]) -
         sink.move((staging, "out", name), (name,))
 
 
+# -- traces -------------------------------------------------------------------------------
+
+
+def _names(text: str, session_id: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(session_id)}(?![\w-])", text) is not None
+
+
+def _families(traces: list[tuple[str, LogTrace]]) -> list[tuple[str, LogTrace]]:
+    """Each child log's session linked under the ``subagent`` call that started it (the
+    call whose result names its session id, else its parent's next free one) in the
+    log of its ``parentSession`` in the same folder; the logs that are roots, in order."""
+    by_id: dict[tuple[str, str], LogTrace] = {}
+    for path, trace in traces:
+        if trace.session_id:
+            by_id.setdefault((posixpath.dirname(path), trace.session_id), trace)
+    free: dict[int, list[tuple[int, str, str]]] = {}
+    linked: set[int] = set()
+    for path, trace in traces:
+        parent = by_id.get((posixpath.dirname(path), trace.parent_session or ""))
+        if parent is None or parent is trace or not trace.parent_session:
+            continue
+        if id(parent) in linked and _ancestor(trace, parent, by_id, path):
+            continue
+        calls = free.setdefault(id(parent), list(parent.delegations))
+        call = next((c for c in calls if trace.session_id and _names(c[2], trace.session_id)), None) \
+            or (calls[0] if calls else None)
+        holder = parent.root
+        if call is not None:
+            calls.remove(call)
+            holder = next(s for s in parent.root.walk() if s.span_id == call[1])
+        trace.root.parent = holder.span_id
+        holder.children.append(trace.root)
+        linked.add(id(trace))
+    return [(path, trace) for path, trace in traces if id(trace) not in linked]
+
+
+def _ancestor(trace: LogTrace, parent: LogTrace, by_id: dict[tuple[str, str], LogTrace], path: str) -> bool:
+    """Whether ``trace`` is already above ``parent`` (a loop of parentSession headers)."""
+    seen: set[int] = set()
+    current: LogTrace | None = parent
+    folder = posixpath.dirname(path)
+    while current is not None and id(current) not in seen:
+        if current is trace:
+            return True
+        seen.add(id(current))
+        current = by_id.get((folder, current.parent_session or "")) if current.parent_session else None
+    return False
+
+
+def _export_traces(request: ExportRequest, passed_over: PassedOver,
+                   on_report: Callable[[LogReport], None]) -> ExportResult:
+    from replay.export.otlp import request as trace_request
+    from replay.export.otlp import trace_id
+
+    stream = request.out.endswith(".jsonl")
+    sink = Sink(url=request.out.rstrip("/")) if is_url(request.out) and not stream else \
+        Sink(tree=Tree.named(Path(request.out))) if not stream else None
+    if sink is not None:
+        if sink.tree is not None:
+            try:
+                sink.tree.check_root()
+            except FsError as exc:
+                raise ExportRefused(str(exc)) from None
+        _claim(sink, None)
+        _clean(sink)
+    staging = f"{STAGING}{os.getpid()}-{secrets.token_hex(4)}"
+    watch = ExportWatch(Sink(), staging, traces=True, content=request.with_content)
+    traces: list[tuple[str, LogTrace]] = []
+    waiting: dict[str, deque[Attached]] = {}
+
+    def attached(item: Attached) -> None:
+        waiting.setdefault(item.path, deque()).append(item)
+
+    def reported(report: LogReport) -> None:
+        queue = waiting.get(report.path)
+        item = queue.popleft() if queue else None
+        if queue is not None and not queue:
+            del waiting[report.path]
+        if item is not None and isinstance(item.value, LogTrace):
+            traces.append((report.path, item.value))
+        on_report(report)
+
+    result = Audit(request.audit, passed_over, watch=watch).run(reported, attached)
+    roots = _families(traces)
+    documents = []
+    spans = 0
+    for path, trace in roots:
+        root = trace.root
+        low = root.start if root.start is not None else 0
+        root.place(low, root.end if root.end is not None and root.end >= low else low)
+        document = trace_request(trace_id(path), [root])
+        spans += len(document["resourceSpans"][0]["scopeSpans"][0]["spans"])
+        documents.append((path, document))
+    if sink is None:
+        lines = (json_bytes(doc) + b"\n" for _, doc in documents)
+        if is_url(request.out):
+            folder, _, name = request.out.rpartition("/")
+            Sink(url=folder).write(name, data=lines)
+        else:
+            write_output(Path(request.out), lines)
+    else:
+        taken: set[str] = set()
+        names = []
+        try:
+            for path, doc in documents:
+                shown = display_path(path)
+                page = page_name(folder_name(posixpath.dirname(shown)), posixpath.basename(shown) or shown, taken)
+                name = page.removesuffix(".html") + ".otlp.json"
+                sink.write(staging, name, data=[json_bytes(doc) + b"\n"])
+                names.append(name)
+            sink.write(staging, MARKER, data=[b"OTLP/JSON traces replay wrote; each run rewrites them.\n"])
+            for name in [*names, MARKER]:
+                sink.move((staging, name), (name,))
+        finally:
+            with contextlib.suppress(FsError, OSError):
+                sink.remove_tree(staging)
+    return ExportResult(result, request.out, {"sessions": len(traces), "traces": len(documents), "spans": spans})
+
+
 def export(request: ExportRequest, passed_over: PassedOver = ignore,
            on_report: Callable[[LogReport], None] = lambda report: None) -> ExportResult:
     """Audit the paths and export their sessions (see the module docstring)."""
     chosen = request.chosen
     pyarrow()
     if chosen == "otlp":
-        from replay.export.otlp import export_traces
-
-        return export_traces(request, passed_over, on_report)
+        return _export_traces(request, passed_over, on_report)
     sink, database = _target(request)
     if sink.tree is not None:
         try:

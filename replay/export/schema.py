@@ -35,7 +35,7 @@ _LOG = (("path", STRING, "the log, as the audit names it (its `path` in the audi
 _TOKENS = (("input_tokens", INT, "uncached input tokens"), ("output_tokens", INT, "output tokens"),
            ("cache_read_tokens", INT, "input tokens read from the provider's cache"),
            ("cache_write_tokens", INT, "input tokens written to the provider's cache"),
-           ("reasoning_tokens", INT, "reasoning tokens (a part of the output)"))
+           ("reasoning_tokens", INT, "reasoning tokens (apart from the output tokens: the counts are disjoint)"))
 
 TABLES: dict[str, tuple[Column, ...]] = {
     "sessions": _columns(
