@@ -2,7 +2,9 @@
 as the log holds it. Two things a Parquet column cannot hold are said here, once: a
 string with a lone surrogate (JavaScript's strings allow one, UTF-8 cannot encode it)
 is written with U+FFFD in its place, the one character replay shows for it
-everywhere; an integer outside the 64-bit range is written as null."""
+everywhere; an integer outside the 64-bit range is written as null, and so is a time
+outside JavaScript's dates (more than 8.64e15 ms from the epoch either way, which
+every reader's timestamp holds)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from replay.export.schema import INT, ITEMS, STRING, STRINGS, TABLES, TIME, arro
 from replay.extras import require
 
 INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+TIME_LIMIT = 8_640_000_000_000_000
+"""Milliseconds from the epoch to the last date JavaScript's Date holds."""
 
 
 def pyarrow() -> Any:
@@ -33,11 +37,17 @@ def _whole(value: Any) -> Any:
     return value if type(value) is not int or INT_MIN <= value <= INT_MAX else None
 
 
+def _time(value: Any) -> Any:
+    return value if type(value) is not int or -TIME_LIMIT <= value <= TIME_LIMIT else None
+
+
 def _clean(kind: str, values: list[Any]) -> list[Any]:
     if kind == STRING:
         return [_text(v) for v in values]
-    if kind in (INT, TIME):
+    if kind == INT:
         return [_whole(v) for v in values]
+    if kind == TIME:
+        return [_time(v) for v in values]
     if kind == STRINGS:
         return [None if v is None else [_text(s) for s in v] for v in values]
     if kind == ITEMS:
@@ -52,6 +62,8 @@ def arrow_table(table: str, columns: dict[str, list[Any]]) -> Any:
     arrays = []
     for column, field in zip(TABLES[table], schema, strict=True):
         values = columns[column.name]
+        if column.type == TIME:
+            values = _clean(TIME, values)
         try:
             arrays.append(pa.array(values, field.type))
         except (pa.ArrowException, OverflowError, UnicodeError, TypeError, ValueError):

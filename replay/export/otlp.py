@@ -34,6 +34,12 @@ INTERNAL, CLIENT = 1, 3
 STATUS_ERROR = 2
 MS = 1_000_000
 """Nanoseconds in a millisecond."""
+LATEST = ((1 << 64) - 1) // MS
+"""The latest time in milliseconds an OTLP timestamp (unsigned nanoseconds) holds."""
+
+
+def in_range(value: int | None) -> int | None:
+    return value if value is not None and 0 <= value <= LATEST else None
 
 
 def span_id(path: str, kind: str, number: int = 0) -> str:
@@ -75,6 +81,7 @@ class Span:
 
     def place(self, low: int, high: int) -> None:
         """Put the span and its children inside ``low``–``high``."""
+        self.start, self.end = in_range(self.start), in_range(self.end)
         start = self.start if self.start is not None and low <= self.start <= high else low
         end = self.end
         if end is None or end > high:

@@ -31,7 +31,7 @@ from typing import Any
 from replay.check.audit import Audit
 from replay.check.engine import Attached, LogReport
 from replay.export.arrow import arrow_table, parquet_stream, pyarrow
-from replay.export.otlp import LogTrace
+from replay.export.otlp import LogTrace, in_range
 from replay.export.request import ExportRefused, ExportRequest, ExportResult
 from replay.export.rows import PART_TABLES, ExportWatch, LogFacts, Part
 from replay.export.schema import OPTIONAL, SCHEMA_VERSION, TABLES, arrow_schema
@@ -287,8 +287,9 @@ def _export_traces(request: ExportRequest, passed_over: PassedOver,
     spans = 0
     for path, trace in roots:
         root = trace.root
-        low = root.start if root.start is not None else 0
-        root.place(low, root.end if root.end is not None and root.end >= low else low)
+        low = in_range(root.start) or 0
+        high = in_range(root.end)
+        root.place(low, high if high is not None and high >= low else low)
         document = trace_request(trace_id(path), [root])
         spans += len(document["resourceSpans"][0]["scopeSpans"][0]["spans"])
         documents.append((path, document))

@@ -147,3 +147,28 @@ def arrow_schema(table: str) -> Any:
              STRINGS: pa.list_(pa.string()), ITEMS: pa.list_(item)}
     return pa.schema([(c.name, types[c.type]) for c in TABLES[table]],
                      metadata={"replay.schema_version": str(SCHEMA_VERSION), "replay.table": table})
+
+
+def schema_markdown() -> str:
+    """The schema page of the docs (docs/reference/export-schema.md), from ``TABLES``."""
+    out = [
+        "# Export schema\n",
+        "The tables `replay export` writes ([the guide](../guides/export.md) shows how to query them), every "
+        "column with its type and meaning. This page is the schema's own text (a test holds it equal to the "
+        "code).\n",
+        f"**Schema version {SCHEMA_VERSION}.** It changes whenever a column is added, removed, renamed or changes "
+        "its type or meaning. A Parquet file carries it in its metadata (`replay.schema_version`, with "
+        "`replay.table`); a DuckDB database in its table `replay_export` (`schema_version`, `tables`).\n",
+        "Types: `string` is UTF-8 text, exactly as the log holds it (UTF-8 cannot hold a lone surrogate, which "
+        "JavaScript's strings allow: one is written as U+FFFD); `int64` a 64-bit integer (a value beyond 64 bits "
+        "is null); `timestamp` a time in milliseconds since the epoch, UTC (DuckDB's `TIMESTAMP WITH TIME ZONE`); "
+        "`list<string>` a list of texts; `list<item>` a plan's items, each a struct of `content`, `status` and "
+        "`active_form` (texts). Null is what the log does not say.\n",
+    ]
+    for table, columns in TABLES.items():
+        note = " (with `--events`)" if table in OPTIONAL else ""
+        out.append(f"## {table}{note}\n")
+        out.append("| column | type | meaning |\n|---|---|---|")
+        out.extend(f"| `{c.name}` | `{c.type}` | {c.meaning} |" for c in columns)
+        out.append("")
+    return "\n".join(out)

@@ -132,3 +132,16 @@ def test_a_database_and_workers_give_the_same_tables(exported: tuple[Path, int, 
         theirs = pq.read_table(exported[0] / f"{table}.parquet")
         assert ours.to_pylist() == theirs.to_pylist(), table
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.duckdb"]  # no staging left beside it
+
+
+def test_the_schema_page_lists_every_column() -> None:
+    """docs/reference/export-schema.md is ``schema_markdown()``: every table, every column
+    with its type and meaning (regenerate it with that function after a change)."""
+    from replay.export.schema import schema_markdown
+    from tests.helpers import REPO
+
+    page = (REPO / "docs" / "reference" / "export-schema.md").read_text(encoding="utf-8")
+    assert page == schema_markdown()
+    for table, columns in TABLES.items():
+        for c in columns:
+            assert f"| `{c.name}` | `{c.type}` | {c.meaning} |" in page.split(f"## {table}", 1)[1]
