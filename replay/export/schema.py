@@ -153,7 +153,7 @@ def schema_markdown() -> str:
     """The schema page of the docs (docs/reference/export-schema.md), from ``TABLES``."""
     out = [
         "# Export schema\n",
-        "The tables `replay export` writes ([the guide](../guides/export.md) shows how to query them), every "
+        "The tables an export writes ([the guide](../guides/export.md) shows how to query them), every "
         "column with its type and meaning. This page is the schema's own text (a test holds it equal to the "
         "code).\n",
         f"**Schema version {SCHEMA_VERSION}.** It changes whenever a column is added, removed, renamed or changes "
