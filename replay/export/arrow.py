@@ -9,7 +9,6 @@ every reader's timestamp holds)."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 from replay.export.schema import INT, ITEMS, STRING, STRINGS, TABLES, TIME, arrow_schema
@@ -78,54 +77,3 @@ def parquet_bytes(table: str, columns: dict[str, list[Any]], row_group: int) -> 
     out = io.BytesIO()
     pq.write_table(arrow_table(table, columns), out, row_group_size=row_group, compression="zstd")
     return out.getvalue()
-
-
-class _Pipe(io.RawIOBase):
-    """What a Parquet writer writes, taken away in pieces as it comes."""
-
-    def __init__(self) -> None:
-        self.pieces: list[bytes] = []
-        self.size = 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int:
-        piece = bytes(data)
-        self.pieces.append(piece)
-        self.size += len(piece)
-        return len(piece)
-
-    def tell(self) -> int:
-        return self.size
-
-    def take(self) -> bytes:
-        data = b"".join(self.pieces)
-        self.pieces.clear()
-        return data
-
-
-def parquet_stream(table: str, batches: Iterable[Any], row_group: int) -> Iterator[bytes]:
-    """One Parquet file of ``batches`` (record batches of ``table``'s schema), as bytes
-    while it is written: row groups of at most ``row_group`` rows, memory flat."""
-    pa = pyarrow()
-    import pyarrow.parquet as pq
-
-    schema = arrow_schema(table)
-    pipe = _Pipe()
-    writer = pq.ParquetWriter(pipe, schema, compression="zstd")
-    held: list[Any] = []
-    rows = 0
-    for batch in batches:
-        held.append(batch)
-        rows += batch.num_rows
-        while rows >= row_group:
-            group = pa.Table.from_batches(held, schema=schema).combine_chunks()
-            writer.write_table(group.slice(0, row_group), row_group_size=row_group)
-            rest = group.slice(row_group)
-            held, rows = rest.to_batches(), rest.num_rows
-            yield pipe.take()
-    if rows:
-        writer.write_table(pa.Table.from_batches(held, schema=schema), row_group_size=row_group)
-    writer.close()
-    yield pipe.take()

@@ -48,6 +48,11 @@ class LogFacts:
 
     values: dict[str, Any]
     parts: tuple[Part, ...]
+    """The tables of a large log, written as Parquet parts where it was read…"""
+    tables: dict[str, Any]
+    """…or a small log's, a list of values per column (they travel back, and are made
+    Arrow in batches: a part per log would be a file per log and table, most of the
+    export's time)."""
 
 
 def _int(value: Any) -> int | None:
@@ -66,6 +71,8 @@ class ExportWatch(Watch):
                  traces: bool = False, content: bool = False) -> None:
         super().__init__()
         self.sink, self.staging, self.events, self.row_group = sink, staging, events, row_group
+        self.part_rows = row_group
+        """A log with at least this many rows writes its parts where it is read."""
         self.traces, self.content = traces, content
         """``traces``: make each log's spans (``LogTrace``) instead of its rows;
         ``content``: with the prompt, arguments and results."""
@@ -197,13 +204,16 @@ class LogRows(Reading):
         watch = self.watch
         if watch.traces:
             return self._trace(report)
+        rows = self._rows()
+        if sum(len(columns["path"]) for columns in rows.values()) < watch.part_rows:
+            return LogFacts(self._session(), (), rows)
         parts = []
         digest = hashlib.sha256(self.path.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        for name, columns in self._rows().items():
+        for name, columns in rows.items():
             part = f"{digest}-{os.getpid()}-{secrets.token_hex(4)}.parquet"
             watch.sink.write(watch.staging, name, part, data=[parquet_bytes(name, columns, watch.row_group)])
             parts.append(Part(name, part, len(columns["path"])))
-        return LogFacts(self._session(), tuple(parts))
+        return LogFacts(self._session(), tuple(parts), {})
 
     def _session(self) -> dict[str, Any]:
         fold, header = self.fold, self.header

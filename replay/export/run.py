@@ -30,7 +30,7 @@ from typing import Any
 
 from replay.check.audit import Audit
 from replay.check.engine import Attached, LogReport
-from replay.export.arrow import arrow_table, parquet_stream, pyarrow
+from replay.export.arrow import arrow_table, pyarrow
 from replay.export.otlp import LogTrace, in_range
 from replay.export.request import ExportRefused, ExportRequest, ExportResult
 from replay.export.rows import PART_TABLES, ExportWatch, LogFacts, Part
@@ -49,6 +49,8 @@ STAGING = ".replay-export-staging-"
 MARKER = ".replay-export"
 """The file that marks a folder as one ``replay export`` wrote (it may write there again)."""
 DATABASE = "export.duckdb"
+CONVERT_ROWS = 4096
+"""Rows of small logs held as Python values before they are made Arrow (at once)."""
 
 
 def _sessions_row(report: LogReport, facts: LogFacts | None) -> dict[str, Any]:
@@ -104,16 +106,94 @@ def _clean(sink: Sink) -> None:
             sink.remove_tree(name)
 
 
-class _Collected:
-    """The reports and what the watch made of each, in the audit's order."""
+class _Table:
+    """One table being written into the staging folder as the reports come: small
+    logs' rows held until they make a row group, a large log's parts spliced in where
+    it comes, so the rows are in the order of the report and memory is flat."""
 
-    def __init__(self, on_report: Callable[[LogReport], None]) -> None:
+    def __init__(self, stack: contextlib.ExitStack, sink: Sink, staging: str, table: str, row_group: int) -> None:
+        import pyarrow.parquet as pq
+
+        self.pa = pyarrow()
+        self.sink, self.staging, self.table, self.row_group = sink, staging, table, row_group
+        self.schema = arrow_schema(table)
+        out = stack.enter_context(sink.create(staging, "out", f"{table}.parquet"))
+        self.writer = pq.ParquetWriter(out, self.schema, compression="zstd")
+        stack.callback(self.writer.close)
+        self.held: list[Any] = []
+        self.held_rows = 0
+        self.names = [c.name for c in TABLES[table]]
+        self.pending: dict[str, list[Any]] = {name: [] for name in self.names}
+        self.pending_rows = 0
+        self.rows = 0
+
+    def add(self, table: Any) -> None:
+        if table.num_rows:
+            self.held.append(table)
+            self.held_rows += table.num_rows
+            self.rows += table.num_rows
+            if self.held_rows >= self.row_group:
+                self._write(whole=False)
+
+    def add_row(self, row: dict[str, Any]) -> None:
+        for name, values in self.pending.items():
+            values.append(row.get(name))
+        self.pending_rows += 1
+        if self.pending_rows >= CONVERT_ROWS:
+            self._convert()
+
+    def add_columns(self, columns: dict[str, list[Any]]) -> None:
+        for name, values in self.pending.items():
+            values.extend(columns[name])
+        self.pending_rows += len(columns["path"])
+        if self.pending_rows >= CONVERT_ROWS:
+            self._convert()
+
+    def _convert(self) -> None:
+        if self.pending_rows:
+            columns = self.pending
+            self.pending = {name: [] for name in self.names}
+            self.pending_rows = 0
+            self.add(arrow_table(self.table, columns))
+
+    def _write(self, whole: bool) -> None:
+        if not self.held:
+            return
+        group = self.pa.concat_tables(self.held)
+        size = self.row_group
+        at = 0
+        while group.num_rows - at >= size or (whole and at < group.num_rows):
+            self.writer.write_table(group.slice(at, size), row_group_size=size)
+            at += size
+        rest = group.slice(at)
+        self.held, self.held_rows = ([rest] if rest.num_rows else []), rest.num_rows
+
+    def splice(self, parts: list[Part]) -> None:
+        """A large log's parts, after the rows before them."""
+        import pyarrow.parquet as pq
+
+        self._convert()
+        self._write(whole=True)
+        for part in parts:
+            with self.sink.open(self.staging, self.table, part.name) as stream:
+                for batch in pq.ParquetFile(stream).iter_batches(batch_size=self.row_group):
+                    self.writer.write_table(self.pa.Table.from_batches([batch], schema=self.schema),
+                                            row_group_size=self.row_group)
+                    self.rows += batch.num_rows
+
+    def finish(self) -> None:
+        self._convert()
+        self._write(whole=True)
+
+
+class _Collected:
+    """The reports and what the watch made of each, in the audit's order, written into
+    the tables as they come."""
+
+    def __init__(self, tables: dict[str, _Table], on_report: Callable[[LogReport], None]) -> None:
+        self.tables = tables
         self.on_report = on_report
         self.waiting: dict[str, deque[Attached]] = {}
-        self.sessions: list[dict[str, Any]] = []
-        self.findings: list[dict[str, Any]] = []
-        self.parts: dict[str, list[Part]] = {t: [] for t in PART_TABLES}
-        self.failures: list[tuple[str, str]] = []
 
     def attached(self, item: Attached) -> None:
         self.waiting.setdefault(item.path, deque()).append(item)
@@ -124,70 +204,49 @@ class _Collected:
         if queue is not None and not queue:
             del self.waiting[report.path]
         facts = item.value if item is not None and isinstance(item.value, LogFacts) else None
-        if item is not None and item.failure is not None:
-            self.failures.append((report.path, item.failure))
-        self.sessions.append(_sessions_row(report, facts))
-        self.findings.extend(_findings_rows(report))
-        for part in facts.parts if facts is not None else ():
-            self.parts[part.table].append(part)
+        tables = self.tables
+        tables["sessions"].add_row(_sessions_row(report, facts))
+        for row in _findings_rows(report):
+            tables["findings"].add_row(row)
+        if facts is not None:
+            for name, columns in facts.tables.items():
+                if name in tables:
+                    tables[name].add_columns(columns)
+            for name in PART_TABLES:
+                parts = [p for p in facts.parts if p.table == name]
+                if parts and name in tables:
+                    tables[name].splice(parts)
         self.on_report(report)
 
 
-def _part_batches(sink: Sink, staging: str, table: str, parts: list[Part]) -> Iterator[Any]:
+def _staged_batches(sink: Sink, staging: str, table: str) -> Iterator[Any]:
     import pyarrow.parquet as pq
 
-    for part in parts:
-        with sink.open(staging, table, part.name) as stream:
-            yield from pq.ParquetFile(stream).iter_batches()
-
-
-def _table_batches(sink: Sink, staging: str, table: str, collected: _Collected) -> Iterator[Any]:
-    if table == "sessions":
-        yield from arrow_table(table, _columns(table, collected.sessions)).to_batches()
-    elif table == "findings":
-        yield from arrow_table(table, _columns(table, collected.findings)).to_batches()
-    else:
-        yield from _part_batches(sink, staging, table, collected.parts[table])
+    with sink.open(staging, "out", f"{table}.parquet") as stream:
+        yield from pq.ParquetFile(stream).iter_batches()
 
 
 def _tables(request: ExportRequest) -> list[str]:
     return [t for t in TABLES if t not in OPTIONAL or (t == "events" and request.events)]
 
 
-def _write_parquet(sink: Sink, staging: str, request: ExportRequest, collected: _Collected) -> dict[str, int]:
-    rows = {}
-    for table in _tables(request):
-        data = parquet_stream(table, _table_batches(sink, staging, table, collected), request.row_group)
-        sink.write(staging, "out", f"{table}.parquet", data=data)
-        rows[table] = len(collected.sessions) if table == "sessions" else len(collected.findings) \
-            if table == "findings" else sum(p.rows for p in collected.parts[table])
-    sink.write(staging, "out", MARKER, data=[f"An export replay wrote (schema version {SCHEMA_VERSION}); each run "
-                                              "rewrites its tables.\n".encode()])
-    return rows
-
-
-def _write_duckdb(sink: Sink, staging: str, request: ExportRequest, collected: _Collected) -> dict[str, int]:
+def _write_duckdb(sink: Sink, staging: str, request: ExportRequest) -> None:
     from replay.extras import require
 
     duckdb = require("duckdb", "export", "a DuckDB export")
     pa = pyarrow()
-    sink.make_folder(staging, "out")
     path = sink.local(staging, "out", DATABASE)
-    rows = {}
     con = duckdb.connect(str(path))
     try:
         for table in _tables(request):
-            reader = pa.RecordBatchReader.from_batches(arrow_schema(table),
-                                                       _table_batches(sink, staging, table, collected))
+            reader = pa.RecordBatchReader.from_batches(arrow_schema(table), _staged_batches(sink, staging, table))
             con.register("replay_rows", reader)
             con.execute(f'CREATE TABLE "{table}" AS SELECT * FROM replay_rows')  # our own name, never a value
             con.unregister("replay_rows")
-            rows[table] = con.execute(f'SELECT count(*) FROM "{table}"').fetchall()[0][0]
         con.execute("CREATE TABLE replay_export (schema_version INTEGER, tables VARCHAR[])")
-        con.execute("INSERT INTO replay_export VALUES (?, ?)", [SCHEMA_VERSION, list(rows)])
+        con.execute("INSERT INTO replay_export VALUES (?, ?)", [SCHEMA_VERSION, _tables(request)])
     finally:
         con.close()
-    return rows
 
 
 def _publish(sink: Sink, staging: str, database: str | None, names: list[str]) -> None:
@@ -338,14 +397,20 @@ def export(request: ExportRequest, passed_over: PassedOver = ignore,
     sink.make_folder(staging)
     watch = ExportWatch(sink, staging, request.events, request.row_group)
     audit = Audit(request.audit, passed_over, watch=watch)
-    collected = _Collected(on_report)
     try:
-        result = audit.run(collected.reported, collected.attached)
+        with contextlib.ExitStack() as stack:
+            tables = {name: _Table(stack, sink, staging, name, request.row_group) for name in _tables(request)}
+            collected = _Collected(tables, on_report)
+            result = audit.run(collected.reported, collected.attached)
+            for table in tables.values():
+                table.finish()
+        rows = {name: table.rows for name, table in tables.items()}
         if chosen == "duckdb":
-            rows = _write_duckdb(sink, staging, request, collected)
+            _write_duckdb(sink, staging, request)
             _publish(sink, staging, database, [])
         else:
-            rows = _write_parquet(sink, staging, request, collected)
+            sink.write(staging, "out", MARKER, data=[f"An export replay wrote (schema version {SCHEMA_VERSION}); "
+                                                      "each run rewrites its tables.\n".encode()])
             _publish(sink, staging, None, [*(f"{t}.parquet" for t in rows), MARKER])
     finally:
         with contextlib.suppress(FsError, OSError):

@@ -11,11 +11,13 @@ the new files one by one."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from replay.describe import reason
 from replay.fs import FsError, Tree, check_name
 
 
@@ -66,6 +68,29 @@ class Sink:
         fs, root = self._fs()
         with fs.open(self._key(root, parts), "rb") as stream:
             yield stream
+
+    @contextlib.contextmanager
+    def create(self, *parts: str) -> Iterator[IO[bytes]]:
+        """A new file ``parts`` below the root, open for writing: locally made in its
+        folder's descriptor, never through a link, refused when something has its name
+        (the export writes only into the staging folder it made)."""
+        *folder, name = parts
+        for part in parts:
+            check_name(part)
+        if self.tree is None:
+            fs, root = self._fs()
+            with fs.open(self._key(root, parts), "wb") as out:
+                yield out
+            return
+        with self.tree.folder(*folder, create=True) as fd:
+            assert fd is not None
+            try:
+                made = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                               dir_fd=fd)
+            except OSError as exc:
+                raise FsError(f"{self.tree.at(*parts)}: cannot create it ({reason(exc)})") from None
+        with os.fdopen(made, "wb") as out:
+            yield out
 
     def local(self, *parts: str) -> Path:
         """The local path of ``parts`` (a DuckDB database is written by path)."""

@@ -145,3 +145,22 @@ def test_the_schema_page_lists_every_column() -> None:
     for table, columns in TABLES.items():
         for c in columns:
             assert f"| `{c.name}` | `{c.type}` | {c.meaning} |" in page.split(f"## {table}", 1)[1]
+
+
+def test_parts_written_by_workers_give_the_same_tables_in_bounded_row_groups(
+        exported: tuple[Path, int, str], corpus: Path, tmp_path: Path) -> None:
+    """With row groups of 40 rows, every log of 40 rows or more writes its rows as
+    Parquet parts in the worker that read it; they are spliced in report order, so the
+    tables are the same, and no row group has more than 40 rows."""
+    from replay.check.audit import AuditRequest
+    from replay.export.run import ExportRequest
+    from replay.export.run import export as run_export
+
+    out = tmp_path / "parts"
+    result = run_export(ExportRequest(AuditRequest((str(corpus),), jobs=2), str(out), events=True, row_group=40))
+    assert result.rows["events"] > 20_000
+    for table in TABLES:
+        ours = pq.ParquetFile(out / f"{table}.parquet")
+        assert max(ours.metadata.row_group(i).num_rows for i in range(ours.num_row_groups)) <= 40, table
+        assert ours.read().to_pylist() == pq.read_table(exported[0] / f"{table}.parquet").to_pylist(), table
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["parts"]
