@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from replay.cli import main
 from replay.goldens.streams import align_lines
 from replay.log.harness import golden_update_lines, load_harness_scenario
-from replay.scenarios.conformance import run_conformance
+from replay.scenarios.conformance import compare_mode, run_conformance
 from tests.helpers import corpus_file
 
 SCENARIO = "acp-2026-07-23/bash-spill"
@@ -130,3 +130,12 @@ def test_an_alignment_of_many_equal_lines_runs_under_its_budget() -> None:
     assert aligned.approximate
     assert (aligned.matching, aligned.missing, aligned.extra, aligned.changed) == (20_000, 0, 0, 1)
     assert aligned.first is not None and aligned.first.summary == "a: expected 1, got 3"
+
+
+def test_conformance_says_when_its_alignment_was_approximate() -> None:
+    expected = ['{"a":1}'] * 20_000 + ['{"a":2}']
+    got = ['{"a":1}'] * 19_999 + ['{"a":3}', '{"a":2}']
+    result = compare_mode("live", "stdout.expected.jsonl", expected, got)
+    assert result.approximate
+    assert result.what_differs == ("20000/20001 golden lines rendered in order (too costly to align exactly: "
+                                   "aligned linearly); 1 changed")
