@@ -228,19 +228,29 @@ def _name(entries: list[_Entry]) -> None:
 
 
 def _family(entries: list[_Entry]) -> None:
-    """Each log's parent (its header's ``parentSession``: the log of that session id in
-    the same folder, else the only one anywhere) and children."""
+    """Each log's parent and children. A child names its parent in its header
+    (``parentSession``), but a header is only a claim: the log of that session id in
+    the child's own folder (a harness writes a session's children beside it,
+    ``session.N.jsonl``) is its parent; a log of that id elsewhere is its parent only
+    when that log names the child (a ``subagent`` result naming the child's session
+    id): a log anywhere in an archive cannot make itself another session's child."""
     by_id: dict[str, list[_Entry]] = {}
     for entry in entries:
         if entry.facts is not None and entry.facts.session_id:
             by_id.setdefault(entry.facts.session_id, []).append(entry)
+    named: dict[int, frozenset[str]] = {}
     for entry in entries:
-        parent_id = entry.facts.parent if entry.facts is not None else None
-        if not parent_id:
+        facts = entry.facts
+        if facts is None or not facts.parent or not facts.session_id:
             continue
-        found = by_id.get(parent_id, [])
-        near = [e for e in found if e.folder == entry.folder and e is not entry]
-        parent = near[0] if near else found[0] if len(found) == 1 and found[0] is not entry else None
+        found = [e for e in by_id.get(facts.parent, ()) if e is not entry]
+        near = [e for e in found if e.folder == entry.folder]
+        parent = near[0] if near else None
+        if parent is None and len(found) == 1:
+            far = found[0]
+            if id(far) not in named:
+                named[id(far)] = _named_ids(far)
+            parent = far if facts.session_id in named[id(far)] else None
         if parent is not None:
             entry.parent = parent
             parent.children.append(entry)
@@ -248,31 +258,57 @@ def _family(entries: list[_Entry]) -> None:
         entry.children.sort(key=lambda e: (e.child_index, e.shown))
 
 
+_ID = re.compile(r"[\w-]+")
+"""What can be a session id named in a text: a run of word characters and ``-``
+(``s1`` is not named in ``s12``)."""
+
+
+def _words(text: str) -> list[str]:
+    return _ID.findall(text)
+
+
+def _named_ids(entry: _Entry) -> frozenset[str]:
+    """The session ids a log names in its delegations' results."""
+    facts = entry.facts
+    return frozenset(w for d in facts.delegations for w in _words(d.result_head)) if facts is not None else frozenset()
+
+
 def _names(text: str, session_id: str) -> bool:
     """Whether ``text`` names ``session_id`` as a whole word (``s1`` is not named in
     ``s12``: a short id must not take another child's call)."""
-    return re.search(rf"(?<![\w-]){re.escape(session_id)}(?![\w-])", text) is not None
+    return session_id in _words(text)
 
 
 def _delegations(entry: _Entry) -> dict[int, _Entry | None]:
     """Which child each ``subagent`` call of ``entry`` started: the child its result
-    names by session id, else its children in order, to the calls that did not fail
-    first (a call refused before it started one is often one that failed)."""
+    names by session id; else, of the children of its own folder (a harness's
+    ``session.N.jsonl``), the next in order, to the calls that did not fail first (a
+    call refused before it started one is often one that failed). A child from
+    elsewhere is linked only to the call that names it. Linear in calls and
+    children: each result's words are looked up, never searched for each child."""
     facts = entry.facts
     if facts is None:
         return {}
-    free = list(entry.children)
+    by_id: dict[str, _Entry] = {}
+    for child in entry.children:
+        if child.facts is not None and child.facts.session_id:
+            by_id.setdefault(child.facts.session_id, child)
     found: dict[int, _Entry | None] = {d.number: None for d in facts.delegations}
+    taken: set[int] = set()
     for d in facts.delegations:
-        named = next((c for c in free if c.facts is not None and c.facts.session_id
-                      and _names(d.result_head, c.facts.session_id)), None)
-        if named is not None:
-            found[d.number] = named
-            free.remove(named)
+        for word in _words(d.result_head):
+            child = by_id.get(word)
+            if child is not None and id(child) not in taken:
+                found[d.number] = child
+                taken.add(id(child))
+                break
+    free = [c for c in entry.children if id(c) not in taken and c.folder == entry.folder]
+    next_free = 0
     for failed in (False, True):
         for d in facts.delegations:
-            if found[d.number] is None and d.failed is failed and free:
-                found[d.number] = free.pop(0)
+            if found[d.number] is None and d.failed is failed and next_free < len(free):
+                found[d.number] = free[next_free]
+                next_free += 1
     return found
 
 
