@@ -290,9 +290,9 @@ def _delegations(entry: _Entry) -> dict[int, _Entry | None]:
     if facts is None:
         return {}
     by_id: dict[str, _Entry] = {}
-    for child in entry.children:
-        if child.facts is not None and child.facts.session_id:
-            by_id.setdefault(child.facts.session_id, child)
+    for kin in entry.children:
+        if kin.facts is not None and kin.facts.session_id:
+            by_id.setdefault(kin.facts.session_id, kin)
     found: dict[int, _Entry | None] = {d.number: None for d in facts.delegations}
     taken: set[int] = set()
     for d in facts.delegations:
