@@ -546,27 +546,26 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     or, for one log, its page alone.
 
     PATH is what `replay audit` takes (a log, a folder, an archive, - or a URL), and
-    the logs are found and audited exactly as it does. One log without -o DIR/ is one
-    self-contained page, written to a temporary file (or -o FILE); its path is
-    printed. Otherwise the site goes to -o DIR (default replay-site/) and the index's
+    the logs are found and audited exactly as it does. One log without -o DIR/ is its
+    page alone (the site's page of it, without the site's links), written to a
+    temporary file (or -o FILE); its path is printed. Otherwise the site goes to -o DIR (default replay-site/) and the index's
     path is printed. Exit status: 0 written and the audit passed, 1 the audit failed
     (the site is written all the same) or an output could not be written, 2 usage error.
     """
     import webbrowser
 
     if _one_page(paths, output):
-        from replay.view.surface import view_page
+        from replay.view.site import PageRequest, build_page
 
-        audit_options = ("select", "ignore", "min_severity", "fail_on", "baseline")
-        if force or jobs is not None or scheduler is not None or any(options[o] for o in audit_options) \
-                or options["policy"] != Policy.PARALLEL.value:
-            raise click.UsageError("the audit's options, --jobs, --scheduler and --force belong to a site: name a "
-                                   "folder, several logs, or -o DIR/")
-        page = view_page(paths[0], cast(Locale, locale), _limits(options), Path(output) if output else None)
-        echo(f"{page}\n")
+        if force or jobs is not None or scheduler is not None:
+            raise click.UsageError("--jobs, --scheduler and --force belong to a site: name a folder, several logs, "
+                                   "or -o DIR/")
+        page = build_page(PageRequest(_audit_request("view", paths, options, 1, None),
+                                      Path(output) if output else None, cast(Locale, locale)))
+        echo(f"{page.page}\n")
         if open_browser:
-            webbrowser.open(page.resolve().as_uri())
-        return
+            webbrowser.open(page.page.resolve().as_uri())
+        sys.exit(1 if page.audit.failed else 0)
     from replay.check.explain import rule_help
     from replay.report.rules import help_text
     from replay.view.site import SiteRequest, build_site

@@ -47,9 +47,11 @@ from typing import IO
 from replay.check.audit import Audit, AuditRequest
 from replay.check.engine import Attached, AuditResult, LogReport, Reading, Watch
 from replay.check.registry import RULES
-from replay.fs import FsError, Tree, abandoned
+from replay.describe import reason
+from replay.fs import FsError, Tree, abandoned, write_output, write_temporary
 from replay.log.reader import AuditItem, LogRead
 from replay.log.source import PassedOver, display_path, ignore
+from replay.output import OutputError
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
 from replay.render.web.page import esc
@@ -207,7 +209,11 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
         if draft is not None:
             data = pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL)
             spooled = (spool.tell(), len(data))
-            spool.write(data)
+            try:
+                spool.write(data)
+            except OSError as exc:  # the temporary folder is full
+                raise OutputError(f"{tempfile.gettempdir()}: cannot write the pages' drafts ({reason(exc)})") \
+                    from None
         entries.append(_Entry(report, display_path(report.path), draft.facts if draft is not None else None,
                               spooled, item.failure if item is not None else None))
         on_report(report)
@@ -398,12 +404,9 @@ def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult,
         for name, page in rule_pages(locale, request.rule_text):
             write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
         for entry in entries:
-            draft: PageDraft | None = None
-            if entry.spooled is not None:
-                spool.seek(entry.spooled[0])
-                draft = pickle.loads(spool.read(entry.spooled[1]))
             write(SESSIONS, entry.name, what="session page", durable=False,
-                  data=page_chunks(draft, entry.report, entry.shown, page_links(entry), locale, entry.failure))
+                  data=page_chunks(_draft(entry, spool), entry.report, entry.shown, page_links(entry), locale,
+                                   entry.failure))
         write(INDEX, data=index_chunks(rows, result, locale, passed_over), what="index", durable=False)
         write(SITE_MARKER, data=b"A session browser replay wrote; each run rewrites this folder.\n", durable=False)
 
@@ -466,4 +469,56 @@ def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
     return SiteResult(result, tree.at(INDEX), len(entries))
 
 
-__all__ = ["DEFAULT_SITE", "SITE_MARKER", "SiteRefused", "SiteRequest", "SiteResult", "build_site", "claim"]
+# -- one log, one page -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """What ``replay view LOG`` was asked: the audit of one log, and where its page goes
+    (``None``: a new temporary file)."""
+
+    audit: AuditRequest
+    output: Path | None = None
+    locale: Locale = DEFAULT_LOCALE
+
+
+@dataclass(frozen=True)
+class PageResult:
+    audit: AuditResult
+    page: Path
+
+
+def build_page(request: PageRequest) -> PageResult:
+    """The page of one log, as the site would make it (the same audit, the same
+    drafting, the same page) without the links to the rest of a site; written to
+    ``request.output`` or a new temporary file, nothing left behind on failure. The
+    audit's result says whether it failed, as ``replay audit LOG`` would."""
+    from replay.view.surface import open_log
+
+    for path in request.audit.paths:
+        if path != "-":  # a file that is not a session log is named for what it looks like
+            open_log(path, request.audit.limits)[0].close()
+    drafts: list[Attached] = []
+    reports: list[LogReport] = []
+    result = Audit(request.audit, watch=PageWatch(request.locale)).run(reports.append, drafts.append)
+    report = reports[0]
+    item = drafts[0] if drafts else None
+    draft = item.value if item is not None and isinstance(item.value, PageDraft) else None
+    failure = item.failure if item is not None else None
+    chunks = page_chunks(draft, report, display_path(report.path), PageLinks(), request.locale, failure)
+    if request.output is not None:
+        write_output(request.output, chunks)
+        return PageResult(result, request.output)
+    return PageResult(result, write_temporary("replay-view-", ".html", chunks, "the page"))
+
+
+def _draft(entry: _Entry, spool: IO[bytes]) -> PageDraft | None:
+    if entry.spooled is None:
+        return None
+    spool.seek(entry.spooled[0])
+    draft: PageDraft = pickle.loads(spool.read(entry.spooled[1]))
+    return draft
+
+
+__all__ = ["DEFAULT_SITE", "SITE_MARKER", "PageRequest", "PageResult", "SiteRefused", "SiteRequest", "SiteResult",
+           "build_page", "build_site", "claim"]

@@ -257,7 +257,7 @@ def _json(value: Any) -> str:
     try:
         return orjson.dumps(value).decode("utf-8")
     except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, a lone surrogate
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class DraftWriter:
@@ -930,8 +930,9 @@ def body_chunks(draft: PageDraft, report: Audited, links: PageLinks, ss: SiteStr
         if f.line is not None and f.line > 1:
             at.setdefault(place(draft, f.line), []).append(f)
     inserts: list[tuple[int, int, str]] = [(offset, 0, text) for offset, text in draft.filled]
-    for offset, number in draft.links:
-        inserts.append((offset, 0, _delegation_html(links.delegations.get(number), ss)))
+    if links.index is not None:  # in a site: each delegation's child page, or that it is not there
+        for offset, number in draft.links:
+            inserts.append((offset, 0, _delegation_html(links.delegations.get(number), ss)))
     inserts += [(offset, 1, findings_at(found, links, ss)) for offset, found in at.items()]
     inserts.sort(key=lambda item: (item[0], item[1]))
     position = 0

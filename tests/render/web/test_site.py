@@ -502,9 +502,10 @@ def test_one_log_is_one_page_and_o_names_its_file(tmp_path: Path) -> None:
     out = tmp_path / "page.html"
     assert _view(str(log), "-o", str(out)) == (0, f"{out}\n")
     assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
-    code, text = _view(str(log), "--select", "T3")
-    assert code == 2 and text.endswith("Error: the audit's options, --jobs, --scheduler and --force belong to a "
-                                       "site: name a folder, several logs, or -o DIR/\n")
+    assert _view(str(log), "-o", str(out), "--select", "T3") == (0, f"{out}\n")  # audited as replay audit does
+    code, text = _view(str(log), "--jobs", "2")
+    assert code == 2 and text.endswith("Error: --jobs, --scheduler and --force belong to a site: name a folder, "
+                                       "several logs, or -o DIR/\n")
     folder = tmp_path / "site"
     code, text = _view(str(log), "-o", f"{folder}/")
     assert (code, text) == (0, f"{folder / INDEX}\n") and len(_rows(folder)) == 1

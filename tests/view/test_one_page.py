@@ -1,0 +1,63 @@
+"""``replay view LOG`` is the site's page of that log, alone: the same audit, the same
+page (apart from the links into the rest of a site), and the exit status of
+``replay audit LOG``."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+from replay.render.site_layout import INDEX
+from tests.helpers import MULTI_TURN, PARALLEL_CALLS, TODO_WRITE, corpus_file, dump, index_of, records
+
+SUBAGENT_PARENT = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagent-multi/session.jsonl"
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, result.output
+
+
+def _without_site_links(page: str) -> str:
+    """A site's page less what only a site has: the way back to the index, the links
+    to the rule pages, a family's links."""
+    page = re.sub(r"<nav><a href=\"[^\"]*\" rel=\"index\">[^<]*</a></nav>", "", page)
+    page = re.sub(r"<a class=\"rule\" href=\"[^\"]*\" title=\"[^\"]*\">([^<]*)</a>", r'<span class="rule">\1</span>',
+                  page)
+    page = re.sub(r"<p class=\"child[^\"]*\">.*?</p>\n", "", page)
+    return re.sub(r"<dt>[^<]*</dt><dd data-fact=\"(parent|children)\"[^>]*>.*?</dd>", "", page)
+
+
+def _duplicate_todo_id(tmp_path: Path) -> Path:
+    """The tutorial's own path: a plan with one item twice (a T-rule error)."""
+    recs = records(TODO_WRITE)
+    todos = recs[index_of(recs, "todo/write")]["data"]["todos"]
+    todos[1]["content"] = todos[0]["content"]
+    path = tmp_path / "duplicate" / "session.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(dump(recs))
+    return path
+
+
+@pytest.mark.parametrize("which", ["duplicate todo id", TODO_WRITE, MULTI_TURN, PARALLEL_CALLS, SUBAGENT_PARENT])
+def test_the_page_of_one_log_is_its_page_in_a_site(tmp_path: Path, which: str) -> None:
+    log = _duplicate_todo_id(tmp_path) if which == "duplicate todo id" else corpus_file(which)
+    audited, _ = _run("audit", str(log))
+    page = tmp_path / "page.html"
+    assert _run("view", str(log), "-o", str(page)) == (audited, f"{page}\n")
+    site = tmp_path / "site"
+    assert _run("view", str(log), "-o", f"{site}/") == (audited, f"{site / INDEX}\n")
+    index = (site / INDEX).read_text(encoding="utf-8")
+    href = html.unescape(re.findall(r'<td class="path" data-v="[^"]*"><a href="([^"]*)"', index)[0])
+    in_site = (site / href).read_text(encoding="utf-8")
+    alone = page.read_text(encoding="utf-8")
+    assert alone == _without_site_links(in_site)
+    if which == "duplicate todo id":
+        assert audited == 1 and 'class="findings at"' in alone  # its findings, at their events
+        assert "<h1>Use the todo_write tool to record a plan with exactly three todos" in alone  # not cut
