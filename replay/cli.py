@@ -549,8 +549,9 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     the logs are found and audited exactly as it does. One log without -o DIR/ is its
     page alone (the site's page of it, without the site's links), written to a
     temporary file (or -o FILE); its path is printed. Otherwise the site goes to -o DIR
-    (default replay-site/) and the index's path is printed. Exit status: 0 written and the audit passed, 1 the audit failed
-    (the site is written all the same) or an output could not be written, 2 usage error.
+    (default replay-site/) and the index's path is printed. Exit status: 0 written and
+    the audit passed, 1 the audit failed (the site or page is written all the same) or
+    an output could not be written, 2 usage error.
     """
     import webbrowser
 
