@@ -23,6 +23,7 @@ from replay.check.audit import AuditRequest
 from replay.fs import Tree
 from replay.render.site_layout import INDEX
 from replay.render.web import site_index
+from replay.render.web.site_index import clipped
 from replay.render.web.site_strings import SITE_EN, SITE_ZH, count
 from replay.style import sanitize
 from replay.view.site import SiteRequest, build_site
@@ -146,7 +147,11 @@ def _url(site: Site, log: str, fragment: str = "") -> str:
 
 
 def _shown_rows(page: Page) -> list[str]:
-    return page.locator("#sessions tbody tr td.path").all_text_contents()
+    """Each row's log, whole (the cell shows it from the inputs' common root)."""
+    return page.locator("#sessions tbody tr td.path").evaluate_all("cells => cells.map(c => c.dataset.v)")
+
+
+CALLS = site_index.COLUMNS.index("calls") + 1
 
 
 def test_the_index_sorts_and_filters(sites: dict[str, Site], visit: Any) -> None:
@@ -159,12 +164,12 @@ def test_the_index_sorts_and_filters(sites: dict[str, Site], visit: Any) -> None
     calls.locator("button").click()
     assert calls.get_attribute("aria-sort") == "ascending"
     assert page.locator("th[data-key=log]").get_attribute("aria-sort") == "none"
-    values = [int(v) for v in page.locator("#sessions tbody td:nth-child(6)").evaluate_all(
+    values = [int(v) for v in page.locator(f"#sessions tbody td:nth-child({CALLS})").evaluate_all(
         "cells => cells.map(c => c.dataset.v)")]
     assert values == sorted(values) and len(values) == len(logs)
     calls.locator("button").click()
     assert calls.get_attribute("aria-sort") == "descending"
-    descending = [int(v) for v in page.locator("#sessions tbody td:nth-child(6)").evaluate_all(
+    descending = [int(v) for v in page.locator(f"#sessions tbody td:nth-child({CALLS})").evaluate_all(
         "cells => cells.map(c => c.dataset.v)")]
     assert descending == sorted(values, reverse=True)
     page.locator("#filter").fill("cordis")
@@ -317,8 +322,8 @@ def test_both_locales_label_everything(sites: dict[str, Site], visit: Any, local
     site = sites[locale]
     index = visit((site.root / INDEX).as_uri()).page
     assert index.evaluate("document.documentElement.lang") == locale
-    assert index.locator("th button").all_text_contents()[:3] == [strings.col_log, strings.col_title,
-                                                                  strings.col_start]
+    assert index.locator("th button").all_text_contents()[:4] == [strings.col_log, strings.col_status,
+                                                                  strings.col_findings, strings.col_title]
     assert index.get_by_role("searchbox", name=strings.filter_label).count() == 1
     page = visit(_url(site, "todo-write/session.jsonl")).page
     assert page.get_by_role("searchbox", name=strings.search_label).count() == 1
@@ -341,17 +346,18 @@ def test_the_layouts_hold_at_320_and_1280(sites: dict[str, Site], visit: Any, wi
     if width == 320:
         assert sizes[0] > sizes[1], "the table scrolls in its frame, not the page"
     title = index.locator("td.title .t").filter(has_text="<script>")
-    assert title.count() == 1 and (title.text_content() or "") == sanitize(HOSTILE_TITLE)
-    box = title.evaluate("el => [el.getBoundingClientRect().height, el.scrollHeight]")
-    assert box[0] < 100 < box[1], "a 10,000-character title is clamped, whole in the page"
+    assert title.count() == 1 and (title.text_content() or "") == sanitize(clipped(HOSTILE_TITLE))
+    assert title.get_attribute("title") == sanitize(HOSTILE_TITLE), "whole in the page, as the cell's tooltip"
+    height = title.evaluate("el => el.closest('tr').getBoundingClientRect().height")
+    assert height < 100, "a 10,000-character word is cut, its row a few lines high"
 
 
 def test_the_accessibility_tree(sites: dict[str, Site], visit: Any) -> None:
     site = sites["en"]
     index = visit((site.root / INDEX).as_uri()).page
     headers = index.get_by_role("columnheader")
-    assert headers.count() == 14
-    assert index.locator("th[aria-sort]").count() == 14  # every column sorts
+    assert headers.count() == len(site_index.COLUMNS) == 16
+    assert index.locator("th[aria-sort]").count() == 16  # every column sorts
     assert index.get_by_role("columnheader", name=SITE_EN.col_calls).count() == 1
     for role in ("button", "checkbox", "searchbox", "combobox"):
         for control in index.get_by_role(role).all():
@@ -371,7 +377,7 @@ def test_hostile_logs_stay_inert_in_the_index_and_their_page(sites: dict[str, Si
     alert would be a dialog, which the visit counts as an error)."""
     site = sites["en"]
     index = visit((site.root / INDEX).as_uri()).page
-    assert index.locator("td.title .t").filter(has_text="<script>").text_content() == sanitize(HOSTILE_TITLE)
+    assert index.locator("td.title .t").filter(has_text="<script>").text_content() == sanitize(clipped(HOSTILE_TITLE))
     page = visit(_url(site, "hostile/session.jsonl")).page
     assert page.locator("h1").text_content() == sanitize(HOSTILE_TITLE)
     assert page.locator("dd[data-fact=id]").text_content() == HOSTILE_ID
@@ -401,10 +407,11 @@ def test_the_header_and_the_row_show_what_the_log_holds(sites: dict[str, Site], 
         assert page.locator("dd[data-fact=tokens]").text_content() == (
             f"{count(inp)} in · {count(out)} out · {count(cache_read)} cache read · {count(reasoning)} reasoning"
             + (f" · {count(cache_write)} cache write" if cache_write else ""))
-        row = index.locator("#sessions tbody tr").filter(has=index.locator("td.path", has_text=str(site.logs / log)))
-        cells = row.locator("td").all_text_contents()
-        assert (cells[3], cells[5].split(" ")[0]) == (SITE_EN.duration(int(duration)), count(int(calls)))
-        assert cells[6:10] == [count(inp), count(out), count(cache_read), count(reasoning)]
+        row = index.locator(f"#sessions tbody tr:has(td.path[data-v='{site.logs / log}'])")
+        cells = dict(zip(site_index.COLUMNS, row.locator("td").all_text_contents(), strict=True))
+        assert (cells["duration"], cells["calls"].split(" ")[0]) == (SITE_EN.duration(int(duration)), count(int(calls)))
+        assert [cells[k] for k in ("input", "output", "cache_read", "reasoning")] == [
+            count(inp), count(out), count(cache_read), count(reasoning)]
 
 
 def test_one_tool_and_expand_and_collapse_all(sites: dict[str, Site], visit: Any) -> None:

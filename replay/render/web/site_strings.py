@@ -33,6 +33,8 @@ class SiteStrings:
     col_children: str
     col_plan: str
     col_status: str
+    col_findings: str
+    col_tools: str
     failed_apart: str
     """A call count's failures: ``{failed} failed``."""
     plan_done: str
@@ -66,6 +68,10 @@ class SiteStrings:
     chart_days: str
     chart_tokens: str
     chart_empty: str
+    chart_more: str
+    """Under a chart that leaves rules out: ``+{count} more rules``."""
+    chart_severity_bar: str
+    """``{rule}: {count} {severity}``."""
     chart_rule_bar: str
     """A bar's spoken name: ``{rule}: {count} findings``."""
     chart_day_bar: str
@@ -92,6 +98,8 @@ class SiteStrings:
     fact_parent: str
     fact_children: str
     unknown: str
+    no_time: str
+    """A time of 0 (goldens and synthetic logs zero their times)."""
     tokens_line: str
     """``{input} in · {output} out · {cache_read} cache read · {reasoning} reasoning``."""
     cache_write: str
@@ -180,9 +188,12 @@ class SiteStrings:
         return sign + text
 
     def time(self, ms: int | None) -> str:
-        """An event time (milliseconds since the epoch) in UTC, to the second."""
+        """An event time (milliseconds since the epoch) in UTC, to the second; 0 is no
+        time (goldens and synthetic logs zero their times), not 1970."""
         if ms is None:
             return self.unknown
+        if ms == 0:
+            return self.no_time
         try:
             stamp = time.gmtime(ms // 1000)
         except (OverflowError, OSError, ValueError):
@@ -191,7 +202,7 @@ class SiteStrings:
 
 
 def _utc(ms: int | None) -> datetime | None:
-    if ms is None:
+    if not ms:  # none, or 0: no time recorded
         return None
     try:
         return datetime.fromtimestamp(ms / 1000, UTC)
@@ -226,6 +237,8 @@ SITE_EN = SiteStrings(
     col_children="Children",
     col_plan="Plan",
     col_status="Audit",
+    col_findings="Findings",
+    col_tools="Tools",
     failed_apart="{failed} failed",
     plan_done="{done}/{total} done",
     status_ok="ok",
@@ -254,6 +267,8 @@ SITE_EN = SiteStrings(
     chart_days="Sessions per day (UTC)",
     chart_tokens="Tokens per session",
     chart_empty="Nothing to show",
+    chart_more="+{count} more rules",
+    chart_severity_bar="{rule}: {count} {severity}",
     chart_rule_bar="{rule}: {count} findings",
     chart_day_bar="{day}: {count} sessions",
     chart_token_bar="{low} to {high} tokens: {count} sessions",
@@ -275,6 +290,7 @@ SITE_EN = SiteStrings(
     fact_parent="Parent session",
     fact_children="Child sessions",
     unknown="—",
+    no_time="no time recorded",
     tokens_line="{input} in · {output} out · {cache_read} cache read · {reasoning} reasoning",
     cache_write=" · {cache_write} cache write",
     calls_line="{total} ({done} done, {failed} failed, {interrupted} interrupted, {pending} pending)",
@@ -342,6 +358,8 @@ SITE_ZH = SiteStrings(
     col_children="子会话",
     col_plan="计划",
     col_status="审计",
+    col_findings="发现",
+    col_tools="工具",
     failed_apart="{failed} 次失败",
     plan_done="已完成 {done}/{total}",
     status_ok="正常",
@@ -370,6 +388,8 @@ SITE_ZH = SiteStrings(
     chart_days="每天的会话数（UTC）",
     chart_tokens="每个会话的令牌数",
     chart_empty="没有可显示的内容",
+    chart_more="另有 {count} 条规则",
+    chart_severity_bar="{rule}：{count} 个 {severity}",
     chart_rule_bar="{rule}：{count} 个发现",
     chart_day_bar="{day}：{count} 个会话",
     chart_token_bar="{low} 至 {high} 个令牌：{count} 个会话",
@@ -391,6 +411,7 @@ SITE_ZH = SiteStrings(
     fact_parent="父会话",
     fact_children="子会话",
     unknown="—",
+    no_time="未记录时间",
     tokens_line="输入 {input} · 输出 {output} · 缓存读取 {cache_read} · 推理 {reasoning}",
     cache_write=" · 缓存写入 {cache_write}",
     calls_line="{total}（完成 {done}，失败 {failed}，中断 {interrupted}，等待中 {pending}）",
