@@ -518,3 +518,69 @@ def test_a_csp_violation_would_be_seen(tmp_path: Path, visit: Any) -> None:
     assert seen.page.title() == "" and len(seen.errors) == 1 and "Content Security Policy" in seen.errors[0]
     seen.errors.clear()
     seen.page.evaluate("window.__violations = []")
+
+
+# -- an index that reads at a glance (issue 29) and loads (issue 27) -------------------------
+
+
+LONG_WORD = "A" * 10_000
+
+
+@pytest.fixture(scope="module")
+def glance_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The same logs, one whose times are zeroed (as goldens and synthetic logs hold
+    them), and ten whose first prompt is one word of 10,000 characters."""
+    folder = tmp_path_factory.mktemp("glance")
+    logs = _logs(folder)
+    zeroed = records(MULTI_TURN)
+    zeroed[0]["createdAt"] = 0
+    for rec in zeroed[1:]:
+        if "time" in rec:
+            rec["time"] = 0
+    (logs / "zeroed").mkdir()
+    (logs / "zeroed" / "session.jsonl").write_bytes(dump(zeroed))
+    for k in range(10):
+        recs = records(MULTI_TURN)
+        recs = [r for r in recs if r.get("type") != "session/title"]
+        recs[index_of(recs, "user/message")]["data"]["content"][0]["text"] = LONG_WORD
+        (logs / f"long-{k}").mkdir()
+        (logs / f"long-{k}" / "session.jsonl").write_bytes(dump(recs))
+    return _build(folder, logs, "en")
+
+
+def test_every_column_header_or_the_status_column_is_in_view_at_1280(glance_site: Site, visit: Any) -> None:
+    page = visit((glance_site.root / INDEX).as_uri(), width=1280, height=800).page
+    boxes = page.locator("#sessions thead th").evaluate_all(
+        "ths => ths.map(th => { const r = th.getBoundingClientRect(); "
+        "return [th.dataset.key, r.left, r.right, r.top]; })")
+    inside = {key: left >= 0 and right <= 1280 and 0 <= top < 800 for key, left, right, top in boxes}
+    assert [key for key, _, _, _ in boxes] == list(site_index.COLUMNS)
+    assert all(inside.values()) or (inside["log"] and inside["status"]), boxes
+    assert inside["status"] and inside["findings"], boxes
+
+
+def test_a_log_with_zeroed_times_has_no_time_not_1970(glance_site: Site, visit: Any) -> None:
+    index = visit((glance_site.root / INDEX).as_uri()).page
+    assert "1970" not in (index.locator("body").text_content() or "")
+    row = index.locator(f"#sessions tbody tr:has(td.path[data-v='{glance_site.logs / 'zeroed/session.jsonl'}'])")
+    assert row.locator("td.when").text_content() == SITE_EN.no_time
+    # the sessions-per-day chart counts the sessions whose time is known, not the zeroed one
+    bars = index.locator("#chart-days rect.bar").evaluate_all("rs => rs.map(r => r.parentNode.textContent)")
+    counted = [re.search(r": (\d+) sessions", b) for b in bars]
+    assert sum(int(m.group(1)) for m in counted if m) == len(glance_site.pages) - 1
+    page = visit(_url(glance_site, "zeroed/session.jsonl")).page
+    text = page.locator("body").text_content() or ""
+    assert "1970" not in text and page.locator("dd[data-fact=start]").text_content() == SITE_EN.no_time
+
+
+def test_ten_prompts_of_one_long_word_leave_the_index_usable_without_script(glance_site: Site, visit: Any) -> None:
+    """Issue 27 row 1: each such row cost about a second of layout (11.6 s for ten);
+    the word is cut in the cell, so each row is a few lines high and the page fits."""
+    page = visit((glance_site.root / INDEX).as_uri(), script=False).page
+    for k in range(10):
+        row = page.locator(f"#sessions tbody tr:has(td.path[data-v='{glance_site.logs / f'long-{k}/session.jsonl'}'])")
+        cell = row.locator("td.title .t")
+        assert cell.text_content() == "A" * site_index.WORD_CHARS + "\u2026"
+        assert cell.get_attribute("title") == LONG_WORD  # whole, as its tooltip
+        assert row.evaluate("tr => tr.getBoundingClientRect().height") < 100
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0

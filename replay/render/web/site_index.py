@@ -141,8 +141,7 @@ def row_html(row: Row, ss: SiteStrings, root: str = "") -> str:
              f"{esc(clipped(title))}</div></td>"]
     if facts is not None:
         start = facts.start if facts.start is not None else facts.created
-        start = start or None  # 0: no time recorded
-        cells.append(f"<td class=\"when\" data-v=\"{'' if start is None else start}\">"
+        cells.append(f"<td class=\"when\" data-v=\"{start or ''}\">"  # 0: no time recorded, sorted with none
                      f"{esc(ss.time(start)) if start is not None else ''}</td>")
         cells.append(_num(facts.duration, esc(ss.duration(facts.duration)) if facts.duration is not None else None))
         cells.append(_num(facts.turns))
@@ -237,7 +236,7 @@ def rules_chart(reports: Sequence[Audited], ss: SiteStrings) -> str:
             if not k:
                 continue
             w = max(1.0, scale * k)
-            name = esc(interpolate(ss.chart_severity_bar, rule=rule, count=count(k), severity=severity.value))
+            name = esc(interpolate(ss.chart_severity_bar, rule=rule, findings=ss.severity_count(k, severity.value)))
             parts.append(f"<rect class=\"bar {severity.value}\" x=\"{x:.1f}\" y=\"{y + 2}\" width=\"{w:.1f}\" "
                          f"height=\"{bar_h - 4}\"><title>{name}</title></rect>")
             x += w

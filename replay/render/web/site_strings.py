@@ -71,7 +71,9 @@ class SiteStrings:
     chart_more: str
     """Under a chart that leaves rules out: ``+{count} more rules``."""
     chart_severity_bar: str
-    """``{rule}: {count} {severity}``."""
+    """``{rule}: {findings}`` (``severity_count``)."""
+    plural_s: bool
+    """Whether a counted noun takes an ``s`` (English), or stays (Chinese)."""
     chart_rule_bar: str
     """A bar's spoken name: ``{rule}: {count} findings``."""
     chart_day_bar: str
@@ -167,6 +169,12 @@ class SiteStrings:
     minutes: str
     hours: str
     utc: str
+
+    def severity_count(self, n: int, severity: str) -> str:
+        """``496 warnings``, ``1 error`` (``496 个 warning``)."""
+        if not self.plural_s:
+            return f"{count(n)} 个 {severity}"
+        return f"{count(n)} {severity}" if n == 1 else f"{count(n)} {severity}s"
 
     def status(self, status: str) -> str:
         return {"ok": self.status_ok, "warnings": self.status_warnings, "errors": self.status_errors}.get(
@@ -268,7 +276,8 @@ SITE_EN = SiteStrings(
     chart_tokens="Tokens per session",
     chart_empty="Nothing to show",
     chart_more="+{count} more rules",
-    chart_severity_bar="{rule}: {count} {severity}",
+    chart_severity_bar="{rule}: {findings}",
+    plural_s=True,
     chart_rule_bar="{rule}: {count} findings",
     chart_day_bar="{day}: {count} sessions",
     chart_token_bar="{low} to {high} tokens: {count} sessions",
@@ -389,7 +398,8 @@ SITE_ZH = SiteStrings(
     chart_tokens="每个会话的令牌数",
     chart_empty="没有可显示的内容",
     chart_more="另有 {count} 条规则",
-    chart_severity_bar="{rule}：{count} 个 {severity}",
+    chart_severity_bar="{rule}：{findings}",
+    plural_s=False,
     chart_rule_bar="{rule}：{count} 个发现",
     chart_day_bar="{day}：{count} 个会话",
     chart_token_bar="{low} 至 {high} 个令牌：{count} 个会话",
