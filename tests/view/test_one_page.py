@@ -21,7 +21,7 @@ SUBAGENT_PARENT = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subage
 def _run(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, list(args))
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, result.output
+    return result.exit_code, result.stdout
 
 
 def _without_site_links(page: str) -> str:
@@ -61,3 +61,19 @@ def test_the_page_of_one_log_is_its_page_in_a_site(tmp_path: Path, which: str) -
     if which == "duplicate todo id":
         assert audited == 1 and 'class="findings at"' in alone  # its findings, at their events
         assert "<h1>Use the todo_write tool to record a plan with exactly three todos" in alone  # not cut
+
+
+def test_view_says_why_it_exits_1_and_that_no_browser_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import webbrowser
+
+    monkeypatch.setattr(webbrowser, "open", lambda url, *args, **kwargs: False)  # no browser on this machine
+    log = _duplicate_todo_id(tmp_path)
+    page = tmp_path / "page.html"
+    result = CliRunner().invoke(main, ["view", str(log), "-o", str(page), "--open"])
+    assert (result.exit_code, result.stdout) == (1, f"{page}\n")
+    assert result.stderr == (f"replay view: could not open a web browser; open {page} in one\n"
+                             "replay view: exit 1: the audit found 1 log with error findings (the pages show the "
+                             "findings at their events)\n")
+    good = corpus_file(TODO_WRITE)
+    result = CliRunner().invoke(main, ["view", str(good), "-o", str(page)])
+    assert (result.exit_code, result.stdout, result.stderr) == (0, f"{page}\n", "")

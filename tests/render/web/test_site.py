@@ -39,7 +39,7 @@ SUBAGENT_MULTI = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagen
 def _view(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, ["view", *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, result.output
+    return result.exit_code, result.stdout if result.exit_code in (0, 1) else result.output  # usage errors: stderr
 
 
 @pytest.fixture(scope="module")
