@@ -23,6 +23,7 @@ from replay.render.web.page import esc
 from replay.render.web.page_assets import INDEX_CSP, INDEX_CSS, INDEX_SCRIPT
 from replay.render.web.session_page import SEVERITIES, SessionFacts, audit_status, head_html, help_html
 from replay.render.web.site_strings import SiteStrings, count, day_of, site_strings
+from replay.words import by_count
 
 FIRST_ROWS = 200
 """Rows in the table as written, and per page of the script's paging."""
@@ -236,16 +237,17 @@ def rules_chart(reports: Sequence[Audited], ss: SiteStrings) -> str:
             if not k:
                 continue
             w = max(1.0, scale * k)
-            name = esc(interpolate(ss.chart_severity_bar, rule=rule, findings=ss.severity_count(k, severity.value)))
+            name = esc(interpolate(by_count(k, ss.chart_severity_bar), rule=rule, count=count(k),
+                                   severity=severity.value))
             parts.append(f"<rect class=\"bar {severity.value}\" x=\"{x:.1f}\" y=\"{y + 2}\" width=\"{w:.1f}\" "
                          f"height=\"{bar_h - 4}\"><title>{name}</title></rect>")
             x += w
-        name = esc(interpolate(ss.chart_rule_bar, rule=rule, count=count(n)))
+        name = esc(interpolate(by_count(n, ss.chart_rule_bar), rule=rule, count=count(n)))
         bars.append(f"<g data-rule=\"{esc(rule)}\"><title>{name}</title><text x=\"0\" y=\"{y + 11}\">{esc(rule)}</text>"
                     f"{''.join(parts)}<text x=\"{x + 4:.1f}\" y=\"{y + 11}\">{count(n)}</text></g>")
     left = len(ranked) - len(top)
-    more = (f"<p class=\"more\" data-more=\"{left}\">{esc(interpolate(ss.chart_more, count=count(left)))}</p>"
-            if left else "")
+    more_text = esc(interpolate(by_count(left, ss.chart_more), count=count(left)))
+    more = f"<p class=\"more\" data-more=\"{left}\">{more_text}</p>" if left else ""
     return _figure("rules", ss.chart_rules, _svg("chart-rules-title", width, bar_h * len(top), "".join(bars)) + more)
 
 
@@ -277,7 +279,7 @@ def days_chart(facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
     for i, key in enumerate(keys):
         n = days[key]
         h = max(1.0, (base - 10) * n / most)
-        name = esc(interpolate(ss.chart_day_bar, day=key, count=count(n)))
+        name = esc(interpolate(by_count(n, ss.chart_day_bar), day=key, count=count(n)))
         bars.append(f"<g><title>{name}</title><rect class=\"bar\" x=\"{i * step + step * 0.1:.1f}\" "
                     f"y=\"{base - h:.1f}\" width=\"{max(step * 0.8, 0.5):.1f}\" height=\"{h:.1f}\"/></g>")
     axis = (f"<line class=\"axis\" x1=\"0\" y1=\"{base}\" x2=\"{width}\" y2=\"{base}\"/>"
@@ -307,7 +309,8 @@ def tokens_chart(facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
         n = buckets.get(k, 0)
         low, high = (0, 0) if k == 0 else (10 ** (k - 1), 10 ** k - 1)
         h = (base - 10) * n / most
-        name = esc(interpolate(ss.chart_token_bar, low=count(low), high=count(high), count=count(n)))
+        name = esc(interpolate(by_count(n, ss.chart_token_bar), low=count(low), high=count(high),
+                                       count=count(n)))
         label = "0" if k == 0 else _short(10 ** (k - 1))
         bars.append(f"<g><title>{name}</title><rect class=\"bar\" x=\"{k * step + step * 0.1:.1f}\" "
                     f"y=\"{base - h:.1f}\" width=\"{step * 0.8:.1f}\" height=\"{h:.1f}\"/>"
@@ -380,7 +383,8 @@ def index_chunks(rows: Sequence[Row], result: AuditedMany, locale: Locale, passe
     yield (f"<div class=\"charts\">{rules_chart(result.reports, ss)}{days_chart(facts, ss)}"
            f"{tokens_chart(facts, ss)}</div>\n")
     if passed_over:
-        yield f"<p class=\"note\">{esc(interpolate(ss.passed_over, count=count(passed_over)))}</p>\n"
+        note = interpolate(by_count(passed_over, ss.passed_over), count=count(passed_over))
+        yield f"<p class=\"note\">{esc(note)}</p>\n"
     models = sorted({m for f in facts if f is not None for m in f.models})
     tools = sorted({t for f in facts if f is not None for t in f.tools})[:MAX_TOOLS]
     yield filters_html(models, tools, len(rows), ss)
@@ -395,8 +399,9 @@ def index_chunks(rows: Sequence[Row], result: AuditedMany, locale: Locale, passe
         for row in rows[FIRST_ROWS:]:
             yield row_html(row, ss, root)
         yield "</template>\n"
+        more = len(rows) - FIRST_ROWS
         yield (f"<p class=\"note\" id=\"no-script\">"
-               f"{esc(interpolate(ss.more_without_script, count=count(len(rows) - FIRST_ROWS)))}</p>\n")
+               f"{esc(interpolate(by_count(more, ss.more_without_script), count=count(more)))}</p>\n")
     yield pager_html(len(rows), ss)
     yield "</main>\n"
     yield help_html(ss, (("/", ss.key_search), ("[ / ]", f"{ss.page_previous} / {ss.page_next}"),

@@ -71,9 +71,7 @@ class SiteStrings:
     chart_more: str
     """Under a chart that leaves rules out: ``+{count} more rules``."""
     chart_severity_bar: str
-    """``{rule}: {findings}`` (``severity_count``)."""
-    plural_s: bool
-    """Whether a counted noun takes an ``s`` (English), or stays (Chinese)."""
+    """``{rule}: {count} {severity}|…s``."""
     chart_rule_bar: str
     """A bar's spoken name: ``{rule}: {count} findings``."""
     chart_day_bar: str
@@ -81,7 +79,9 @@ class SiteStrings:
     chart_token_bar: str
     """``{low} to {high} tokens: {count} sessions``."""
     passed_over: str
-    """``{count}`` paths passed over by the search (a FIFO, a link out of the folder)."""
+    """``{count}`` paths passed over by the search (a FIFO, a link out of the folder).
+    This template and the others with a ``|`` hold a form for one and a form for the
+    rest (``replay.words.by_count``)."""
     # a session page
     back: str
     fact_log: str
@@ -134,6 +134,10 @@ class SiteStrings:
     banner_repair: str
     banner_unread: str
     findings_title: str
+    findings_errors: str
+    """A page's findings heading counts them: ``{count} error|{count} errors``."""
+    findings_warnings: str
+    findings_policy: str
     no_findings: str
     finding_at: str
     """``line {line}``."""
@@ -169,12 +173,6 @@ class SiteStrings:
     minutes: str
     hours: str
     utc: str
-
-    def severity_count(self, n: int, severity: str) -> str:
-        """``496 warnings``, ``1 error`` (``496 个 warning``)."""
-        if not self.plural_s:
-            return f"{count(n)} 个 {severity}"
-        return f"{count(n)} {severity}" if n == 1 else f"{count(n)} {severity}s"
 
     def status(self, status: str) -> str:
         return {"ok": self.status_ok, "warnings": self.status_warnings, "errors": self.status_errors}.get(
@@ -263,7 +261,8 @@ SITE_EN = SiteStrings(
     page_next="Next rows",
     page_position="rows {first}–{last} of {total}",
     page_all="Show all rows",
-    more_without_script="{count} more sessions are listed when the page's script runs.",
+    more_without_script="{count} more session is listed when the page's script runs.|"
+                        "{count} more sessions are listed when the page's script runs.",
     totals_label="Totals",
     total_sessions="sessions",
     total_events="events",
@@ -275,13 +274,13 @@ SITE_EN = SiteStrings(
     chart_days="Sessions per day (UTC)",
     chart_tokens="Tokens per session",
     chart_empty="Nothing to show",
-    chart_more="+{count} more rules",
-    chart_severity_bar="{rule}: {findings}",
-    plural_s=True,
-    chart_rule_bar="{rule}: {count} findings",
-    chart_day_bar="{day}: {count} sessions",
-    chart_token_bar="{low} to {high} tokens: {count} sessions",
-    passed_over="{count} paths were passed over by the search (a FIFO, a link out of the folder, …).",
+    chart_more="+{count} more rule|+{count} more rules",
+    chart_severity_bar="{rule}: {count} {severity}|{rule}: {count} {severity}s",
+    chart_rule_bar="{rule}: {count} finding|{rule}: {count} findings",
+    chart_day_bar="{day}: {count} session|{day}: {count} sessions",
+    chart_token_bar="{low} to {high} tokens: {count} session|{low} to {high} tokens: {count} sessions",
+    passed_over="{count} path was passed over by the search (a FIFO, a link out of the folder, …).|"
+                "{count} paths were passed over by the search (a FIFO, a link out of the folder, …).",
     back="All sessions",
     fact_log="Log",
     fact_id="Session id",
@@ -309,16 +308,19 @@ SITE_EN = SiteStrings(
     turn_end="Turn {turn} ended: {reason} · {duration}",
     step_head="Step {step}",
     step_end="Step {step} ended · {latency}",
-    step_failed_attempts=" · {count} failed attempt(s)",
+    step_failed_attempts=" · {count} failed attempt| · {count} failed attempts",
     child_link="Child session: {name}",
     child_missing="its child session is not in this archive",
-    stream="{count} stream events (seq {first}–{last})",
+    stream="{count} stream event (seq {first}–{last})|{count} stream events (seq {first}–{last})",
     not_an_event="line {line}: not read as an event",
     replaced="surface replacement (a model-only copy)",
     banner_refuse="Today's harness would refuse to load this log.",
     banner_repair="Today's harness would load this log after repairing or migrating it.",
     banner_unread="replay could not read this log whole.",
     findings_title="Findings",
+    findings_errors="{count} error|{count} errors",
+    findings_warnings="{count} warning|{count} warnings",
+    findings_policy="{count} policy finding|{count} policy findings",
     no_findings="No findings.",
     finding_at="line {line}",
     rule_link="What rule {rule} checks",
@@ -398,8 +400,7 @@ SITE_ZH = SiteStrings(
     chart_tokens="每个会话的令牌数",
     chart_empty="没有可显示的内容",
     chart_more="另有 {count} 条规则",
-    chart_severity_bar="{rule}：{findings}",
-    plural_s=False,
+    chart_severity_bar="{rule}：{count} 个 {severity}",
     chart_rule_bar="{rule}：{count} 个发现",
     chart_day_bar="{day}：{count} 个会话",
     chart_token_bar="{low} 至 {high} 个令牌：{count} 个会话",
@@ -441,6 +442,9 @@ SITE_ZH = SiteStrings(
     banner_repair="现在的 harness 会在修复或迁移后加载此日志。",
     banner_unread="replay 无法完整读取此日志。",
     findings_title="发现",
+    findings_errors="{count} 个错误",
+    findings_warnings="{count} 个警告",
+    findings_policy="{count} 个策略发现",
     no_findings="没有发现。",
     finding_at="第 {line} 行",
     rule_link="规则 {rule} 检查什么",
