@@ -77,3 +77,30 @@ def test_view_says_why_it_exits_1_and_that_no_browser_opened(tmp_path: Path, mon
     good = corpus_file(TODO_WRITE)
     result = CliRunner().invoke(main, ["view", str(good), "-o", str(page)])
     assert (result.exit_code, result.stdout, result.stderr) == (0, f"{page}\n", "")
+
+
+CORDIS = "sessions-2026-08-20/apps_web_tests_snapshots/cordis-tool-round/session.jsonl"
+
+
+@pytest.mark.parametrize("which", ["duplicate todo id", CORDIS])
+def test_each_finding_is_said_once_at_its_event(tmp_path: Path, which: str) -> None:
+    """The banner says once what the harness would do, the list links to the places,
+    and each finding's words are on the page once: at its event (the banner, the list
+    and the event each said them)."""
+    import json
+
+    log = _duplicate_todo_id(tmp_path) if which == "duplicate todo id" else corpus_file(which)
+    audited = CliRunner().invoke(main, ["audit", "--format", "json", str(log)])
+    findings = json.loads(audited.stdout)["files"][0]["findings"]
+    page = tmp_path / "page.html"
+    _run("view", str(log), "-o", str(page))
+    text = page.read_text(encoding="utf-8")
+    placed = [f for f in findings if f.get("line") and f["line"] > 1]
+    assert placed
+    for f in placed:
+        said = f'<span class="msg">{html.escape(f["message"], quote=True)}</span>'
+        assert text.count(said) == sum(1 for g in placed if g["message"] == f["message"]), f
+        assert f'<a href="#L{f["line"]}">line {f["line"]}</a>' in text  # the list links to its place
+    if which == CORDIS:
+        banner = re.search(r'<section class="banner".*?</section>', text, re.S)
+        assert banner is not None and banner.group(0).count("<p") == 2 and 'class="msg"' not in banner.group(0)

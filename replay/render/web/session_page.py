@@ -740,14 +740,17 @@ def head_html(title: str, csp: str, style: str, lang: str) -> str:
 def finding_html(f: Finding, links: PageLinks, ss: SiteStrings, at: bool, transcript: bool = True) -> str:
     """One finding: where (its line, in the list at the top; a link to its event when
     the page has a ``transcript``, or the line is the header's), its rule (a link to
-    the rule's page in a site), its severity and its message."""
+    the rule's page in a site), its severity and its message. In the list, a finding
+    shown at its event is a link to it (its words are there, once)."""
     where = _where(f.line, ss, transcript) if not at else ""
     rule = esc(f.rule)
     name = esc(interpolate(ss.rule_link, rule=f.rule))
     rule_html = (f"<a class=\"rule\" href=\"{esc(links.rules)}{rule}.html\" title=\"{name}\">{rule}</a>"
                  if links.rules is not None and _rule_known(f.rule) else f"<span class=\"rule\">{rule}</span>")
+    placed = not at and transcript and f.line is not None and f.line > 1
+    message = "" if placed else f" <span class=\"msg\">{esc(f.message)}</span>"
     return (f"<li class=\"finding\" data-severity=\"{f.severity.value}\" data-rule=\"{rule}\">{where}{rule_html} "
-            f"<span class=\"sev\">{esc(f.severity.value)}</span> <span class=\"msg\">{esc(f.message)}</span></li>")
+            f"<span class=\"sev\">{esc(f.severity.value)}</span>{message}</li>")
 
 
 def _rule_known(rule: str) -> bool:
@@ -762,9 +765,10 @@ def findings_at(found: Sequence[Finding], links: PageLinks, ss: SiteStrings) -> 
 
 def banner_html(report: Audited, ss: SiteStrings, transcript: bool = True) -> str:
     """What today's harness would do with the log, when it is damaged, repaired or
-    migrated: its format findings (the rules of what the harness does when it loads
-    a log), with the audit's words; replay's own (the file could not be read whole)
-    said apart."""
+    migrated (its format findings: the rules of what the harness does when it loads
+    a log), said once, with a link to the list and to the first place (each
+    finding's words are at its event); replay's own (the file could not be read
+    whole) said apart."""
     found = [f for f in report.findings if (rule := RULES.get(f.rule)) is not None and rule.kind == "format"
              and f.severity is not Severity.POLICY]
     if not found:
@@ -777,12 +781,11 @@ def banner_html(report: Audited, ss: SiteStrings, transcript: bool = True) -> st
         parts.append(f"<p class=\"headline\">{esc(ss.banner_unread)}</p>")
     if harness:
         parts.append(f"<p class=\"headline\">{esc(ss.banner_refuse if refused else ss.banner_repair)}</p>")
-    items = "".join(f"<li>{_where(f.line, ss, transcript)}<span class=\"rule\">{esc(f.rule)}</span> "
-                    f"{esc(f.message)}</li>" for f in found[:12])
-    more = f"<li>… (+{len(found) - 12})</li>" if len(found) > 12 else ""
     kind = "refused" if refused or own else "repaired"
+    first = found[0].line
+    where = f" <a href=\"#L{first}\">{esc(interpolate(ss.finding_at, line=first))}</a>" if first and transcript else ""
     return (f"<section class=\"banner\" role=\"alert\" data-kind=\"{kind}\">{''.join(parts)}"
-            f"<ul>{items}{more}</ul></section>\n")
+            f"<p class=\"where\"><a href=\"#findings-title\">{esc(ss.findings_title)}</a>{where}</p></section>\n")
 
 
 def _where(line: int | None, ss: SiteStrings, transcript: bool) -> str:
