@@ -29,7 +29,7 @@ from replay.style import sanitize
 from replay.view.site import SiteRequest, build_site
 from tests.browser.logs import timeline_log
 from tests.helpers import MULTI_TURN, TODO_WRITE, corpus_file, dump, index_of, records
-from tests.render.web.log_numbers import log_numbers
+from tests.render.web.log_numbers import call_durations, log_numbers, step_numbers
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route
@@ -584,3 +584,26 @@ def test_ten_prompts_of_one_long_word_leave_the_index_usable_without_script(glan
         assert cell.get_attribute("title") == LONG_WORD  # whole, as its tooltip
         assert row.evaluate("tr => tr.getBoundingClientRect().height") < 100
     assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+
+
+@pytest.mark.parametrize("log", ["multi-turn/session.jsonl", "cordis/session.jsonl", "subagent-multi/session.jsonl"])
+def test_the_timing_of_a_session_is_what_its_log_holds(sites: dict[str, Site], visit: Any, log: str) -> None:
+    """Each step's bar: its duration and tokens as computed from the log's lines; the
+    slowest steps and tool calls: the longest of those, longest first; seen without
+    script, each bar and item a link to its event."""
+    site = sites["en"]
+    steps = step_numbers(site.logs / log)
+    page = visit(_url(site, log), script=False).page
+    page.locator("section.timing summary").click()
+    bars = page.locator("#step-times rect").evaluate_all(
+        "rs => rs.map(r => [r.dataset.ms === '' ? null : Number(r.dataset.ms), Number(r.dataset.input), "
+        "Number(r.dataset.output)])")
+    assert [tuple(b) for b in bars] == steps and steps
+    assert page.locator("#step-tokens rect").count() == len(steps)
+    assert page.locator("#step-times").is_visible()
+    slowest = [int(v) for v in page.locator("#slowest-steps li").evaluate_all("ls => ls.map(l => l.dataset.ms)")]
+    assert slowest == sorted((ms for ms, _, _ in steps if ms is not None), reverse=True)[:5]
+    calls = [int(v) for v in page.locator("#slowest-calls li").evaluate_all("ls => ls.map(l => l.dataset.ms)")]
+    assert calls == sorted(call_durations(site.logs / log), reverse=True)[:5]
+    for href in page.locator("section.timing a").evaluate_all("as => as.map(a => a.getAttribute('href'))"):
+        assert page.locator(href.replace("#", "#", 1)).count() == 1, href  # every link lands on an element

@@ -64,6 +64,7 @@ from replay.render.web.panel import panel_fields
 from replay.render.web.row import row_fields
 from replay.render.web.site_strings import SiteStrings, count, site_strings
 from replay.render.web.timeline import steps_of
+from replay.render.web.timing import Timing, timing_html
 from replay.words import by_count
 
 HELD = 4096
@@ -146,6 +147,8 @@ class PageDraft:
     """Where each delegation's link to its child's page goes: offset, call number."""
     timeline: Packed
     """The plan timeline's HTML."""
+    timing: str
+    """Where the time and the tokens went (``timing.timing_html``)."""
     panel: str
 
 
@@ -302,6 +305,9 @@ class DraftWriter:
         self.links: list[tuple[int, int]] = []
         self.last_line = 0
         self.suspects: list[int] = []
+        self.timing = Timing()
+        self.step_lines: dict[tuple[Any, Any], int] = {}
+        """The first line of each step not ended yet."""
 
     # -- writing ----------------------------------------------------------------------
 
@@ -522,6 +528,7 @@ class DraftWriter:
         step = self.fold.step(ev.data)
         slot = _Slot()
         self.step_slots[(step.turn, step.step)] = slot
+        self.step_lines[(step.turn, step.step)] = ev.line
         name = self._step_head(step=esc(_shown(step.step)))
         self._emit_part(_Part(ev.line, [f"<div class=\"ev stepHead\" id=\"L{ev.line}\">{_anchor(ev.seq)}{name} "
                                         "<span class=\"stats\">", slot, "</span></div>\n"]))
@@ -544,6 +551,9 @@ class DraftWriter:
         step = self.fold.step(ev.data)
         slot = self.step_slots.pop((step.turn, step.step), None)
         latency = self.ss.duration(step.latency)
+        usage = step.usage
+        self.timing.step(interpolate(self.ss.step_label, turn=_shown(step.turn), step=_shown(step.step)),
+                         self.step_lines.pop((step.turn, step.step), ev.line), step.latency, usage.input, usage.output)
         if slot is not None:
             slot.text = self._step_stats(step, latency)
         text = self._step_end_text(step=esc(_shown(step.step)), latency=latency)
@@ -584,6 +594,7 @@ class DraftWriter:
         parsed = parse(call.args_raw) if call.args_raw else None
         fields = row_fields(call, self.locale, parsed)
         duration = end - row.time if end is not None and row.time is not None else None
+        self.timing.call(row.number, call.name, row.line, duration)
         tail = "" if duration is None else (f"<span class=\"dur\" data-ms=\"{duration}\">"
                                             f"{esc(self.ss.duration(duration))}</span>")
         res = ""
@@ -636,6 +647,7 @@ class DraftWriter:
             filled=tuple((offset, slot.text) for offset, slot in self.slots if slot.text),
             links=tuple(self.links),
             timeline=timeline,
+            timing=timing_html(self.timing, self.ss),
             panel=panel_section(panel_fields(fold.plan, self.locale), self.ps),
         )
 
@@ -898,6 +910,7 @@ def page_chunks(draft: PageDraft | None, report: Audited, shown_path: str, links
         return
     yield toolbar_html(facts, ss)
     yield from unpacked(draft.timeline)
+    yield draft.timing
     yield "<main class=\"transcript\" id=\"transcript\">\n"
     yield from body_chunks(draft, report, links, ss)
     yield "</main>\n"

@@ -101,6 +101,17 @@ class SiteStrings:
     fact_children: str
     unknown: str
     no_time: str
+    timing_title: str
+    timing_durations: str
+    timing_tokens: str
+    timing_step_tokens: str
+    """``{input} in · {output} out``."""
+    timing_more: str
+    """``+{count} more steps`` (not drawn)."""
+    slowest_steps: str
+    slowest_calls: str
+    step_label: str
+    """``Turn {turn} · step {step}``."""
     """A time of 0 (goldens and synthetic logs zero their times)."""
     tokens_line: str
     """``{input} in · {output} out · {cache_read} cache read · {reasoning} reasoning``."""
@@ -299,6 +310,14 @@ SITE_EN = SiteStrings(
     fact_children="Child sessions",
     unknown="—",
     no_time="no time recorded",
+    timing_title="Where the time and the tokens went",
+    timing_durations="Duration of each step",
+    timing_tokens="Tokens of each step (in and out)",
+    timing_step_tokens="{input} in · {output} out",
+    timing_more="+{count} more step, not drawn|+{count} more steps, not drawn",
+    slowest_steps="Slowest steps",
+    slowest_calls="Slowest tool calls",
+    step_label="Turn {turn} · step {step}",
     tokens_line="{input} in · {output} out · {cache_read} cache read · {reasoning} reasoning",
     cache_write=" · {cache_write} cache write",
     calls_line="{total} ({done} done, {failed} failed, {interrupted} interrupted, {pending} pending)",
@@ -423,6 +442,14 @@ SITE_ZH = SiteStrings(
     fact_children="子会话",
     unknown="—",
     no_time="未记录时间",
+    timing_title="时间与令牌的去向",
+    timing_durations="每个步骤的时长",
+    timing_tokens="每个步骤的令牌（输入与输出）",
+    timing_step_tokens="输入 {input} · 输出 {output}",
+    timing_more="另有 {count} 个步骤未画出",
+    slowest_steps="最慢的步骤",
+    slowest_calls="最慢的工具调用",
+    step_label="第 {turn} 轮 · 第 {step} 步",
     tokens_line="输入 {input} · 输出 {output} · 缓存读取 {cache_read} · 推理 {reasoning}",
     cache_write=" · 缓存写入 {cache_write}",
     calls_line="{total}（完成 {done}，失败 {failed}，中断 {interrupted}，等待中 {pending}）",
