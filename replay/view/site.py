@@ -46,7 +46,6 @@ from typing import IO
 
 from replay.check.audit import Audit, AuditRequest
 from replay.check.engine import Attached, AuditResult, LogReport, Reading, Watch
-from replay.check.registry import RULES
 from replay.describe import reason
 from replay.fs import FsError, Tree, abandoned, write_output, write_temporary
 from replay.log.reader import AuditItem, LogRead
@@ -54,19 +53,16 @@ from replay.log.source import PassedOver, display_path, ignore
 from replay.output import OutputError
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
-from replay.render.web.page import esc
-from replay.render.web.page_assets import RULE_CSP, RULE_CSS
+from replay.render.web.rule_pages import Breaking, rule_pages
 from replay.render.web.session_page import (
     DraftWriter,
     Link,
     PageDraft,
     PageLinks,
     SessionFacts,
-    head_html,
     page_chunks,
 )
 from replay.render.web.site_index import Row, index_chunks
-from replay.render.web.site_strings import site_strings
 
 NAME_CHARS = 60
 """Characters of a log's path kept in its page's name (the rest is a hash)."""
@@ -338,24 +334,23 @@ def page_links(entry: _Entry) -> PageLinks:
 # -- the rule pages ----------------------------------------------------------------------
 
 
-def rule_pages(locale: Locale, rule_text: Callable[[str], str] | None) -> Iterator[tuple[str, str]]:
-    """Each rule's page (``rule_text``: ``replay rules ID``'s text) and their index:
-    file name, HTML."""
-    ss = site_strings(locale)
-    lang = "zh" if locale == "zh" else "en"
-    back = f"<nav><a href=\"../{INDEX}\" rel=\"index\">\u2190 {esc(ss.back)}</a></nav>"
-    items = []
-    for rule_id, rule in RULES.items():
-        title = ss.rule_page_title.replace("{rule}", rule_id)
-        yield f"{rule_id}.html", (
-            f"{head_html(title, RULE_CSP, RULE_CSS, lang)}<body class=\"rules\"><main>{back}"
-            f"<p><a href=\"{INDEX}\">{esc(ss.rules_title)}</a></p><h1>{esc(title)}</h1>"
-            f"<pre class=\"help\">{esc(rule_text(rule_id) if rule_text else f'{rule_id}: {rule.summary}')}</pre>"
-            "</main></body>\n</html>\n")
-        items.append(f"<li><a href=\"{esc(rule_id)}.html\">{esc(rule_id)}</a> <span class=\"help\">"
-                     f"{esc(rule.summary)}</span></li>")
-    yield INDEX, (f"{head_html(ss.rules_title, RULE_CSP, RULE_CSS, lang)}<body class=\"rules\"><main>{back}"
-                  f"<h1>{esc(ss.rules_title)}</h1><ul>{''.join(items)}</ul></main></body>\n</html>\n")
+def breaking(entries: list[_Entry]) -> dict[str, list[Breaking]]:
+    """Each rule's sessions in the site: their pages (from the rule pages), their
+    findings of it and its first line, most findings first."""
+    found: dict[str, list[Breaking]] = {}
+    for entry in entries:
+        counts: dict[str, list[int | None]] = {}
+        for f in entry.report.findings:
+            seen = counts.get(f.rule)
+            if seen is None:
+                counts[f.rule] = [1, f.line]
+            else:
+                seen[0] = (seen[0] or 0) + 1
+        for rule, (n, line) in counts.items():
+            found.setdefault(rule, []).append(Breaking(f"../{SESSIONS}/{entry.name}", entry.shown, n or 0, line))
+    for sessions in found.values():
+        sessions.sort(key=lambda b: -b.findings)
+    return found
 
 
 # -- writing and publishing ------------------------------------------------------------
@@ -401,7 +396,7 @@ def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult,
     locale = request.locale
     rows = [Row(e.report, e.shown, f"{SESSIONS}/{e.name}", e.facts, len(e.children)) for e in entries]
     with tree.writer(staging) as write:
-        for name, page in rule_pages(locale, request.rule_text):
+        for name, page in rule_pages(locale, request.rule_text, breaking(entries)):
             write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
         for entry in entries:
             write(SESSIONS, entry.name, what="session page", durable=False,

@@ -176,6 +176,16 @@ class SiteStrings:
     key_sort: str
     rules_title: str
     rule_page_title: str
+    rule_kind: str
+    """``a {kind} rule of the {domain} domain``."""
+    rule_harness: str
+    rule_breaking: str
+    """``Sessions of this archive that break it ({count})``."""
+    rule_none_here: str
+    rule_terminal: str
+    rule_sessions: str
+    rule_findings: str
+    """``{count} sessions``, ``{count} findings`` (in the rules' index)."""
     """``Rule {rule}``."""
     no_page: str
     """A page that could not be drafted: ``{why}``."""
@@ -364,6 +374,13 @@ SITE_EN = SiteStrings(
     key_sort="sort by a column",
     rules_title="Audit rules",
     rule_page_title="Rule {rule}",
+    rule_kind="A {kind} rule of the {domain} domain.",
+    rule_harness="What today's harness does",
+    rule_breaking="Sessions of this archive that break it ({count})",
+    rule_none_here="No session of this archive breaks it.",
+    rule_terminal="As {command} prints it, with its example audited",
+    rule_sessions="{count} session|{count} sessions",
+    rule_findings="{count} finding|{count} findings",
     no_page="replay could not draft this page ({why}); the audit's findings are above.",
     ms="{n} ms",
     seconds="{n} s",
@@ -496,6 +513,13 @@ SITE_ZH = SiteStrings(
     key_sort="按某列排序",
     rules_title="审计规则",
     rule_page_title="规则 {rule}",
+    rule_kind="{domain} 领域的 {kind} 规则。",
+    rule_harness="当前 harness 的处理方式",
+    rule_breaking="本存档中违反它的会话（{count}）",
+    rule_none_here="本存档中没有会话违反它。",
+    rule_terminal="{command} 的输出（含审计过的示例）",
+    rule_sessions="{count} 个会话",
+    rule_findings="{count} 个发现",
     no_page="replay 无法生成此页面（{why}）；审计的发现见上方。",
     ms="{n} 毫秒",
     seconds="{n} 秒",

@@ -537,3 +537,26 @@ def test_a_child_is_named_by_its_whole_session_id() -> None:
 
     assert [_names("started session s12.", sid) for sid in ("s1", "s12", "s")] == [False, True, False]
     assert _names("child abc-def-1 done", "abc-def-1") and not _names("child abc-def-12", "abc-def-1")
+
+
+def test_a_rule_page_lists_the_sessions_that_break_it(corpus_site: tuple[Path, int, str]) -> None:
+    """Styled from the rule's fields, with the sessions of the archive that break it
+    (most findings first), each linked to its first finding's event."""
+    site = corpus_site[0]
+    audited = CliRunner().invoke(main, ["audit", "--format", "json", "--jobs", "1", str(corpus_root())])
+    files = json.loads(audited.stdout)["files"]
+    rows = dict(_rows(site))
+    for rule in ("A7", "B4"):
+        want = []
+        for f in files:
+            found = [g for g in f.get("findings", []) if g["rule"] == rule]
+            if found:
+                want.append((f"../{rows[f['path']]}" + (f"#L{found[0]['line']}" if found[0].get("line") else ""),
+                             len(found)))
+        want.sort(key=lambda item: -item[1])
+        page = parse((site / "rules" / f"{rule}.html").read_text(encoding="utf-8"))
+        got = [(tr.find("a").attrs["href"], int(tr.find("td", "num").attrs["data-v"]))
+               for tr in page.find("table", "breaking").find("tbody").find_all("tr")]
+        assert sorted(got, key=lambda item: -item[1]) == got and sorted(got) == sorted(want), rule
+        assert page.find("p", "summary").text.startswith(f"{rule} ")
+        assert page.find("pre", "help").text.startswith(f"{rule}: ")  # the terminal text, folded away
