@@ -21,6 +21,7 @@ from replay.checker import Checker, Found
 from replay.findings import Example, Finding, Rule
 from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.event import ENVELOPE_KEYS, KNOWN_TYPES, SURFACE_TYPES, ChunkRun, ChunkSpan, DictEvent, Event
+from replay.log.seqmap import SeqBytes
 from replay.log.typed import (
     PLAIN,
     AssistantMessageEvent,
@@ -612,6 +613,10 @@ def _turn_step(data: Any) -> tuple[Any, Any]:
     return None, None
 
 
+_PRINT_SIZE = 16
+"""The bytes of a tool result's fingerprint."""
+
+
 def _fingerprint(data: Any) -> bytes:
     """Everything of a tool/result but its inner content (spec §3 rewrite rule)."""
     message = data.get("message") if isinstance(data, dict) else None
@@ -624,7 +629,7 @@ def _fingerprint(data: Any) -> bytes:
         blob = orjson.dumps(stripped, option=orjson.OPT_SORT_KEYS)
     except TypeError:
         blob = repr(stripped).encode()
-    return hashlib.blake2b(blob, digest_size=16).digest()
+    return hashlib.blake2b(blob, digest_size=_PRINT_SIZE).digest()
 
 
 def _error(rule: Rule, ev: Event, message: str) -> Finding:
@@ -649,7 +654,7 @@ class CoreChecker(Checker):
         self.next_step: Any = 1
         self.pending: set[Any] = set()
         self.nodes = SurfaceNodes()
-        self.tool_prints: dict[int, bytes] = {}
+        self.tool_prints = SeqBytes(_PRINT_SIZE)
         """Surface nodes that are tool/results, with what a content-only rewrite must keep."""
 
     # -- hooks ---------------------------------------------------------------------

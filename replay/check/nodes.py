@@ -1,15 +1,162 @@
 """What the session core keeps for every surface event of a log: the surface's nodes
-(``SurfaceNodes``), which a replace finds anywhere in the surface."""
+(``SurfaceNodes``), which a replace finds anywhere in the surface.
+
+They are kept for the whole log, so they cost memory per surface event: a few bytes
+in arrays while seqs come in increasing order (every log the scanner accepted), where
+dicts of int objects cost about 150. Anything else falls back to the general form,
+with the same answers.
+"""
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
+from replay.log.seqmap import HIGH, LOW, extends
+
 
 class SurfaceNodes:
-    """The surface's nodes (the seqs of its events) in order: an append adds one at
-    the end, a replace swaps the run from ``start`` to ``end`` for one new node.
+    """The surface's nodes in order, as ``LinkedNodes`` keeps them, in arrays while
+    every appended seq is an integer above the last one: slot ``i`` holds the ``i``-th
+    node appended (``_seqs``, increasing, so a seq is found by bisection), a replace
+    puts its new node in the first slot of the run it removes and marks the others
+    dead. A replacing node's seq (above every other) is found in ``_moved``; dead
+    slots are skipped through ``_jump`` (each dead slot points at or before the next
+    live one, the pointers shortened as they are followed), so a replace costs the
+    nodes it removes, as in ``LinkedNodes``. The first append out of order turns the
+    nodes into a ``LinkedNodes`` holding the same nodes.
+    """
+
+    __slots__ = ("_alive", "_current", "_general", "_jump", "_moved", "_seqs")
+
+    def __init__(self) -> None:
+        self._seqs = array("q")
+        """The seq appended into each slot."""
+        self._alive = bytearray()
+        """1 for a slot that holds a node, 0 for one a replace removed."""
+        self._moved: dict[int, int] = {}
+        """The seq of a replacing node → its slot."""
+        self._current: dict[int, int] = {}
+        """A slot a replacing node took → its seq."""
+        self._jump = array("q")
+        """For a dead slot: a slot after it, at or before the next live one."""
+        self._general: LinkedNodes | None = None
+
+    def _last(self) -> int | None:
+        return self._seqs[-1] if self._seqs else None
+
+    def _slot(self, seq: int) -> int | None:
+        """The slot of the node ``seq``, or ``None``."""
+        slot = self._moved.get(seq)
+        if slot is not None:
+            return slot
+        seqs = self._seqs
+        i = bisect_left(seqs, seq)
+        if i < len(seqs) and seqs[i] == seq and self._alive[i] and i not in self._current:
+            return i
+        return None
+
+    def _at(self, slot: int) -> int:
+        seq = self._current.get(slot)
+        return self._seqs[slot] if seq is None else seq
+
+    def _live_from(self, slot: int) -> int:
+        """The first live slot from ``slot`` on (``len`` when there is none)."""
+        alive, jump, end = self._alive, self._jump, len(self._seqs)
+        found = slot
+        while found < end and not alive[found]:
+            found = jump[found]
+        while slot < found and not alive[slot]:  # shorten the path followed
+            following = jump[slot]
+            jump[slot] = found
+            slot = following
+        return found
+
+    def _generalize(self) -> LinkedNodes:
+        general = LinkedNodes()
+        for seq in self:
+            general.append(seq)
+        self._general = general
+        self._seqs, self._alive, self._jump = array("q"), bytearray(), array("q")
+        self._moved, self._current = {}, {}
+        return general
+
+    def append(self, seq: Any) -> None:
+        general = self._general
+        if general is None and extends(seq, self._last()) and seq not in self._moved:
+            self._seqs.append(seq)
+            self._alive.append(1)
+            return
+        (general or self._generalize()).append(seq)
+
+    def __iter__(self) -> Iterator[Any]:
+        if self._general is not None:
+            return iter(self._general)
+        end = len(self._seqs)
+        nodes = []
+        slot = self._live_from(0)
+        while slot < end:
+            nodes.append(self._at(slot))
+            slot = self._live_from(slot + 1)
+        return iter(nodes)
+
+    def span(self, start: Any, end: Any) -> list[Any] | str:
+        """The nodes from ``start`` to ``end`` inclusive (both safe integers), or
+        why there are none: ``"start"`` or ``"end"`` (not a node), ``"order"``
+        (start comes after end)."""
+        if self._general is not None:
+            return self._general.span(start, end)
+        first = self._slot(int(start))  # 5.0 is the node 5
+        if first is None:
+            return "start"
+        last = self._slot(int(end))
+        if last is None:
+            return "end"
+        if first > last:
+            return "order"
+        run = [self._at(first)]
+        slot = first
+        while slot != last:
+            slot = self._live_from(slot + 1)
+            run.append(self._at(slot))
+        return run
+
+    def replace(self, run: list[Any], seq: Any) -> None:
+        """Swap ``run`` (what ``span`` returned) for the one node ``seq``."""
+        if self._general is not None:
+            self._general.replace(run, seq)
+            return
+        first, last = self._slot(run[0]), self._slot(run[-1])
+        assert first is not None and last is not None
+        taken = self._slot(seq) if type(seq) is int else None
+        if not (type(seq) is int and LOW <= seq < HIGH) or (taken is not None and not first <= taken <= last):
+            self._generalize().replace(run, seq)  # a seq that is not a node's, or that stays one
+            return
+        alive, jump, current, moved = self._alive, self._jump, self._current, self._moved
+        if len(jump) < len(alive):
+            jump.frombytes(bytes(8 * (len(alive) - len(jump))))
+        slot = self._live_from(first + 1)
+        while slot <= last:
+            alive[slot] = 0
+            jump[slot] = slot + 1
+            gone = current.pop(slot, None)
+            if gone is not None:
+                del moved[gone]
+            slot = self._live_from(slot + 1)
+        gone = current.pop(first, None)
+        if gone is not None:
+            del moved[gone]
+        if seq != self._seqs[first]:
+            current[first] = seq
+            moved[seq] = first
+
+
+class LinkedNodes:
+    """The surface's nodes (the seqs of its events) in order, whatever the seqs: an
+    append adds one at the end, a replace swaps the run from ``start`` to ``end`` for
+    one new node.
 
     A list does this with ``list.index`` (a scan per replace: quadratic in a long
     log); here each node knows its neighbours and an order key, so finding a node is
