@@ -71,3 +71,47 @@ class SeqBytes:
             return
         self.pop(seq)
         self._rest[seq] = digest
+
+
+def _uuid_bytes(value: Any) -> bytes | None:
+    """The 16 bytes of a UUID in its canonical spelling (lower-case hex, dashed), or
+    ``None`` for anything else."""
+    if type(value) is not str or len(value) != 36:
+        return None
+    try:
+        raw = bytes.fromhex(value.replace("-", ""))
+    except ValueError:
+        return None
+    return raw if len(raw) == 16 and _uuid_text(raw) == value else None
+
+
+def _uuid_text(raw: bytes) -> str:
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+class SeqIds:
+    """A map of seqs to ids (any value), answering ``get`` and item assignment as a
+    dict does: an id that is a UUID in its canonical spelling (the harness's message
+    ids) is kept as its 16 bytes in a ``SeqBytes``, any other value in a dict."""
+
+    __slots__ = ("_other", "_uuids")
+
+    def __init__(self) -> None:
+        self._uuids = SeqBytes(16)
+        self._other: dict[Any, Any] = {}
+
+    def __setitem__(self, seq: Any, value: Any) -> None:
+        raw = _uuid_bytes(value)
+        if raw is None:
+            self._uuids.pop(seq)
+            self._other[seq] = value
+        else:
+            self._other.pop(seq, None)
+            self._uuids[seq] = raw
+
+    def get(self, seq: Any, default: Any = None) -> Any:
+        if seq in self._other:
+            return self._other[seq]
+        raw = self._uuids.get(seq)
+        return default if raw is None else _uuid_text(raw)

@@ -1,8 +1,7 @@
 """The surface's node sequence (``SurfaceNodes``, compact, and ``LinkedNodes``, the
 general form it falls back to) behaves exactly as the plain list it replaced
 (``list.index`` + slice assignment), including repeated and non-integer seqs, and a
-replace costs the nodes it removes, not the length of the surface. ``SeqBytes``
-answers as the dict it replaced."""
+replace costs the nodes it removes, not the length of the surface."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.check.nodes import LinkedNodes, SurfaceNodes
-from replay.log.seqmap import SeqBytes
 
 
 class ListNodes:
@@ -104,28 +102,6 @@ def test_compaction_replaces_from_the_first_node_linearly() -> None:
         seq += 1
     assert list(nodes) == [seq - 1]
     assert max(nodes._jump) <= seq  # every path shortened to a live slot or the end
-
-
-digests = st.lists(st.one_of(
-    st.tuples(st.just("set"), st.one_of(st.integers(0, 30), st.integers(0, 30).map(float), st.just("s")),
-              st.binary(min_size=1, max_size=3)),
-    st.tuples(st.just("pop"), st.one_of(st.integers(0, 30), st.integers(0, 30).map(float), st.just("s")))),
-    max_size=60)
-
-
-@given(digests, st.booleans())
-def test_seq_bytes_answer_as_a_dict(script: list[tuple[Any, ...]], increasing: bool) -> None:
-    mine, ref = SeqBytes(2), dict[Any, bytes]()
-    for i, op in enumerate(script):
-        key = (i if increasing else op[1]) if op[0] == "set" else op[1]
-        if op[0] == "set":
-            mine[key] = op[2]
-            ref[key] = op[2]
-        else:
-            assert mine.pop(key, None) == ref.pop(key, None)
-        for probe in (*range(31), 3.0, "s"):
-            assert (probe in mine) == (probe in ref)
-            assert mine.get(probe) == ref.get(probe)
 
 
 def test_a_replace_costs_what_it_removes() -> None:
