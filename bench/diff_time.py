@@ -172,10 +172,11 @@ _CHILD = """
 import sys, time
 from pathlib import Path
 from replay.goldens.diff import changes
+from replay.scenarios.artefacts import comparator
 name, golden, run = sys.argv[1], Path(sys.argv[2]).read_bytes(), Path(sys.argv[3]).read_bytes()
 start = time.perf_counter()
 try:
-    found = changes(name, golden, run)
+    found = changes(comparator(name), golden, run)
 except BaseException as error:
     print(f"{time.perf_counter() - start:.2f}\\t-\\t{type(error).__name__}")
 else:

@@ -46,12 +46,12 @@ import pytest
 
 from replay.extras import missing
 from replay.fs import Tree
-from replay.goldens.diff import guess_changes, new_file_changes
+from replay.goldens.diff import changes, new_file_changes
 from replay.goldens.pending import DEFAULT_FOLDER, PendingStore, PendingWriter
 from replay.goldens.store import GoldenStore
 from replay.hints import command, in_ci, line
 from replay.report.snapshot import change_text
-from replay.scenarios.artefacts import render_artefacts
+from replay.scenarios.artefacts import comparator, render_artefacts
 from replay.scenarios.check import scenario_names
 from replay.scenarios.names import pending_store
 from replay.scenarios.scenario import run_scenario
@@ -161,6 +161,8 @@ def golden_extension(goldens: Tree | Path, writes: _Writes | None = None,
         write_immediately = True
         golden: str | None = None
         """The golden last read (what a failing assertion's diff is about)."""
+        artefact = ""
+        """Its file name: what says how it is compared."""
 
         @classmethod
         def dirname(cls, *, test_location: Any) -> str:
@@ -196,6 +198,7 @@ def golden_extension(goldens: Tree | Path, writes: _Writes | None = None,
                                              session_id: str) -> bytes | None:
             path = Path(snapshot_location)
             self.golden = shown(path)
+            self.artefact = path.name
             return store.read(path.parent.name, path.name)
 
         @classmethod
@@ -220,7 +223,7 @@ def golden_extension(goldens: Tree | Path, writes: _Writes | None = None,
                 found = new_file_changes(new)
             else:
                 yield f"{sanitize(golden)}: differs from this run:"
-                found = guess_changes(bytes(snapshot_data), new)
+                found = changes(comparator(self.artefact), bytes(snapshot_data), new)
             yield from change_text(golden, found, PLAIN, "").splitlines()
 
     return ReplayGoldens

@@ -19,7 +19,9 @@ import pytest
 from hypothesis import strategies as st
 
 from replay.check.engine import LogReport, Policy, audit_log
+from replay.goldens.diff import JSON, JSONL, TEXT, Comparator
 from replay.log.reader import Limits, Source, read_log
+from replay.scenarios.artefacts import comparator, is_artefact_name
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -216,3 +218,11 @@ def todo_turns(turns: int, disorder: str = "none", deltas: int = 0) -> list[dict
 
     order = {"none": "in order", "one": "one out of order", "reversed": "reversed"}[disorder]
     return timeline_records(turns, order, deltas)
+
+
+def by_name(name: str) -> Comparator:
+    """How a test's golden called ``name`` is compared: its producer's declaration, or,
+    for a name no producer declares, by its suffix (the tests' own files)."""
+    if is_artefact_name(name):
+        return comparator(name)
+    return JSONL if name.endswith(".jsonl") else JSON if name.endswith(".json") else TEXT

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from replay.goldens.diff import Change, new_file_changes, same_content, stream_changes
+from replay.goldens.diff import Comparator, new_file_changes, stream_changes
+from replay.goldens.lines import Change, same_content
 from replay.goldens.select import Selection
 from replay.goldens.store import GoldenStore
 from replay.hints import command
@@ -45,7 +46,11 @@ class Pending(Protocol):
     def add(self, scenario: str, artefact: str, golden: bytes | None, data: bytes) -> None: ...
 
 
-def golden_changes(store: GoldenStore, scenario: str, file: str, data: bytes,
+Comparators = Callable[[str], Comparator]
+"""How each golden file is compared, by its name: the producers' declarations (the caller's)."""
+
+
+def golden_changes(store: GoldenStore, scenario: str, file: str, data: bytes, compare: Comparator,
                    full: bool = False) -> tuple[Change, ...] | None:
     """The changes from a golden to ``data``: ``None`` when there is no such golden,
     ``()`` when it holds these bytes. The golden is read as it is compared (a golden
@@ -56,11 +61,11 @@ def golden_changes(store: GoldenStore, scenario: str, file: str, data: bytes,
         run = io.BytesIO(data)
         if same_content(golden, run):
             return ()
-        return tuple(stream_changes(file, golden, run, full))
+        return tuple(stream_changes(compare, golden, run, full))
 
 
 def compare_folder(store: GoldenStore, folder: str, produced: Mapping[str, bytes], selection: Selection,
-                   full: bool = False, pending: Pending | None = None) -> list[FileResult]:
+                   comparators: Comparators, full: bool = False, pending: Pending | None = None) -> list[FileResult]:
     """A check of the selected goldens of ``folder`` against the bytes ``produced``
     (by file name); ``pending`` gets the new bytes of each that differs or is missing.
     Never writes to the goldens."""
@@ -69,7 +74,7 @@ def compare_folder(store: GoldenStore, folder: str, produced: Mapping[str, bytes
         if not selection.wants(folder, file):
             continue
         started = time.perf_counter()
-        against = golden_changes(store, folder, file, data, full)
+        against = golden_changes(store, folder, file, data, comparators(file), full)
         if against is None:
             found = FileResult(folder, file, "missing", (Change(
                 f"no golden: run {command('refresh', folder)} to create it"),))
@@ -88,14 +93,15 @@ def compare_folder(store: GoldenStore, folder: str, produced: Mapping[str, bytes
     return results
 
 
-def refresh_folder(store: GoldenStore, folder: str, produced: Mapping[str, bytes], selection: Selection, *,
-                   prune: bool = False, dry_run: bool = False, full: bool = False) -> list[FileResult]:
+def refresh_folder(store: GoldenStore, folder: str, produced: Mapping[str, bytes], selection: Selection,
+                   comparators: Comparators, *, prune: bool = False, dry_run: bool = False,
+                   full: bool = False) -> list[FileResult]:
     """Write the selected goldens of ``folder`` whose bytes changed (``dry_run``: say
     what would change, with the changes); ``prune`` deletes the files nothing produces."""
     results = []
     for file, data in produced.items():
         if selection.wants(folder, file):
-            results.append(_write(store, folder, file, data, dry_run, full))
+            results.append(_write(store, folder, file, data, comparators(file), dry_run, full))
     for file in store.files(folder):
         if file not in produced and selection.wants(folder, file):
             results.append(_orphan(store, folder, file, prune, dry_run))
@@ -113,10 +119,11 @@ def orphan_folder(store: GoldenStore, folder: str, *, prune: bool = False, dry_r
     return [_orphan(store, folder, f, prune, dry_run) for f in store.files(folder)]
 
 
-def _write(store: GoldenStore, folder: str, file: str, data: bytes, dry_run: bool, full: bool) -> FileResult:
+def _write(store: GoldenStore, folder: str, file: str, data: bytes, compare: Comparator, dry_run: bool,
+           full: bool) -> FileResult:
     if not dry_run:
         return FileResult(folder, file, store.write(folder, file, data))
-    against = golden_changes(store, folder, file, data, full)
+    against = golden_changes(store, folder, file, data, compare, full)
     if against is None:
         return FileResult(folder, file, "created", tuple(new_file_changes(data, full)))
     if not against:

@@ -41,7 +41,8 @@ from pydantic import (
 from replay import __version__
 from replay.fs import Tree
 from replay.goldens import PENDING_FOLDER
-from replay.goldens.diff import Change, stream_changes
+from replay.goldens.diff import Comparator, stream_changes
+from replay.goldens.lines import Change
 from replay.goldens.select import Selection, SelectorError
 from replay.goldens.store import GoldenStore, StoreError, StoreLocked
 from replay.hints import command
@@ -87,6 +88,9 @@ class Names(Protocol):
 
     def file_problem(self, name: str) -> str | None:
         """Why ``name`` cannot name a golden file (``None``: it can)."""
+
+    def comparator(self, file: str) -> Comparator:
+        """How the golden file ``file`` is compared (its producer's declaration)."""
 
     def accept_problem(self, folder: str, file: str) -> str | None:
         """Why accepting golden ``folder/file`` is refused, in words that say what to do
@@ -357,7 +361,7 @@ class Workflow:
                 raise self._missing(entry)
             if _sha256_of(data) != entry.pending_sha256:
                 raise self._unverified(entry)
-            found = tuple(stream_changes(entry.artefact, golden, data, full))
+            found = tuple(stream_changes(self.pending.names.comparator(entry.artefact), golden, data, full))
         return EntryView(entry, self.golden_path(entry), "new" if golden is None else "differs", found)
 
     def accept(self, entries: Iterable[Entry]) -> list[Decision]:

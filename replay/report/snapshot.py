@@ -26,7 +26,7 @@ from replay.words import counted
 
 if TYPE_CHECKING:
     from replay.goldens.compare import FileResult
-    from replay.goldens.diff import Change
+    from replay.goldens.lines import Change
     from replay.goldens.pending import EntryView, PendingResult
     from replay.scenarios.check import CheckReport, RefreshResult, ScenarioResult
     from replay.scenarios.compare_logs import LogDiff

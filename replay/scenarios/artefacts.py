@@ -16,6 +16,8 @@ from functools import cached_property
 from typing import Any
 
 from replay.agent.writer import SessionLog, pack_chunks
+from replay.goldens.diff import JSON, TEXT, Comparator
+from replay.goldens.values import Focus, Positioned
 from replay.jsjson import dumps
 from replay.log.event import Event
 from replay.log.reader import Source, iter_events, read_log
@@ -151,6 +153,51 @@ _SESSION = "{n}"
 """In a producer's file name: the session's suffix, ``""`` for the primary, ``.N`` for child N."""
 
 
+class LogPositions(Focus):
+    """A session log's records: an event is named by its type and compared without its
+    positions (``seq``, a packed row's ``seq0``, a summary's ``sourceEventSeqs``), so one
+    inserted event is one change, and the shift of every later ``seq`` one line."""
+
+    position = "seq"
+    sources = "sourceEventSeqs"
+    _POSITIONS = ("seq", "seq0", "sourceEventSeqs")
+
+    def named(self, record: Any) -> tuple[str, Any]:
+        if isinstance(record, dict) and isinstance(record.get("type"), str) and "data" in record:
+            return str(record["type"]), {k: v for k, v in record.items() if k != "type"}
+        return "", record
+
+    def positioned(self, record: Any) -> Positioned:
+        if isinstance(record, dict) and any(k in record for k in self._POSITIONS):
+            return Positioned({k: v for k, v in record.items() if k not in self._POSITIONS},
+                              record.get("seq", record.get("seq0")), record.get("sourceEventSeqs"))
+        return Positioned(record)
+
+
+class AcpUpdates(Focus):
+    """An ACP stream's lines: a ``session/update`` notification is its update, named by
+    its ``sessionUpdate``; another message is compared whole, and its kind is its method."""
+
+    def named(self, record: Any) -> tuple[str, Any]:
+        params = record.get("params") if isinstance(record, dict) else None
+        update = params.get("update") if isinstance(params, dict) else None
+        if isinstance(update, dict):
+            kind = update.get("sessionUpdate")
+            return (str(kind) if isinstance(kind, str) else "update"), {k: v for k, v in update.items()
+                                                                      if k != "sessionUpdate"}
+        return "", record
+
+    def kind(self, record: Any) -> str:
+        head = self.named(record)[0]
+        if head or not isinstance(record, dict):
+            return head
+        return str(record["method"]) if isinstance(record.get("method"), str) else ""
+
+
+SESSION_LOG = Comparator("jsonl", LogPositions())
+ACP_STREAM = Comparator("jsonl", AcpUpdates())
+
+
 @dataclass(frozen=True)
 class Producer:
     """One kind of artefact: the golden file names it writes (a ``{n}`` in a name
@@ -160,6 +207,9 @@ class Producer:
 
     names: tuple[str, ...]
     render: Callable[[RunView], Artefacts]
+    compare: Comparator
+    """How its goldens are compared (``replay check``, ``review``, ``replay diff``,
+    conformance and the pytest plugin all ask for it)."""
 
     def makes(self, name: str, children: int = MAX_CHILD) -> bool:
         """Whether ``name`` is one of this producer's files for a run with at most
@@ -183,13 +233,19 @@ class Producer:
 
 
 PRODUCERS: list[Producer] = [
-    Producer(("session{n}.expected.jsonl",), session_logs),
-    Producer(("tool-schemas{n}.expected.json",), tool_schemas),
-    Producer(("plan{n}.expected.json",), plans),
-    Producer(("stdout.expected.jsonl", "load.expected.jsonl"), acp_streams),
-    Producer(("web.expected.txt",), web),
-    Producer(("stdio.expected.txt",), stdio),
+    Producer(("session{n}.expected.jsonl",), session_logs, SESSION_LOG),
+    Producer(("tool-schemas{n}.expected.json",), tool_schemas, JSON),
+    Producer(("plan{n}.expected.json",), plans, JSON),
+    Producer(("stdout.expected.jsonl", "load.expected.jsonl"), acp_streams, ACP_STREAM),
+    Producer(("web.expected.txt",), web, TEXT),
+    Producer(("stdio.expected.txt",), stdio, TEXT),
 ]
+
+
+def comparator(name: str) -> Comparator:
+    """How the golden called ``name`` is compared: as its producer declares; a file no
+    producer declares (never compared by a check: it is an orphan) as text."""
+    return next((p.compare for p in PRODUCERS if p.makes(name)), TEXT)
 
 
 def is_artefact_name(name: str, children: int = MAX_CHILD) -> bool:

@@ -25,7 +25,7 @@ from replay.goldens.pending import PendingError, PendingWriter, checked_scope
 from replay.goldens.select import Selection
 from replay.goldens.store import GoldenStore, StoreError, as_tree
 from replay.parallel import Batch, in_order
-from replay.scenarios.artefacts import Producer, render_artefacts
+from replay.scenarios.artefacts import Producer, comparator, render_artefacts
 from replay.scenarios.names import pending_store
 from replay.scenarios.scenario import SCENARIO_FILE, SCENARIO_NAME_RULE, ScenarioError, is_scenario_name, run_scenario
 
@@ -129,7 +129,8 @@ def check_scenario(scenarios_root: Tree | Path, store: GoldenStore, name: str, p
     result = ScenarioResult(name, error=run.error)
     if run.artefacts is not None:
         try:
-            result.files.extend(compare_folder(store, name, run.artefacts, selection or Selection(), full, pending))
+            result.files.extend(compare_folder(store, name, run.artefacts, selection or Selection(), comparator, full,
+                                                     pending))
         except StoreError as exc:
             result.error = str(exc)
     result.seconds = run.seconds + time.perf_counter() - started
@@ -336,8 +337,8 @@ class _Refresh:
         result = ScenarioResult(name, error=run.error)
         if run.artefacts is not None:
             try:
-                result.files = refresh_folder(self.store, name, run.artefacts, self.selection, prune=self.prune,
-                                              dry_run=self.dry_run, full=self.full)
+                result.files = refresh_folder(self.store, name, run.artefacts, self.selection, comparator,
+                                              prune=self.prune, dry_run=self.dry_run, full=self.full)
             except StoreError as exc:
                 result.error = str(exc)
         result.seconds = run.seconds + time.perf_counter() - started

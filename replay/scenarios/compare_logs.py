@@ -21,14 +21,14 @@ import orjson
 
 from replay.describe import reason
 from replay.fs import FsError, read_named
-from replay.goldens.diff import Change, same_content, stream_changes
+from replay.goldens.diff import stream_changes
+from replay.goldens.lines import Change, same_content
 from replay.jsjson import dumps
 from replay.log.bounded import BLOCK, Records, TooLarge, capped_blocks
 from replay.log.reader import Limits
-from replay.log.source import LOG_SUFFIXES
 from replay.log.zstd import DecompressedTooLarge, ZstdCorruption, frame_plaintexts
 from replay.output import utf8
-from replay.scenarios.artefacts import normalize_record
+from replay.scenarios.artefacts import SESSION_LOG, comparator, is_artefact_name, normalize_record
 
 _SPOOL = 1 << 20
 """A side is kept in memory up to this many bytes, then in a temporary file."""
@@ -104,12 +104,11 @@ def _side(path: Path, limits: Limits, normalize: bool) -> Iterator[BinaryIO]:
 
 def diff_logs(a: Path, b: Path, *, normalize: bool = False, full: bool = False,
               limits: Limits | None = None) -> LogDiff:
-    """The changes from ``a`` to ``b``, compared as goldens are (the kind of content by
-    ``a``'s name: a log or ``.jsonl`` record by record, ``.json`` by value, else text)."""
+    """The changes from ``a`` to ``b``, compared as goldens are: a golden (by ``a``'s
+    name, else ``b``'s) as its producer declares, anything else as a session log (whose
+    lines, when they are not JSON, are compared as text)."""
     limits = limits or Limits()
-    name = a.name
-    if name.endswith(LOG_SUFFIXES) and not name.endswith(".jsonl"):
-        name = name.rsplit(".", 1)[0]  # a zstd log is compared as the JSONL it holds
+    compare = next((comparator(p.name) for p in (a, b) if is_artefact_name(p.name)), SESSION_LOG)
     with _side(a, limits, normalize) as left, _side(b, limits, normalize) as right:
-        found = [] if same_content(left, right) else stream_changes(name, left, right, full)
+        found = [] if same_content(left, right) else stream_changes(compare, left, right, full)
     return LogDiff(str(a), str(b), tuple(found))

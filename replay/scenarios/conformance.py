@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from replay.goldens.diff import LineDiff, align_lines
+from replay.goldens.streams import LineDiff, align_lines
 from replay.log.event import Event
 from replay.log.harness import (
     HarnessScenario,
@@ -61,7 +61,7 @@ from replay.render.acp import PresenterRegistry
 from replay.render.acp.profiles import DEFAULT_PROFILE, PROFILES, Profile, detect_profile
 from replay.render.acp.stream import normalized_lines
 from replay.render.acp.translate import Mode
-from replay.scenarios.artefacts import normalize_log
+from replay.scenarios.artefacts import ACP_STREAM, normalize_log
 from replay.scenarios.importer import ImportRefused, NewScenarioError, import_log
 from replay.scenarios.scenario import ScenarioError, load_scenario, run_scenario
 from replay.words import counted
@@ -222,7 +222,7 @@ def _render(events: list[Event], session_id: str, cwd: str | None, mode: Mode, p
 
 def compare_mode(mode: Mode, golden: str, expected: Sequence[str], got: Sequence[str]) -> ModeResult:
     """Align the two streams and say what differs."""
-    aligned = align_lines(expected, got)
+    aligned = align_lines(expected, got, ACP_STREAM.focus)  # as the ACP streams producer compares
     return ModeResult(mode, golden, len(expected), len(got), aligned.matching, aligned.missing, aligned.extra,
                       aligned.changed, aligned.first)
 

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replay.fs import Tree
+from replay.goldens.diff import Comparator
 from replay.goldens.pending import PendingStore, Workflow
 from replay.goldens.store import GoldenStore, as_tree
 from replay.hints import command
-from replay.scenarios.artefacts import is_artefact_name
+from replay.scenarios.artefacts import comparator, is_artefact_name
 from replay.scenarios.scenario import ScenarioError, is_scenario_name, load_scenario
 from replay.words import counted
 
@@ -31,6 +32,9 @@ class ScenarioNames:
 
     def file_problem(self, name: str) -> str | None:
         return None if is_artefact_name(name) else f"{name!r} is not a golden replay writes (e.g. web.expected.txt)"
+
+    def comparator(self, file: str) -> Comparator:
+        return comparator(file)
 
     def accept_problem(self, folder: str, file: str) -> str | None:
         key = f"{folder}/{file}"

@@ -17,7 +17,8 @@ from replay.check.explain import RuleHelp
 from replay.cli import main
 from replay.findings import Example, Finding, Rule, Severity
 from replay.goldens.compare import FileResult
-from replay.goldens.diff import Change, LineDiff
+from replay.goldens.lines import Change
+from replay.goldens.streams import LineDiff
 from replay.report.audit import AuditGithub, AuditJson, AuditJunit, AuditText, AuditView
 from replay.report.base import Reporter
 from replay.report.conformance import ConformanceJson, ConformanceText

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from replay.cli import main
 from replay.fs import NO_FSYNC
-from replay.goldens.diff import change_lines
+from replay.goldens.lines import change_lines
 from replay.goldens.store import GoldenStore, StoreLocked
 from replay.scenarios.check import check_scenarios, refresh_scenarios
 from tests.helpers import GOLDEN_COUNT, REPO, SCENARIO_COUNT

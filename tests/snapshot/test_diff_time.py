@@ -22,18 +22,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bench.diff_time import Case, deep, lines, long_text, scalar_list, small_records, text, two_kinds
-from replay.goldens.diff import (
-    EXACT_DIFF_STEPS,
-    MAX_JSON_DEPTH,
-    MAX_LINES,
-    Change,
-    Effort,
-    changes,
-    semantic_changes,
-    text_changes,
-    value_changes,
-)
-from tests.helpers import REPO
+from replay.goldens.align import EXACT_DIFF_STEPS, Effort
+from replay.goldens.diff import changes, semantic_changes
+from replay.goldens.lines import MAX_LINES, Change, text_changes
+from replay.goldens.values import MAX_JSON_DEPTH, value_changes
+from tests.helpers import REPO, by_name
 
 STEPS = 20_000
 
@@ -70,7 +63,7 @@ def _grows_linearly(build: Callable[[int], Case], size: int) -> None:
     def work(n: int) -> int:
         name, golden, run = build(n)
         efforts.append(_small())
-        return _work(lambda: semantic_changes(name, golden, run, effort=efforts[-1]))
+        return _work(lambda: semantic_changes(by_name(name), golden, run, effort=efforts[-1]))
 
     small, large = work(size), work(2 * size)
     assert large / small < 2.5, f"{small} → {large} calls for twice the content"
@@ -79,7 +72,7 @@ def _grows_linearly(build: Callable[[int], Case], size: int) -> None:
 
 def test_records_whose_kinds_align_in_cubic_time_are_aligned_in_linear_work() -> None:
     name, golden, run = two_kinds(200)
-    found = semantic_changes(name, golden, run, effort=_small())
+    found = semantic_changes(by_name(name), golden, run, effort=_small())
     assert found[:6] == [
         _aligned(),
         Change('event 1 agent_thought_chunk.content.text: "g0" → "r0"', 1),
@@ -94,26 +87,26 @@ def test_records_whose_kinds_align_in_cubic_time_are_aligned_in_linear_work() ->
 def test_a_multi_line_text_deepdiff_would_diff_in_quadratic_time_is_one_change() -> None:
     name, golden, run = long_text(500)
     old, new = (json.loads(side.splitlines()[2])["params"]["update"]["content"]["text"] for side in (golden, run))
-    assert semantic_changes(name, golden, run, effort=_small()) == [  # shown from their start: they differ at once
+    assert semantic_changes(by_name(name), golden, run, effort=_small()) == [  # shown from their start
         Change(f"event 3 agent_message_chunk.content.text: {json.dumps(old[:60] + '…', ensure_ascii=False)} → "
-               f"{json.dumps(new[:60] + '…', ensure_ascii=False)}", 3)] == semantic_changes(name, golden, run)
+               f"{json.dumps(new[:60] + '…', ensure_ascii=False)}", 3)] == semantic_changes(by_name(name), golden, run)
     _grows_linearly(long_text, 500)
 
 
 def test_a_list_of_scalars_deepdiff_would_align_in_cubic_time_is_aligned_in_linear_work() -> None:
     name, golden, run = scalar_list(500)
-    assert semantic_changes(name, golden, run, effort=_small())[:4] == [
+    assert semantic_changes(by_name(name), golden, run, effort=_small())[:4] == [
         _aligned(), Change("updates[0].todos[2]: 2 → 0", 9), Change("updates[0].todos[3]: 0 → 1", 10),
         Change("updates[0].todos[4]: 1 → 0", 11)]
     _grows_linearly(scalar_list, 500)
     # With the bound of every golden, a list whose first probe already costs more falls back at once.
     name, golden, run = scalar_list(4000)
-    assert changes(name, golden, run)[0] == _aligned(EXACT_DIFF_STEPS)
+    assert changes(by_name(name), golden, run)[0] == _aligned(EXACT_DIFF_STEPS)
 
 
 def test_text_difflib_would_align_in_quadratic_time_is_compared_line_by_line() -> None:
     name, golden, run = text(20_000)
-    found = semantic_changes(name, golden, run, effort=_small())
+    found = semantic_changes(by_name(name), golden, run, effort=_small())
     rows = golden.decode().splitlines()
     assert found[:1] == [Change(f"too costly to align exactly (the limit is {STEPS:,} steps): compared line by line")]
     assert found[1].text == f"@@ -1,{len(rows)} +1,{len(rows)} @@" and found[1].line == 2
@@ -124,10 +117,10 @@ def test_text_difflib_would_align_in_quadratic_time_is_compared_line_by_line() -
 
 def test_many_changed_records_are_compared_past_deepdiffs_bound_with_the_same_report() -> None:
     name, golden, run = small_records(40_000)
-    exact = semantic_changes(name, golden, run, full=True, effort=Effort(None, None))
+    exact = semantic_changes(by_name(name), golden, run, full=True, effort=Effort(None, None))
     assert exact[0] == Change("event 1 turn/start.data.copy: added 1", 1)
     effort = _small()
-    assert semantic_changes(name, golden, run, full=True, effort=effort) == exact
+    assert semantic_changes(by_name(name), golden, run, full=True, effort=effort) == exact
     assert 0 < effort.deepdiffed <= STEPS and not effort.approximate
     _grows_linearly(small_records, 40_000)
 
@@ -135,20 +128,20 @@ def test_many_changed_records_are_compared_past_deepdiffs_bound_with_the_same_re
 @pytest.mark.parametrize("name", ["plan.expected.json", "x.expected.jsonl"])
 def test_json_too_deep_for_deepdiff_is_compared_as_text_and_says_so(name: str) -> None:
     _, golden, run = deep(MAX_JSON_DEPTH)  # in the plan object: one level more
-    assert changes(name, golden, run) == [
+    assert changes(by_name(name), golden, run) == [
         Change(f"nested more than {MAX_JSON_DEPTH} deep: compared as text"),
         Change("@@ -1 +1 @@", 1, ("-" + golden.decode(), "+" + run.decode()))]
     _, golden, run = deep(300)  # deepdiff raised RecursionError
-    assert changes(name, golden, run)[0] == Change(f"nested more than {MAX_JSON_DEPTH} deep: compared as text")
+    assert changes(by_name(name), golden, run)[0] == Change(f"nested more than {MAX_JSON_DEPTH} deep: compared as text")
     _, golden, run = deep(MAX_JSON_DEPTH - 1)
-    assert changes(name, golden, run) == [Change(("event 1 " if name.endswith("l") else "") + "final"
+    assert changes(by_name(name), golden, run) == [Change(("event 1 " if name.endswith("l") else "") + "final"
                                                  + "[0]" * (MAX_JSON_DEPTH - 1) + ": 1 → 2", 1)]
 
 
 def test_the_line_diff_past_the_size_limit_is_linear_too() -> None:
     def work(size: int) -> int:
         name, golden, run = lines(size)
-        return _work(lambda: changes(name, golden, run, limit=1))
+        return _work(lambda: changes(by_name(name), golden, run, limit=1))
 
     small, large = work(40_000), work(80_000)
     assert large / small < 2.5, f"{small} → {large} calls for twice the content"
@@ -203,11 +196,11 @@ def test_an_ordinary_golden_gets_the_exact_report_and_linearly_aligned_the_same_
         pair: tuple[bytes, bytes], full: bool) -> None:
     golden, run = pair
     name = "stdout.expected.jsonl"
-    exact = semantic_changes(name, golden, run, full, effort=Effort(None, None))
-    assert semantic_changes(name, golden, run, full) == exact
+    exact = semantic_changes(by_name(name), golden, run, full, effort=Effort(None, None))
+    assert semantic_changes(by_name(name), golden, run, full) == exact
     # With no steps at all, the linear alignment and the walk find the same changes.
-    bare = semantic_changes(name, golden, run, True, effort=Effort(0, 0))
-    assert [c for c in bare if c != _aligned(0)] == semantic_changes(name, golden, run, True,
+    bare = semantic_changes(by_name(name), golden, run, True, effort=Effort(0, 0))
+    assert [c for c in bare if c != _aligned(0)] == semantic_changes(by_name(name), golden, run, True,
                                                                      effort=Effort(None, None))
 
 

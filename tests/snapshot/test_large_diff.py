@@ -17,22 +17,22 @@ from hypothesis import strategies as st
 
 from replay.cli import main
 from replay.goldens.diff import (
-    MAX_LINES,
+    JSON,
+    JSONL,
     SEMANTIC_DIFF_BYTES,
-    Change,
-    change_lines,
+    TEXT,
     changes,
-    guess_changes,
     new_file_changes,
     semantic_changes,
     stream_changes,
 )
+from replay.goldens.lines import MAX_LINES, Change, change_lines
 from replay.goldens.pending import Entry, Workflow, sha256
 from replay.goldens.store import GoldenStore
 from replay.pytest_plugin import golden_extension
 from replay.scenarios.check import check_scenario, render_scenario
 from replay.scenarios.names import pending_store
-from tests.helpers import REPO
+from tests.helpers import REPO, by_name
 
 SCENARIO, ARTEFACT = "multi-turn", "stdout.expected.jsonl"
 
@@ -55,13 +55,13 @@ def test_past_the_limit_a_changed_record_is_a_hunk_at_its_line_after_one_line_sa
     old = [_plan(i) for i in range(6)]
     new = [*old[:3], _plan(3, "completed"), *old[4:]]
     rows = _jsonl(old).decode().splitlines()
-    found = changes("stdout.expected.jsonl", _jsonl(old), _jsonl(new), limit=100)
+    found = changes(by_name("stdout.expected.jsonl"), _jsonl(old), _jsonl(new), limit=100)
     assert found == [
         _note(len(_jsonl(old)), len(_jsonl(new)), "100 bytes"),
         Change("@@ -3,3 +3,3 @@", 4, (" " + rows[2], "-" + rows[3], "+" + rows[3].replace("pending", "completed"),
                                      " " + rows[4]))]
     # Under the limit, the same files get the semantic diff.
-    assert changes("stdout.expected.jsonl", _jsonl(old), _jsonl(new)) == [
+    assert changes(by_name("stdout.expected.jsonl"), _jsonl(old), _jsonl(new)) == [
         Change('event 4 plan.entries[0].status: "pending" → "completed"', 4)]
 
 
@@ -75,19 +75,19 @@ def test_the_line_diff_writes_the_hunks_a_unified_diff_with_one_line_of_context_
         (b"a\nb\nc\n", b"z\na\nb\nc\n"),
     ]
     for old, new in cases:
-        assert changes("stdio.expected.txt", old, new, limit=1)[1:] == semantic_changes("stdio.expected.txt", old,
+        assert changes(TEXT, old, new, limit=1)[1:] == semantic_changes(TEXT, old,
                                                                                         new)
     # A file's last line break ends its last line: no empty line after it (unified diff's text has one).
-    assert changes("stdio.expected.txt", b"a\nb\nc\n", b"a\nb\nc\nd\n", limit=1)[1:] == [
+    assert changes(TEXT, b"a\nb\nc\n", b"a\nb\nc\nd\n", limit=1)[1:] == [
         Change("@@ -3 +3,2 @@", 4, (" c", "+d"))]
 
 
 def test_a_line_without_its_line_break_says_so_and_the_trailing_newline_alone_is_one_line() -> None:
-    assert changes("web.expected.txt", b"a\nb", b"a\nc\n", limit=1)[1:] == [
+    assert changes(TEXT, b"a\nb", b"a\nc\n", limit=1)[1:] == [
         Change("@@ -1,2 +1,2 @@", 2, (" a", "-b", "\\ No newline at end of file", "+c"))]
-    assert changes("web.expected.txt", b"a\nb\nc\n", b"a\nb\nc", limit=1) == [
+    assert changes(TEXT, b"a\nb\nc\n", b"a\nb\nc", limit=1) == [
         _note(6, 5, "1 bytes"), Change("only the trailing newline differs", 3)]
-    assert changes("web.expected.txt", b"x", b"x\ny", limit=1)[1:] == [Change("@@ -1 +1,2 @@", 1, (
+    assert changes(TEXT, b"x", b"x\ny", limit=1)[1:] == [Change("@@ -1 +1,2 @@", 1, (
         "-x", "\\ No newline at end of file", "+x", "+y", "\\ No newline at end of file"))]
 
 
@@ -95,7 +95,7 @@ def test_the_line_diff_is_capped_with_full_too_and_counts_what_it_leaves_out() -
     old = "".join(f"a{i}\n" for i in range(100)).encode()
     new = "".join(f"b{i}\n" for i in range(100)).encode()
     for full in (False, True):
-        found = changes("web.expected.txt", old, new, full, limit=10)
+        found = changes(TEXT, old, new, full, limit=10)
         # One hunk of 200 lines: its header and 39 of them are shown, 161 counted.
         assert found == [_note(390, 390, "10 bytes"), Change("@@ -1,100 +1,100 @@", 1,
                                                              tuple(f"-a{i}" for i in range(39))),
@@ -107,7 +107,7 @@ def test_a_long_line_is_shown_around_its_first_difference() -> None:
     # Cut at 200 characters, from 40 before the difference (never inside a character).
     old = b"x" * 150_000 + b"old" + b"y" * 150_000 + b"\n"
     wide = ("€" * 100_000 + "A" + "." * 1000 + "\n").encode()
-    found = changes("web.expected.txt", old + wide, old.replace(b"old", b"new") + wide.replace(b"A", b"B"), limit=1)
+    found = changes(TEXT, old + wide, old.replace(b"old", b"new") + wide.replace(b"A", b"B"), limit=1)
     assert found[1:] == [Change("@@ -1,2 +1,2 @@", 1, (
         "-…" + "x" * 40 + "old" + "y" * 157 + "…", "+…" + "x" * 40 + "new" + "y" * 157 + "…",
         "-…" + "€" * 14 + "A" + "." * 185 + "…", "+…" + "€" * 14 + "B" + "." * 185 + "…"))]
@@ -118,10 +118,10 @@ def test_a_new_file_and_content_of_unknown_kind_past_the_limit_are_lines_too() -
                                                    Change("@@ -0,0 +1,2 @@", 1, ("+x", "+y"))]
     assert new_file_changes(b"x\ny\n") == [Change("@@ -1 +1,3 @@", 1, ("+x", "+y", " "))]
     old, new = json.dumps({"a": 1, "b": [1, 2]}, indent=1).encode(), json.dumps({"a": 2, "b": [1, 2]}, indent=1)
-    assert guess_changes(old, new.encode(), limit=1)[1:] == [Change("@@ -1,3 +1,3 @@", 2, (
+    assert changes(JSON, old, new.encode(), limit=1)[1:] == [Change("@@ -1,3 +1,3 @@", 2, (
         " {", '- "a": 1,', '+ "a": 2,', '  "b": ['))]
-    assert guess_changes(old, new.encode()) == [Change("a: 1 → 2", 2)]
-    assert changes("x.jsonl", b"same\n", b"same\n", limit=1) == []
+    assert changes(JSON, old, new.encode()) == [Change("a: 1 → 2", 2)]
+    assert changes(JSONL, b"same\n", b"same\n", limit=1) == []
 
 
 _LINES = st.lists(st.sampled_from(["", "a", "b", "{}", '{"a":1}', "[1,2]", "x y"]), max_size=12)
@@ -136,12 +136,11 @@ def test_under_the_limit_the_report_is_the_semantic_diffs(old: list[str], old_nl
                                                           new_nl: bool, kind: str, full: bool) -> None:
     a, b = _text(old, old_nl), _text(new, new_nl)
     name = f"x.expected{kind}"
-    reference = semantic_changes(name, a, b, full)
+    reference = semantic_changes(by_name(name), a, b, full)
     at_the_limit = max(len(a), len(b))
-    assert changes(name, a, b, full, limit=at_the_limit) == reference
-    assert changes(name, a, b, full) == reference
-    assert stream_changes(name, io.BytesIO(a), io.BytesIO(b), full, limit=at_the_limit) == reference
-    assert guess_changes(a, b, full, limit=at_the_limit) == guess_changes(a, b, full, limit=1 << 40)
+    assert changes(by_name(name), a, b, full, limit=at_the_limit) == reference
+    assert changes(by_name(name), a, b, full) == reference
+    assert stream_changes(by_name(name), io.BytesIO(a), io.BytesIO(b), full, limit=at_the_limit) == reference
 
 
 def _first_line(a: bytes, b: bytes) -> int:
@@ -160,8 +159,8 @@ def test_past_the_limit_the_report_is_never_empty_and_starts_at_the_first_line_t
     limit = max(len(a), len(b)) - 1
     if limit < 0:
         return
-    found = changes("x.expected.jsonl", a, b, full, limit=limit)
-    assert stream_changes("x.expected.jsonl", io.BytesIO(a), io.BytesIO(b), full, limit=limit) == found
+    found = changes(JSONL, a, b, full, limit=limit)
+    assert stream_changes(JSONL, io.BytesIO(a), io.BytesIO(b), full, limit=limit) == found
     if a == b:
         assert found == []
         return

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.goldens.diff import LineDiff, compare_lines
+from replay.goldens.streams import LineDiff, compare_lines
 from replay.log.harness import (
     golden_update_lines,
     load_harness_scenario,
