@@ -14,7 +14,7 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 import click
 
 from replay import __version__
-from replay.check.engine import LogReport, Policy
+from replay.check.engine import Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
 from replay.console import Group, echo, progress, shows_bar, stdout
@@ -223,6 +223,12 @@ def _audit_request(command: str, paths: tuple[str, ...], options: dict[str, Any]
         scheduler=scheduler)
 
 
+def _notes(command: str, notes: Iterable[str]) -> None:
+    """What an audit says of itself (``AuditResult.notes``), on standard error."""
+    for note in notes:
+        click.echo(f"replay {command}: {sanitize(note)}", err=True)
+
+
 def _passed_over(command: str) -> Callable[[str, str], None]:
     return lambda path, why: click.echo(f"replay {command}: passed over {sanitize(path)}: {sanitize(why)}", err=True)
 
@@ -276,15 +282,12 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     reporter = reporting(text or cast(TextIO, out), style_for(sys.stdout, no_color), view)
     reporter.start()
     with progress(count, "auditing", shown) as advance:
-        def told(report: LogReport) -> None:
-            reporter.unit(report)
-            advance(report.path)
-
-        result = run.run(told)
+        result = run.run(reporter.unit, finished=advance)
     reporter.finish(result)
     if text is not None:
         out.write(text.getvalue())
     out.flush()
+    _notes("audit", result.notes)
     if junit is not None:
         write_output(junit, [AuditJunit.render(result)])
     if run.baseline_written is not None:
@@ -577,6 +580,7 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
                                     lambda rule: help_text(rule_help(rule))),
                         _passed_over("view"))
     echo(f"{result.index}\n")
+    _notes("view", result.audit.notes)
     if open_browser:
         webbrowser.open(result.index.resolve().as_uri())
     sys.exit(1 if result.audit.failed else 0)

@@ -52,6 +52,9 @@ class Finding:
     group: str | None = None
     fingerprint: str | None = None
     """Set only when asked for (baselines, SARIF): see ``replay.check.fingerprint``."""
+    events: int = 1
+    """How many events of its log a grouped finding stands for (its message says so,
+    ``grouped_note``)."""
 
     def with_severity(self, severity: Severity, message: str | None = None) -> Finding:
         return replace(self, severity=severity, message=self.message if message is None else message)
@@ -60,7 +63,18 @@ class Finding:
         # Pickled as its fields: half the time of a dataclass's generic state, both ways
         # (every finding of a --jobs audit crosses a process boundary).
         return Finding, (self.rule, self.severity, self.message, self.line, self.seq, self.type, self.tail,
-                         self.group, self.fingerprint)
+                         self.group, self.fingerprint, self.events)
+
+
+def grouped_note(events: int, line: int | None) -> str:
+    """What a grouped finding's message ends with when it stands for several events."""
+    return f" ({events} such events in this log, the first on line {line})"
+
+
+def one_event_message(f: Finding) -> str:
+    """A finding's message without the note of how many events of its log it stands
+    for (what a report that counts the events itself shows)."""
+    return f.message.removesuffix(grouped_note(f.events, f.line)) if f.events > 1 else f.message
 
 
 _NUMBER = re.compile(r"\d+")

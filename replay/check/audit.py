@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replay.check.baseline import Baseline, baseline_bytes, read_baseline
-from replay.check.engine import Attached, AuditResult, LogReport, Policy, Watch, failing_severities
+from replay.check.engine import Attached, AuditResult, LogReport, Policy, Watch, failing_severities, may_be_log
+from replay.check.fingerprint import Fingerprints
 from replay.check.runner import audit_units
 from replay.check.selection import Selection, audit_selection, find_config
 from replay.findings import Severity
@@ -72,26 +73,44 @@ class Audit:
         self.units: Iterable[Unit] = discover(request.paths, pass_over, request.limits.max_log_bytes)
 
     @property
-    def fingerprints(self) -> bool:
+    def fingerprints(self) -> Fingerprints:
+        """Whether findings are fingerprinted, and relative to what (the baseline's root
+        when it names one: its entries are matched, and a baseline written, by it)."""
+        if self.baseline.root is not None:
+            return self.baseline.root
         return self.request.fingerprints or self.request.baseline is not None or \
             self.request.write_baseline is not None
 
     def listed(self) -> int:
-        """Find every log now (a progress bar needs their count); how many."""
-        self.units = list(self.units)
+        """Find every log now (a progress bar needs their count): how many logs and
+        archives there are. A file a folder holds that is not a session log (its first
+        record is no session header) is left out now, so the count is of logs."""
+        limits = self.request.limits
+        self.units = [unit for unit in self.units if may_be_log(unit, limits)]
         return len(self.units)
 
     def run(self, on_report: Callable[[LogReport], None] = lambda report: None,
-            attached: Callable[[Attached], None] | None = None) -> AuditResult:
+            attached: Callable[[Attached], None] | None = None,
+            finished: Callable[[str], None] | None = None) -> AuditResult:
         """Audit every log found, telling each report (after the selection and the
-        baseline) to ``on_report`` in order, and what the watch made of each log to
-        ``attached`` before its report; with ``write_baseline``, write it."""
+        baseline) to ``on_report`` in order, what the watch made of each log to
+        ``attached`` before its report, and each log or archive done to ``finished``
+        (its path; after ``listed``, once per unit it counted); with
+        ``write_baseline``, write it."""
         request = self.request
         reports: list[LogReport] = []
         selected: list[LogReport] = []
-        results = audit_units(self.units, request.policy, request.limits, self.fingerprints, jobs=request.jobs,
+        units = self.units
+        done = None
+        if finished is not None and isinstance(units, list):
+            paths = iter([unit.path for unit in units])
+
+            def done() -> None:
+                finished(next(paths, ""))
+
+        results = audit_units(units, request.policy, request.limits, self.fingerprints, jobs=request.jobs,
                               scheduler=request.scheduler, passed_over=self._pass_over, watch=self.watch,
-                              attached=attached)
+                              attached=attached, finished=done)
         for judged in results:
             report = self.selection.apply(judged)
             if request.write_baseline is not None:
@@ -102,9 +121,12 @@ class Audit:
         if not reports:
             raise NoLogs("no session logs found in the given paths")
         if request.write_baseline is not None:
-            write_output(request.write_baseline, [baseline_bytes(selected)])
+            write_output(request.write_baseline, [baseline_bytes(selected, request.write_baseline,
+                                                                 self.baseline.root)])
             self.baseline_written = sum(len(r.findings) for r in selected)
-        return AuditResult(reports, failing_severities(request.fail_on), self.baseline.matched, tuple(self.passed))
+        unmatched = self.baseline.unmatched()
+        return AuditResult(reports, failing_severities(request.fail_on), self.baseline.matched, tuple(self.passed),
+                           (unmatched,) if unmatched is not None else ())
 
     baseline_written: int | None = None
     """How many findings ``run`` wrote as a baseline (``None``: it wrote none)."""

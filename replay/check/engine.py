@@ -12,16 +12,16 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from replay.check.core import CoreChecker
-from replay.check.fingerprint import file_identity, fingerprint_findings
+from replay.check.fingerprint import Fingerprints, file_identity, fingerprint_findings, relative_to
 from replay.check.storage import storage_identity, twin_location
 from replay.checker import Checker, Found
-from replay.findings import Example, Finding, Rule, Severity
+from replay.findings import Example, Finding, Rule, Severity, grouped_note
 from replay.log.archive import ArchiveError, archive_sources
 from replay.log.event import ChunkRun, ChunkSpan, DictEvent, Event
 from replay.log.header import Header
@@ -29,6 +29,7 @@ from replay.log.reader import AuditItem, Item, Limits, LogRead, Opener, Source, 
 from replay.log.repair import REPAIR_TYPES, RepairTracker
 from replay.log.source import STORED_NAMES, Archive, PassedOver, Unit, ignore
 from replay.todo.rules import SingleActivePolicy, TodoChecker
+from replay.words import by_count, counted
 
 INTERNAL = Rule(
     "INTERNAL", "format", "storage", "replay itself failed on the file (a bug to report)",
@@ -219,8 +220,7 @@ class _Groups:
         for f in findings:
             n = self.count.get(f.group or "", 1) if f.group else 1
             if n > 1:
-                f = f.with_severity(f.severity, f"{f.message} ({n} such events in this log, the first on line "
-                                    f"{f.line})")
+                f = replace(f, message=f.message + grouped_note(n, f.line), events=n)
             out.append(f)
         return out
 
@@ -258,8 +258,8 @@ class _Capped:
 
     def overflow(self) -> list[Finding]:
         return [
-            Finding(rule, severity, f"{n} more {rule} findings of this kind between lines {first} and "
-                    f"{last} are not listed (the first {MAX_PER_RULE} are)", first)
+            Finding(rule, severity, f"{counted(n, f'more {rule} finding')} of this kind between lines {first} "
+                    f"and {last} {by_count(n, 'is|are')} not listed (the first {MAX_PER_RULE} are)", first)
             for (rule, severity), (n, first, last) in self.dropped.items()
         ]
 
@@ -408,9 +408,9 @@ def _judge(done: _Pass, judges: Sequence[Checker], header: Header | None, reread
     out = findings.kept + findings.overflow()
     out.extend(_judge_damage(done.damage.kept, last_turn_end, repair))
     for (rule, _), (n, first, last) in done.damage.dropped.items():
-        severity = Severity.ERROR if first < last_turn_end else Severity.WARNING
-        out.append(Finding(rule, severity, f"{n} more {rule} findings between lines {first} and {last} are "
-                           f"not listed (the first {MAX_PER_RULE} are)", first))
+        severity = Severity.ERROR if first <= last_turn_end else Severity.WARNING
+        out.append(Finding(rule, severity, f"{counted(n, f'more {rule} finding')} between lines {first} and "
+                           f"{last} {by_count(n, 'is|are')} not listed (the first {MAX_PER_RULE} are)", first))
     # Findings on events the harness would truncate away are not reported.
     after = done.after_damage
     out.extend(f for f in after.kept if f.line is None or f.line <= last_turn_end)
@@ -471,15 +471,27 @@ def _line_of(item: AuditItem | None) -> int:
 
 
 def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTracker) -> Iterator[Finding]:
-    """A8: damage before the last decodable turn/end is fatal, after it a torn tail."""
+    """A8: damage at or before the last decodable turn/end is fatal (the harness throws
+    at that turn/end, or at the damage when it is on the turn/end's own line), after it a
+    torn tail. The harness stops at the first damage: once that is fatal, later damage
+    is said to be past the last complete turn of a log refused anyway, never that
+    loading would cut the log (it does not load)."""
     if not damage:
         return
     first = damage[0].line or 0
+    fatal = first <= last_turn_end
     for f in damage:
         line = f.line or 0
         if line < last_turn_end:
             yield f.with_severity(Severity.ERROR, f"{f.message}. Damage before the last complete turn (its "
                                   f"turn/end is on line {last_turn_end}) is fatal: today's harness refuses this log")
+        elif line == last_turn_end:
+            yield f.with_severity(Severity.ERROR, f"{f.message}. The record is the log's last turn/end, and "
+                                  "damage on a turn/end's line is fatal: today's harness refuses this log")
+        elif fatal:
+            yield f.with_severity(Severity.WARNING, f"{f.message}. It comes after the log's last turn/end (line "
+                                  f"{last_turn_end}), in a log today's harness refuses for the damage on line "
+                                  f"{first}")
         else:
             repaired = f", then {repair.describe()}" if repair.interrupted else ""
             yield f.with_severity(Severity.WARNING, f"{f.message}. It comes after the last complete turn, a "
@@ -488,7 +500,7 @@ def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTrack
 
 
 def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                 fingerprints: bool = False, exists: Callable[[str], bool] | None = None,
+                 fingerprints: Fingerprints = False, exists: Callable[[str], bool] | None = None,
                  watch: Watch | None = None) -> LogReport | None:
     """One log's report; ``None`` for a discovered file that is not a session log (one
     that could not be read as far as its first record is reported: it may be one).
@@ -504,13 +516,29 @@ def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limit
                                "please report it with the file attached")
 
 
+def may_be_log(unit: Unit, limits: Limits | None = None) -> bool:
+    """Whether ``audit_unit`` may report on this unit: an archive, a log named on the
+    command line, or a file found in a folder whose first record is a session header
+    (or could not be read that far). Reads at most the first record."""
+    if isinstance(unit, Archive) or not (unit.discovered and unit.is_file):
+        return True
+    try:
+        log = read_log(unit, limits)
+    except Exception:  # audit_source reports it
+        return True
+    try:
+        return log.is_session_log or log.stopped_before_header
+    finally:
+        log.close()
+
+
 def internal_report(path: str, why: str) -> LogReport:
     """The report of a log replay itself failed on: one ``INTERNAL`` error saying why."""
     return LogReport(path, "unreadable", 0, [INTERNAL.error(why)])
 
 
 def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                  fingerprints: bool = False, passed_over: PassedOver = ignore,
+                  fingerprints: Fingerprints = False, passed_over: PassedOver = ignore,
                   watch: Watch | None = None) -> list[LogReport]:
     """The reports of an archive's logs, in archive order, read as it streams; what
     its reading passes over (a link, a device named like a log) is told to
@@ -570,7 +598,7 @@ what a ``Watch`` made of its logs."""
 
 
 def audit_unit(unit: Unit, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-               fingerprints: bool = False, watch: Watch | None = None) -> list[Told]:
+               fingerprints: Fingerprints = False, watch: Watch | None = None) -> list[Told]:
     """The reports of one unit of work: a log (none when it is passed over) or an
     archive, with what the archive's reading passed over and what ``watch`` made of
     each log (both before the reports)."""
@@ -588,9 +616,11 @@ def _not_told(attached: Attached) -> None:
 
 
 def told(results: Iterable[list[Told]], passed_over: PassedOver = ignore,
-         attached: Callable[[Attached], None] = _not_told) -> Iterator[LogReport]:
+         attached: Callable[[Attached], None] = _not_told,
+         finished: Callable[[], None] | None = None) -> Iterator[LogReport]:
     """The reports of ``audit_unit`` results, in order; what was passed over is told
-    to ``passed_over``, what a watch made of a log to ``attached``."""
+    to ``passed_over``, what a watch made of a log to ``attached``; ``finished`` is
+    called as each unit's results are all told (a unit may have no report)."""
     for items in results:
         for item in items:
             if isinstance(item, Passed):
@@ -599,11 +629,13 @@ def told(results: Iterable[list[Told]], passed_over: PassedOver = ignore,
                 attached(item)
             else:
                 yield item
+        if finished is not None:
+            finished()
 
 
 def audit_sources(
     sources: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-    fingerprints: bool = False, passed_over: PassedOver = ignore,
+    fingerprints: Fingerprints = False, passed_over: PassedOver = ignore,
 ) -> Iterator[LogReport]:
     """Audit logs (and archives of logs) one after another, in this process; each
     report is yielded as soon as it is done (its findings fingerprinted when asked:
@@ -612,7 +644,7 @@ def audit_sources(
     return told((audit_unit(unit, policy, limits, fingerprints) for unit in sources), passed_over)
 
 
-def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool = False,
+def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fingerprints = False,
               exists: Callable[[str], bool] | None = None, watch: Watch | None = None) -> LogReport:
     """Audit one log that is being read. With ``fingerprints``, each finding gets its
     fingerprint (``replay.check.fingerprint``), which reads the log's records a second
@@ -634,7 +666,8 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: bool
         if identity:
             findings = sorted(identity + findings, key=lambda f: f.line if f.line is not None else 0)
     if fingerprints and findings:
-        findings = fingerprint_findings(findings, read_log(log.source, log.limits).records(), file_identity(log.path))
+        findings = fingerprint_findings(findings, read_log(log.source, log.limits).records(),
+                                        file_identity(log.path, relative_to(fingerprints)))
     if log.unreadable:
         status: LogStatus = "unreadable"
     elif findings:
@@ -704,6 +737,9 @@ class AuditResult:
     passed_over: Sequence[tuple[str, str]] = ()
     """What a folder search left out, and why: ``(path, reason)`` (a FIFO, a device, a
     link out of the folder)."""
+    notes: Sequence[str] = ()
+    """What the audit says of itself that no finding says (a baseline of which nothing
+    matched), for a report to show beside its findings."""
 
     @cached_property
     def summary(self) -> Summary:

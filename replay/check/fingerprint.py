@@ -48,6 +48,17 @@ _VOLATILE_DATA = frozenset({"turn", "dt"})
 _REPAIR_ID = re.compile(r"^(interrupted-tool-result-.*)-\d+$", re.DOTALL)
 
 
+Fingerprints = bool | str
+"""Whether an audit fingerprints its findings, and the folder their file parts are
+relative to: ``False`` none; ``True`` the working directory; a folder's path that
+folder (a baseline's root: where the one that wrote it was run)."""
+
+
+def relative_to(fingerprints: Fingerprints) -> str | None:
+    """The folder a fingerprint's file is relative to (``None``: the working directory)."""
+    return fingerprints if isinstance(fingerprints, str) else None
+
+
 def file_identity(path: str, cwd: str | None = None) -> str:
     """The file part of a fingerprint (see the module docstring)."""
     shown = display_path(path, cwd).replace(os.sep, "/")

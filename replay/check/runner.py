@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from replay.check.engine import Attached, LogReport, Policy, Told, Watch, audit_unit, internal_report, told
+from replay.check.fingerprint import Fingerprints
 from replay.log.reader import Limits, Opener
 from replay.log.source import PassedOver, Unit, ignore
 from replay.parallel import Batch, in_order
@@ -66,15 +67,17 @@ def _lost(unit: Unit, why: str) -> list[Told]:
 
 
 def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-                fingerprints: bool = False, jobs: int = 1, scheduler: str | Any | None = None,
+                fingerprints: Fingerprints = False, jobs: int = 1, scheduler: str | Any | None = None,
                 passed_over: PassedOver = ignore, watch: Watch | None = None,
-                attached: Callable[[Attached], None] | None = None) -> Iterator[LogReport]:
+                attached: Callable[[Attached], None] | None = None,
+                finished: Callable[[], None] | None = None) -> Iterator[LogReport]:
     """The reports of every unit, in order (fingerprinted when asked: see
     ``audit_log``): in this process, on ``jobs`` worker processes, or on the Dask
     cluster of ``scheduler`` (an address or a client). What an archive's reading
     passes over is told to ``passed_over`` here, as its results come back; what
     ``watch`` made of each log (it reads the logs alongside the audit, where they are
-    audited), to ``attached``, before the log's report."""
+    audited), to ``attached``, before the log's report; ``finished`` is called as each
+    unit is done (``told``)."""
     work = functools.partial(audit_unit, policy=policy, limits=limits, fingerprints=fingerprints, watch=watch)
     if scheduler is not None:
         from replay import cluster
@@ -85,6 +88,6 @@ def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits:
     else:  # in this process: no batches to balance, no sizes to look up
         results = map(work, units)
     if attached is None:
-        yield from told(results, passed_over)
+        yield from told(results, passed_over, finished=finished)
     else:
-        yield from told(results, passed_over, attached)
+        yield from told(results, passed_over, attached, finished)

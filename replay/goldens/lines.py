@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from replay.goldens.align import WINDOW_BYTES, WINDOW_LINES, Effort, Matcher, TooCostly, resync
+from replay.words import counted
 
 MAX_LINES = 40
 """The most lines of changes a golden reports (unless ``full``)."""
@@ -268,7 +269,7 @@ class _Cap:
     def end(self) -> list[Change]:
         shown = MAX_LINES - self.room if self.total > MAX_LINES else self.total
         if self.total > shown:
-            return [*self.shown, Change(f"… and {self.total - shown} more differences")]
+            return [*self.shown, Change(f"… and {counted(self.total - shown, 'more difference')}")]
         return self.shown
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from replay.goldens.align import Effort, align
 from replay.goldens.values import MAX_JSON_DEPTH, WHOLE, Focus, shallow
 from replay.output import show
+from replay.words import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +130,7 @@ def first_difference(exp: Any, act: Any, path: str = "") -> str | None:
             if found:
                 return found
         if len(exp) != len(act):
-            return f"{where}: expected {len(exp)} items, got {len(act)}"
+            return f"{where}: expected {counted(len(exp), 'item')}, got {len(act)}"
         return None
     if exp != act or type(exp) is not type(act):
         return f"{where}: expected {show(exp)}, got {show(act)}"

@@ -139,6 +139,10 @@ def value_diffs(expected: Any, actual: Any, full: bool = False, effort: Effort |
     else:
         raw = _walk(left, right, effort)
     found: list[tuple[Path_, str]] = []
+    runs, raw = _string_runs(raw)
+    for parts, last, old, new in runs:
+        found.append((parts, f"{_path(parts[:-1], head_e) if len(parts) > 1 or head_e else ''}[{parts[-1]}–{last}] "
+                             f"joined: {_change(old, new, full)}"))
     for kind, parts, old, new in raw:
         path = _path(parts, head_e)
         if kind in ("values_changed", "type_changes"):
@@ -150,7 +154,7 @@ def value_diffs(expected: Any, actual: Any, full: bool = False, effort: Effort |
         else:
             text = f"{path}: {kind.replace('_', ' ')}"
         found.append((parts, text))
-    found.sort(key=lambda item: item[1])
+    found.sort(key=lambda item: (position(item[0]), item[1]))
     if incomplete:
         # deepdiff stops at max_diffs and may return a partial or even an empty result:
         # say so, never report fewer differences than there are as if that were all.
@@ -159,6 +163,45 @@ def value_diffs(expected: Any, actual: Any, full: bool = False, effort: Effort |
     elif not found and expected != actual:
         found.append(((), f"{head_e or '(value)'}: differs: {short(expected, full)} → {short(actual, full)}"))
     return found
+
+
+def position(parts: Path_) -> tuple[tuple[int, int | str], ...]:
+    """Where a path is in its document, as a sort key: list indices in their natural
+    order (``args[6]`` before ``args[10]``), keys by name."""
+    return tuple((0, p) if isinstance(p, int) else (1, str(p)) for p in parts)
+
+
+_RUN_KINDS = frozenset({"values_changed", "iterable_item_removed", "iterable_item_added"})
+
+
+def _string_runs(raw: list[_Found]) -> tuple[list[tuple[Path_, int, str, str]], list[_Found]]:
+    """Neighbouring items of one list of strings that changed (a text cut in pieces, as
+    a stream of chunks is): each run of two or more, one of them changed, is one
+    difference of the joined pieces, ``(path of its first item, its last index, old
+    text, new text)``; the other differences are returned as they came. One edit of
+    such a text is then one line, not one per piece it moved across."""
+    by_list: dict[Path_, dict[int, _Found]] = {}
+    for item in raw:
+        kind, parts, old, new = item
+        if (kind in _RUN_KINDS and parts and isinstance(parts[-1], int)
+                and (isinstance(old, str) or old is _ABSENT) and (isinstance(new, str) or new is _ABSENT)):
+            by_list.setdefault(parts[:-1], {})[parts[-1]] = item
+    runs: list[tuple[Path_, int, str, str]] = []
+    merged: set[int] = set()
+    for parent, items in by_list.items():
+        indices = sorted(items)
+        start = 0
+        for k in range(1, len(indices) + 1):
+            if k < len(indices) and indices[k] == indices[k - 1] + 1:
+                continue
+            run = [items[i] for i in indices[start:k]]
+            if len(run) > 1 and any(kind == "values_changed" for kind, *_ in run):
+                old = "".join(o for _, _, o, _ in run if isinstance(o, str))
+                new = "".join(n for _, _, _, n in run if isinstance(n, str))
+                runs.append(((*parent, indices[start]), indices[k - 1], old, new))
+                merged.update(id(item) for item in run)
+            start = k
+    return runs, [item for item in raw if id(item) not in merged]
 
 
 def value_changes(expected: Any, actual: Any, full: bool = False, effort: Effort | None = None,

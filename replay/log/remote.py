@@ -49,7 +49,7 @@ from replay.log.bounded import BLOCK
 from replay.log.reader import Opener, Source
 from replay.log.source import ARCHIVE_SUFFIXES, LOG_SUFFIXES, STORED_NAMES, Archive, PassedOver, Unit, ignore
 from replay.urls import NetworkError, network_timeout, redact, scrub
-from replay.words import counted
+from replay.words import by_count, counted
 
 T = TypeVar("T")
 
@@ -445,7 +445,8 @@ class _Search:
         if unread:
             why = (f"the search stopped after {self.timeouts.search:g} s" if stopped else
                    f"the search reads at most {SEARCH_PAGES} link pages")
-            self.passed_over(self.shown, f"{why}: {counted(unread, 'more link page')} were not searched "
+            self.passed_over(self.shown, f"{why}: {counted(unread, 'more link page')} "
+                                         f"{by_count(unread, 'was|were')} not searched "
                                          "(name a narrower URL)")
         if more:
             self.too_many()

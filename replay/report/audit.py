@@ -32,7 +32,7 @@ from typing import Any, ClassVar, TextIO
 
 from replay.check.engine import AuditResult, LogReport, Summary
 from replay.check.registry import RULES, rule_order
-from replay.findings import Finding, Severity, message_shape
+from replay.findings import Finding, Severity, message_shape, one_event_message
 from replay.hints import line
 from replay.log.source import display_path
 from replay.output import json_bytes
@@ -150,11 +150,18 @@ def _by_kind(findings: Iterable[Finding]) -> dict[tuple[str, Severity, str], lis
     return groups
 
 
+FOLDED_TITLE = f"Found in {FOLD_MIN_FILES} or more files"
+"""The heading of the section the kinds of finding of many logs are folded into."""
+
+
 def _heading(path: str, report: LogReport, folded: int, style: Style) -> str:
-    """``path (N events; 2 errors, 1 warning; 1 folded below)``."""
+    """``path (N events; 2 errors, 1 warning; 1 of them under "Found in 3 or more
+    files" below)``: where its findings are when some are folded."""
     status = "unreadable: " if report.status == "unreadable" else ""
-    below = f"; {folded} folded below" if folded else ""
-    return style.paint("bold", sanitize(path)) + f" ({report.events} events; {status}{_counts(report.findings)}{below})"
+    where = f'under "{FOLDED_TITLE}" below'
+    below = ("" if not folded else f"; {'all' if folded == len(report.findings) else f'{folded} of them'} {where}")
+    return style.paint("bold", sanitize(path)) + (f" ({counted(report.events, 'event')}; {status}"
+                                                  f"{_counts(report.findings)}{below})")
 
 
 def log_text(report: LogReport, style: Style, path: str | None = None, fold: bool = True,
@@ -188,18 +195,28 @@ def _folded(reports: Sequence[LogReport]) -> dict[tuple[str, Severity, str], lis
 
 
 def _fold_entry(places: list[tuple[LogReport, list[Finding]]], reporter: AuditReporter) -> list[str]:
+    """One kind of finding of many logs: its message (without what one log's count
+    says), how many findings (or, for a kind grouped per log, events) in how many files,
+    and the first places."""
     style = reporter.style
     findings = [f for _, group in places for f in group]
-    out = [f"  {_label(findings[0], style)}: {_message(findings)}",
-           f"    {counted(len(findings), 'finding')} in {len(places)} files, first at:"]
+    grouped = findings[0].group is not None
+    first = one_event_message(findings[0])
+    message = sanitize(first if all(one_event_message(f) == first for f in findings) else "e.g. " + first)
+    events = sum(f.events for f in findings)
+    of_events = f" ({counted(events, 'event')})" if grouped and events > len(findings) else ""
+    out = [f"  {_label(findings[0], style)}: {message}",
+           f"    {counted(len(findings), 'finding')}{of_events} in {counted(len(places), 'file')}, first at:"]
     for report, group in places[:FOLD_PLACES]:
         where = f"{sanitize(reporter.path(report))}:{group[0].line}" if group[0].line is not None \
             else sanitize(reporter.path(report))
-        more = f" (and {len(group) - 1} more in this file)" if len(group) > 1 else ""
+        here = sum(f.events for f in group) if grouped else len(group)
+        more = (f" ({counted(here, 'such event')} in this file, the first here)" if grouped else
+                f" (and {here - 1} more in this file)") if here > 1 else ""
         out.append("      " + style.paint("dim", where + more))
     if len(places) > FOLD_PLACES:
-        out.append("      " + style.paint("dim", f"and {len(places) - FOLD_PLACES} more files (--no-fold lists "
-                                                     "every finding)"))
+        out.append("      " + style.paint("dim", f"and {counted(len(places) - FOLD_PLACES, 'more file')} (--no-fold "
+                                                     "lists every finding)"))
     return out
 
 
@@ -220,7 +237,7 @@ def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style, b
 
 
 def files_line(summary: Summary) -> str:
-    return (f"{counted(summary.files, 'file')}, {summary.events} events: {summary.ok} ok, "
+    return (f"{counted(summary.files, 'file')}, {counted(summary.events, 'event')}: {summary.ok} ok, "
             f"{summary.warnings_only} with warnings only, {summary.with_errors} with errors, "
             f"{summary.unreadable} unreadable")
 
@@ -305,7 +322,7 @@ class AuditText(AuditReporter):
                 self.write(log_text(report, self.style, self.path(report), hidden=hidden,
                                     named=_fails(report, result.failing)))
             if folded:
-                self.write("\n" + self.style.paint("bold", f"Found in {FOLD_MIN_FILES} or more files") + "\n")
+                self.write("\n" + self.style.paint("bold", FOLDED_TITLE) + "\n")
                 for places in folded.values():
                     self.write("\n".join(_fold_entry(places, self)) + "\n")
         self.write(summary_text(result.reports, result.summary, self.style, result.baselined))

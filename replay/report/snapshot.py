@@ -22,7 +22,7 @@ from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
 from replay.scenarios.steps import Step, next_steps
 from replay.style import PLAIN, Style, sanitize
-from replay.words import counted
+from replay.words import by_count, counted
 
 if TYPE_CHECKING:
     from replay.goldens.compare import FileResult
@@ -191,8 +191,9 @@ class CheckGithub(CheckReporter):
         shown = ANNOTATION_LIMIT - 1
         group = f"{line('check')}: {len(items)} failing goldens and scenarios"
         self.write("".join(a + "\n" for a, _ in items[:shown]))
-        self.write(annotation("error", f"{len(items) - shown} more goldens or scenarios failed; the folded group "
-                                       f"'{group}' of this step's log lists all {len(items)}",
+        more = len(items) - shown
+        self.write(annotation("error", f"{more} more {by_count(more, 'golden or scenario|goldens or scenarios')} "
+                                       f"failed; the folded group '{group}' of this step's log lists all {len(items)}",
                               title=line("check")) + "\n")
         self.write(f"::group::{group}\n")
         self.write("".join(sanitize(line) + "\n" for _, line in items))
@@ -246,8 +247,10 @@ class CheckStepSummary(CheckReporter):
     def finish(self, result: CheckReport) -> None:
         scenarios = result.scenarios
         failed = sum(1 for r in scenarios if r.failed)
-        title = (f"{failed} of {len(scenarios)} scenarios failed ({_failed_files(result)} golden files)" if failed
-                 else f"all {len(scenarios)} scenarios match their goldens")
+        title = (f"{failed} of {counted(len(scenarios), 'scenario')} failed "
+                 f"({counted(_failed_files(result), 'golden file')})" if failed
+                 else f"{'all ' if len(scenarios) > 1 else ''}{counted(len(scenarios), 'scenario')} "
+                      f"{by_count(len(scenarios), 'matches its|match their')} goldens")
         out = [f"### {line('check')}: {title}", "", "| scenario | goldens | status | first change |",
                "| --- | --- | --- | --- |"]
         for r in scenarios:

@@ -46,17 +46,17 @@ def fixture_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 FOLDED = """\
-logs/old-1/session.jsonl (7 events; 1 error, 2 warnings; 2 folded below)
+logs/old-1/session.jsonl (7 events; 1 error, 2 warnings; 2 of them under "Found in 3 or more files" below)
   line 1: A4 error: today's harness refuses this session header: it has no "delegationDepth" field (logs written \
 before the delegation depth was recorded lack it)
-logs/old-2/session.jsonl (7 events; 1 error, 2 warnings; 2 folded below)
+logs/old-2/session.jsonl (7 events; 1 error, 2 warnings; 2 of them under "Found in 3 or more files" below)
   line 1: A4 error: today's harness refuses this session header: it has no "delegationDepth" field (logs written \
 before the delegation depth was recorded lack it)
 logs/todo/session.jsonl (115 events; 2 errors)
   line 21: T3 error: every todo/write item needs non-empty, already trimmed content: todos[0] has leading or \
 trailing whitespace in "read the code "
   line 21: T5 error: a todo/write status must be pending, in_progress or completed: todos[2] has "done"
-logs/old-3/session.jsonl (9 events; 3 warnings; 2 folded below)
+logs/old-3/session.jsonl (9 events; 3 warnings; 2 of them under "Found in 3 or more files" below)
   line 10: B4 warning: turn/end has the 2026-06/07 reason "aborted": loading rewrites it as \
 {"kind":"aborted","reason":{"kind":"legacy"}}
 
@@ -120,7 +120,7 @@ def test_statistics_only(fixture_logs: Path) -> None:
 _ENTRY = re.compile(r"^  (?:line \d+|lines (?P<lines>\d+(?:, \d+)*)(?: and (?P<last>\d+)(?P<more> more)?)?|no line"
                     r"|(?P<n>\d+) findings): (?P<rule>\w+) (?P<severity>error|warning|policy): ")
 _FOLD = re.compile(r"^  (?P<rule>\w+) (?P<severity>error|warning|policy): ")
-_FOLD_COUNT = re.compile(r"^    (?P<n>\d+) findings? in \d+ files, first at:$")
+_FOLD_COUNT = re.compile(r"^    (?P<n>\d+) findings?(?: \(\d+ events\))? in \d+ files?, first at:$")
 
 
 def text_counts(text: str) -> Counter[tuple[str, str]]:
@@ -195,7 +195,8 @@ def test_every_failing_log_is_named_even_when_all_its_findings_are_folded(fixtur
     headings = [line.split(" (")[0] for line in out.splitlines() if line.startswith("logs/")]
     assert headings == ["logs/old-1/session.jsonl", "logs/old-2/session.jsonl", "logs/old-4/session.jsonl",
                         "logs/old-5/session.jsonl", "logs/todo/session.jsonl", "logs/old-3/session.jsonl"]
-    assert "logs/old-4/session.jsonl (7 events; 1 error, 2 warnings; 3 folded below)\n" in out
+    assert 'logs/old-4/session.jsonl (7 events; 1 error, 2 warnings; all under "Found in 3 or more files" below)\n' \
+        in out
 
 
 def test_files_with_findings_prints_only_their_paths(fixture_logs: Path) -> None:

@@ -94,7 +94,7 @@ def test_audit_text_in_colour() -> None:
     assert plain == AUDIT_TEXT + "1 failed\n"
     clean = AuditResult([LogReport("x.jsonl", "ok", 1)])
     assert AuditText.render(clean, COLORED) == (
-        "\n1 file, 1 events: 1 ok, 0 with warnings only, 0 with errors, 0 unreadable\n"
+        "\n1 file, 1 event: 1 ok, 0 with warnings only, 0 with errors, 0 unreadable\n"
         "0 findings: 0 errors, 0 warnings, 0 policy\n\x1b[32mall ok\x1b[0m\n")
 
 
@@ -294,7 +294,7 @@ def test_github_annotations_fold_past_ten() -> None:
 def test_check_step_summary_is_a_markdown_table() -> None:
     text = CheckStepSummary.render(_one_differs(CheckContext()))
     assert text == (
-        "### replay check: 1 of 2 scenarios failed (1 golden files)\n"
+        "### replay check: 1 of 2 scenarios failed (1 golden file)\n"
         "\n"
         "| scenario | goldens | status | first change |\n"
         "| --- | --- | --- | --- |\n"

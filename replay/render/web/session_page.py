@@ -64,6 +64,7 @@ from replay.render.web.panel import panel_fields
 from replay.render.web.row import row_fields
 from replay.render.web.site_strings import SiteStrings, count, site_strings
 from replay.render.web.timeline import steps_of
+from replay.words import by_count
 
 HELD = 4096
 """Events whose HTML waits at most for an earlier tool call's result; past it, the
@@ -270,7 +271,8 @@ class DraftWriter:
         self.ps: PageStrings = page_strings(locale)
         self.ss: SiteStrings = site_strings(locale)
         ss = self.ss
-        self._stream_label = formatter(ss.stream, "count", "first", "last")
+        self._stream_label = formatter(by_count(2, ss.stream), "count", "first", "last")
+        self._stream_label_one = formatter(by_count(1, ss.stream), "count", "first", "last")
         self._turn_head = formatter(ss.turn_head, "turn")
         self._turn_end_text = formatter(ss.turn_end, "turn", "reason", "duration")
         self._step_head = formatter(ss.step_head, "step")
@@ -429,7 +431,7 @@ class DraftWriter:
             return
         self.stream = None
         first, last, low, high, n = stream
-        label = self._stream_label(count=count(n), first=low, last=high)
+        label = (self._stream_label_one if n == 1 else self._stream_label)(count=count(n), first=low, last=high)
         self._emit(first, f"<div class=\"ev stream log\" id=\"L{first}\" data-lines=\"{first} {last}\" "
                           f"data-seqs=\"{low} {high}\">{_anchor(low)}{esc(label)}</div>\n")
 
@@ -534,7 +536,8 @@ class DraftWriter:
         text = " · ".join((step.shown_model or self.ss.unknown, tokens,
                            self.ss.duration(step.latency) if latency is None else latency))
         if step.failed_attempts:
-            text += interpolate(self.ss.step_failed_attempts, count=step.failed_attempts)
+            text += interpolate(by_count(step.failed_attempts, self.ss.step_failed_attempts),
+                                count=step.failed_attempts)
         return esc(text)
 
     def _step_end(self, ev: Event) -> None:
@@ -902,7 +905,10 @@ def page_chunks(draft: PageDraft | None, report: Audited, shown_path: str, links
 
 
 def findings_section(report: Audited, links: PageLinks, ss: SiteStrings, transcript: bool = True) -> str:
-    counts = " · ".join(f"{report.count(s)} {s.value}" for s in SEVERITIES if report.count(s))
+    forms = {Severity.ERROR: ss.findings_errors, Severity.WARNING: ss.findings_warnings,
+             Severity.POLICY: ss.findings_policy}
+    counts = " · ".join(interpolate(by_count(report.count(s), forms[s]), count=report.count(s)) for s in SEVERITIES
+                        if report.count(s))
     head = f"<h2 id=\"findings-title\">{esc(ss.findings_title)}{' (' + esc(counts) + ')' if counts else ''}</h2>"
     if not report.findings:
         return (f"<section class=\"findingList\" aria-labelledby=\"findings-title\">{head}"

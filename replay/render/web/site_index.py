@@ -22,6 +22,7 @@ from replay.render.web.page import esc
 from replay.render.web.page_assets import INDEX_CSP, INDEX_CSS, INDEX_SCRIPT
 from replay.render.web.session_page import SEVERITIES, SessionFacts, audit_status, head_html, help_html
 from replay.render.web.site_strings import SiteStrings, count, day_of, site_strings
+from replay.words import by_count
 
 FIRST_ROWS = 200
 """Rows in the table as written, and per page of the script's paging."""
@@ -142,7 +143,7 @@ def rules_chart(reports: Sequence[Audited], ss: SiteStrings) -> str:
         y = i * bar_h
         w = max(1.0, (width - label_w - 48) * n / most)
         sev = {0: " error", 1: " warning"}.get(worst[rule], "")
-        name = esc(interpolate(ss.chart_rule_bar, rule=rule, count=count(n)))
+        name = esc(interpolate(by_count(n, ss.chart_rule_bar), rule=rule, count=count(n)))
         bars.append(f"<g><title>{name}</title><text x=\"0\" y=\"{y + 11}\">{esc(rule)}</text>"
                     f"<rect class=\"bar{sev}\" x=\"{label_w}\" y=\"{y + 2}\" width=\"{w:.1f}\" height=\"{bar_h - 4}\"/>"
                     f"<text x=\"{label_w + w + 4:.1f}\" y=\"{y + 11}\">{count(n)}</text></g>")
@@ -177,7 +178,7 @@ def days_chart(facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
     for i, key in enumerate(keys):
         n = days[key]
         h = max(1.0, (base - 10) * n / most)
-        name = esc(interpolate(ss.chart_day_bar, day=key, count=count(n)))
+        name = esc(interpolate(by_count(n, ss.chart_day_bar), day=key, count=count(n)))
         bars.append(f"<g><title>{name}</title><rect class=\"bar\" x=\"{i * step + step * 0.1:.1f}\" "
                     f"y=\"{base - h:.1f}\" width=\"{max(step * 0.8, 0.5):.1f}\" height=\"{h:.1f}\"/></g>")
     axis = (f"<line class=\"axis\" x1=\"0\" y1=\"{base}\" x2=\"{width}\" y2=\"{base}\"/>"
@@ -207,7 +208,8 @@ def tokens_chart(facts: Sequence[SessionFacts | None], ss: SiteStrings) -> str:
         n = buckets.get(k, 0)
         low, high = (0, 0) if k == 0 else (10 ** (k - 1), 10 ** k - 1)
         h = (base - 10) * n / most
-        name = esc(interpolate(ss.chart_token_bar, low=count(low), high=count(high), count=count(n)))
+        name = esc(interpolate(by_count(n, ss.chart_token_bar), low=count(low), high=count(high),
+                                       count=count(n)))
         label = "0" if k == 0 else _short(10 ** (k - 1))
         bars.append(f"<g><title>{name}</title><rect class=\"bar\" x=\"{k * step + step * 0.1:.1f}\" "
                     f"y=\"{base - h:.1f}\" width=\"{step * 0.8:.1f}\" height=\"{h:.1f}\"/>"
@@ -277,7 +279,8 @@ def index_chunks(rows: Sequence[Row], result: AuditedMany, locale: Locale, passe
     yield (f"<div class=\"charts\">{rules_chart(result.reports, ss)}{days_chart(facts, ss)}"
            f"{tokens_chart(facts, ss)}</div>\n")
     if passed_over:
-        yield f"<p class=\"note\">{esc(interpolate(ss.passed_over, count=count(passed_over)))}</p>\n"
+        note = interpolate(by_count(passed_over, ss.passed_over), count=count(passed_over))
+        yield f"<p class=\"note\">{esc(note)}</p>\n"
     models = sorted({m for f in facts if f is not None for m in f.models})
     yield filters_html(models, len(rows), ss)
     yield (f"<div class=\"tableWrap\"><table class=\"sessions\" id=\"sessions\" data-page=\"{FIRST_ROWS}\">"
@@ -290,8 +293,9 @@ def index_chunks(rows: Sequence[Row], result: AuditedMany, locale: Locale, passe
         for row in rows[FIRST_ROWS:]:
             yield row_html(row, ss)
         yield "</template>\n"
+        more = len(rows) - FIRST_ROWS
         yield (f"<p class=\"note\" id=\"no-script\">"
-               f"{esc(interpolate(ss.more_without_script, count=count(len(rows) - FIRST_ROWS)))}</p>\n")
+               f"{esc(interpolate(by_count(more, ss.more_without_script), count=count(more)))}</p>\n")
     yield pager_html(len(rows), ss)
     yield "</main>\n"
     yield help_html(ss, (("/", ss.key_search), ("[ / ]", f"{ss.page_previous} / {ss.page_next}"),

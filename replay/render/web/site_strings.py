@@ -73,7 +73,9 @@ class SiteStrings:
     chart_token_bar: str
     """``{low} to {high} tokens: {count} sessions``."""
     passed_over: str
-    """``{count}`` paths passed over by the search (a FIFO, a link out of the folder)."""
+    """``{count}`` paths passed over by the search (a FIFO, a link out of the folder).
+    This template and the others with a ``|`` hold a form for one and a form for the
+    rest (``replay.words.by_count``)."""
     # a session page
     back: str
     fact_log: str
@@ -124,6 +126,10 @@ class SiteStrings:
     banner_repair: str
     banner_unread: str
     findings_title: str
+    findings_errors: str
+    """A page's findings heading counts them: ``{count} error|{count} errors``."""
+    findings_warnings: str
+    findings_policy: str
     no_findings: str
     finding_at: str
     """``line {line}``."""
@@ -242,7 +248,8 @@ SITE_EN = SiteStrings(
     page_next="Next rows",
     page_position="rows {first}–{last} of {total}",
     page_all="Show all rows",
-    more_without_script="{count} more sessions are listed when the page's script runs.",
+    more_without_script="{count} more session is listed when the page's script runs.|"
+                        "{count} more sessions are listed when the page's script runs.",
     totals_label="Totals",
     total_sessions="sessions",
     total_events="events",
@@ -254,10 +261,11 @@ SITE_EN = SiteStrings(
     chart_days="Sessions per day (UTC)",
     chart_tokens="Tokens per session",
     chart_empty="Nothing to show",
-    chart_rule_bar="{rule}: {count} findings",
-    chart_day_bar="{day}: {count} sessions",
-    chart_token_bar="{low} to {high} tokens: {count} sessions",
-    passed_over="{count} paths were passed over by the search (a FIFO, a link out of the folder, …).",
+    chart_rule_bar="{rule}: {count} finding|{rule}: {count} findings",
+    chart_day_bar="{day}: {count} session|{day}: {count} sessions",
+    chart_token_bar="{low} to {high} tokens: {count} session|{low} to {high} tokens: {count} sessions",
+    passed_over="{count} path was passed over by the search (a FIFO, a link out of the folder, …).|"
+                "{count} paths were passed over by the search (a FIFO, a link out of the folder, …).",
     back="All sessions",
     fact_log="Log",
     fact_id="Session id",
@@ -284,16 +292,19 @@ SITE_EN = SiteStrings(
     turn_end="Turn {turn} ended: {reason} · {duration}",
     step_head="Step {step}",
     step_end="Step {step} ended · {latency}",
-    step_failed_attempts=" · {count} failed attempt(s)",
+    step_failed_attempts=" · {count} failed attempt| · {count} failed attempts",
     child_link="Child session: {name}",
     child_missing="its child session is not in this archive",
-    stream="{count} stream events (seq {first}–{last})",
+    stream="{count} stream event (seq {first}–{last})|{count} stream events (seq {first}–{last})",
     not_an_event="line {line}: not read as an event",
     replaced="surface replacement (a model-only copy)",
     banner_refuse="Today's harness would refuse to load this log.",
     banner_repair="Today's harness would load this log after repairing or migrating it.",
     banner_unread="replay could not read this log whole.",
     findings_title="Findings",
+    findings_errors="{count} error|{count} errors",
+    findings_warnings="{count} warning|{count} warnings",
+    findings_policy="{count} policy finding|{count} policy findings",
     no_findings="No findings.",
     finding_at="line {line}",
     rule_link="What rule {rule} checks",
@@ -410,6 +421,9 @@ SITE_ZH = SiteStrings(
     banner_repair="现在的 harness 会在修复或迁移后加载此日志。",
     banner_unread="replay 无法完整读取此日志。",
     findings_title="发现",
+    findings_errors="{count} 个错误",
+    findings_warnings="{count} 个警告",
+    findings_policy="{count} 个策略发现",
     no_findings="没有发现。",
     finding_at="第 {line} 行",
     rule_link="规则 {rule} 检查什么",
