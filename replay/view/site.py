@@ -21,10 +21,11 @@ and has no marker is refused unless ``force`` (then what it has under the site's
 names is replaced). The site is first written whole into a hidden staging folder of
 ``DIR`` (its files are not flushed to disk one by one: a site is made again by
 running the command again), then published in one step: the rule pages, the session
-pages, ``index.html`` and the marker each take the place of the old ones, Ctrl-C
-waiting for the last move and a move that fails undoing those before it. So an
-interrupted run leaves the old site or the new one, whole: no page links to a missing
-one. A staging or old folder a dead run left behind is removed by the next run.
+pages, ``index.html`` and the marker each take the place of the old ones, as one
+``replay.fs.Commit``: SIGINT and SIGTERM wait for its end, and a run killed during it
+(SIGKILL) leaves its journal, which the next run finishes first. So an interrupted run
+leaves the old site or the new one, whole: no page links to a missing one. A staging
+or old folder a dead run left behind is removed by the next run.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ import pickle
 import posixpath
 import re
 import secrets
-import signal
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -47,7 +47,7 @@ from typing import IO
 from replay.check.audit import Audit, AuditRequest
 from replay.check.engine import Attached, AuditResult, LogReport, Reading, Watch
 from replay.check.registry import RULES
-from replay.fs import FsError, Tree, abandoned
+from replay.fs import ASIDE_PREFIX, LEFTOVER_PREFIXES, Commit, FsError, Tree, abandoned, recover
 from replay.log.reader import AuditItem, LogRead
 from replay.log.source import PassedOver, display_path, ignore
 from replay.render.choices import DEFAULT_LOCALE, Locale
@@ -322,7 +322,7 @@ def rule_pages(locale: Locale, rule_text: Callable[[str], str] | None) -> Iterat
 def claim(tree: Tree, force: bool) -> None:
     """``SiteRefused`` when the folder holds anything but a site replay wrote (or what
     a run of it left behind), unless ``force``."""
-    names = [e for e in tree.entries() if not e.name.startswith((STAGING, OLD))]
+    names = [e for e in tree.entries() if not e.name.startswith((STAGING, OLD, *LEFTOVER_PREFIXES))]
     if not names or force:
         return
     marker = next((e for e in names if e.name == SITE_MARKER), None)
@@ -335,22 +335,8 @@ def claim(tree: Tree, force: bool) -> None:
 def _clean(tree: Tree) -> None:
     """Remove what a run that is no longer running left behind."""
     for entry in tree.entries():
-        if entry.is_dir and (abandoned(entry.name, STAGING) or abandoned(entry.name, OLD)):
+        if entry.is_dir and any(abandoned(entry.name, prefix) for prefix in (STAGING, OLD, ASIDE_PREFIX)):
             tree.remove_tree(entry.name)
-
-
-@contextlib.contextmanager
-def _uninterrupted() -> Iterator[None]:
-    """Ctrl-C waits until a folder has been swapped for its new one (both renames)."""
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    except (AttributeError, OSError, ValueError):
-        old = None
-    try:
-        yield
-    finally:
-        if old is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult, request: SiteRequest,
@@ -378,27 +364,15 @@ links to)."""
 
 
 def _publish(tree: Tree, staging: str) -> None:
-    """Put the staged site in place of the old one, as one step: each of
-    ``PUBLISHED`` replaces its old self (moved aside, then removed); Ctrl-C waits for
-    the last move, and a move that fails undoes those before it."""
-    old = f"{OLD}{os.getpid()}-{secrets.token_hex(4)}"
-    undo: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
-    try:
-        with _uninterrupted():
-            try:
-                for name in PUBLISHED:
-                    if tree.exists(name):
-                        tree.move((name,), (old, name))
-                        undo.append(((old, name), (name,)))
-                    tree.move((staging, name), (name,))
-                    undo.append(((name,), (staging, name)))
-            except BaseException:
-                for source, target in reversed(undo):
-                    with contextlib.suppress(FsError, OSError):
-                        tree.move(source, target)
-                raise
-    finally:
-        tree.remove_tree(old)
+    """Put the staged site in place of the old one, as one step (``replay.fs.Commit``):
+    each of ``PUBLISHED`` takes the place of its old self, then the staging folder and
+    what was replaced are removed; SIGINT and SIGTERM wait for the end, and a run
+    killed half-way is finished by the next one (``recover``)."""
+    commit = Commit(tree)
+    for name in PUBLISHED:
+        commit.replace((staging, name), (name,))
+    commit.remove_tree(staging)
+    commit.run()
 
 
 def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
@@ -407,6 +381,7 @@ def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
     drafted where its log is audited. ``on_report`` is told each log's report."""
     tree = request.out
     tree.check_root()
+    recover(tree)  # a publication a killed run left half-done is finished first
     claim(tree, request.force)
     passed: list[str] = []
 
@@ -423,10 +398,11 @@ def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
             _family(entries)
             _clean(tree)
             _write(tree, staging, entries, result, request, spool, len(passed))
-        _publish(tree, staging)
-    finally:
+    except BaseException:
         with contextlib.suppress(FsError):
             tree.remove_tree(staging)
+        raise
+    _publish(tree, staging)  # from its journal on, a commit is finished, by this run or the next
     return SiteResult(result, tree.at(INDEX), len(entries))
 
 
