@@ -122,7 +122,8 @@ class Audit:
         passed_over = self._pass_over if cache is None else cache.passed_over(self._pass_over)
         results = audit_units(units if cache is None else cache.units(units), request.policy, request.limits,
                               self.fingerprints, jobs=request.jobs, scheduler=request.scheduler,
-                              passed_over=passed_over, watch=self.watch, attached=attached, finished=done)
+                              passed_over=passed_over, watch=self.watch, attached=attached, finished=done,
+                              skip=self.selection.skipped)
         if cache is not None:
             results = cache.reports(results, self._pass_over, attached, done)
         for judged in results:
