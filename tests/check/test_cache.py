@@ -440,7 +440,7 @@ def test_the_session_browser_is_the_same_site_from_the_cache(tmp_path: Path) -> 
     runs = [CliRunner().invoke(main, ["view", *extra, str(folder), "-o", str(tmp_path / name)])
             for name, extra in (("plain", ["--no-cache"]), ("cold", ["--cache-dir", cache]),
                                 ("warm", ["--cache-dir", cache]))]
-    assert [r.exit_code for r in runs] == [1, 1, 1] and [r.stderr for r in runs] == ["", "", ""]
+    assert [r.exit_code for r in runs] == [1, 1, 1] and runs[0].stderr == runs[1].stderr == runs[2].stderr
     plain = _tree(tmp_path / "plain")
     assert _tree(tmp_path / "cold") == plain == _tree(tmp_path / "warm")
     assert [p for p in Path(cache).rglob("*.json")]
