@@ -228,9 +228,10 @@ def _audit_request(command: str, paths: tuple[str, ...], options: dict[str, Any]
 
     if jobs is not None and scheduler is not None:
         raise click.UsageError("--jobs and --scheduler exclude each other: the cluster's workers do the work")
-    if options["no_cache"] and options["verify_cache"]:
+    if options.get("no_cache") and options.get("verify_cache"):
         raise click.UsageError("--no-cache excludes --verify-cache")
-    cache = None if options["no_cache"] else CacheRequest(options["cache_dir"], options["verify_cache"])
+    # A command without the cache's options (export) keeps none.
+    cache = None if options.get("no_cache", True) else CacheRequest(options["cache_dir"], options["verify_cache"])
     return AuditRequest(
         paths, Policy(options["policy"]), _limits(options), options["select"] or None, options["ignore"] or None,
         options["min_severity"], tuple(Severity(s) for s in options["fail_on"]), options["baseline"],
