@@ -49,6 +49,9 @@ STAGING = ".replay-export-staging-"
 MARKER = ".replay-export"
 """The file that marks a folder as one ``replay export`` wrote (it may write there again)."""
 DATABASE = "export.duckdb"
+DUCKDB_MEMORY = "128MB"
+"""What DuckDB may hold while it builds the database from the staged Parquet (one
+thread: the batches come in order, one at a time)."""
 CONVERT_ROWS = 4096
 """Rows of small logs held as Python values before they are made Arrow (at once)."""
 
@@ -236,7 +239,7 @@ def _write_duckdb(sink: Sink, staging: str, request: ExportRequest) -> None:
     duckdb = require("duckdb", "export", "a DuckDB export")
     pa = pyarrow()
     path = sink.local(staging, "out", DATABASE)
-    con = duckdb.connect(str(path))
+    con = duckdb.connect(str(path), config={"threads": 1, "memory_limit": DUCKDB_MEMORY})
     try:
         for table in _tables(request):
             reader = pa.RecordBatchReader.from_batches(arrow_schema(table), _staged_batches(sink, staging, table))
