@@ -586,6 +586,43 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     sys.exit(1 if result.audit.failed else 0)
 
 
+@main.command(short_help="Export sessions as tables (Parquet, DuckDB) or traces (OTLP).")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("-o", "--output", required=True, metavar="DIR|FILE.duckdb|URL",
+              help="A folder of Parquet files (one per table), a DuckDB database (a name ending in .duckdb), or a "
+                   "URL fsspec writes to (s3://bucket/prefix; Parquet or OTLP; needs the remote extra).")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "duckdb", "otlp"]), default=None,
+              help="What to write. [default: duckdb for a name ending in .duckdb, else parquet]")
+@click.option("--events", is_flag=True, help="Also the events table: one row per event (seq, type, turn, step, "
+                                             "time, line).")
+@click.option("--with-content", is_flag=True, help="otlp: the messages, arguments and results as span attributes "
+                                                   "(left out by default).")
+@audit_choice_options
+@jobs_option("audits and exports")
+@scheduler_option
+@limit_options
+def export(paths: tuple[str, ...], output: str, fmt: str | None, events: bool, with_content: bool,
+           jobs: int | None, scheduler: str | None, **options: Any) -> None:
+    """Export session logs as tables to query (Parquet files or a DuckDB database) or as
+    OpenTelemetry GenAI traces (--format otlp).
+
+    PATH is what `replay audit` takes, and the logs are found and audited exactly as
+    it does. The tables are sessions, turns, steps, tool_calls, plans and findings
+    (and events with --events); docs/reference/export-schema.md lists every column.
+    Prints where the export is and how many rows each table has. Exit status: 0
+    written and the audit passed, 1 the audit failed (the export is written all the
+    same) or an output could not be written, 2 usage error.
+    """
+    from replay.export.request import ExportRequest
+    from replay.export.run import export as run_export
+
+    request = _audit_request("export", paths, options, jobs, scheduler)
+    result = run_export(ExportRequest(request, output, cast(Any, fmt), events, with_content), _passed_over("export"))
+    echo(f"{sanitize(result.out)}\n")
+    echo("".join(f"{name}: {counted(rows, 'row')}\n" for name, rows in result.rows.items()))
+    sys.exit(1 if result.audit.failed else 0)
+
+
 @main.command(short_help="Compare rendered ACP streams with harness goldens.")
 @click.argument("roots", nargs=-1, required=True, metavar="CORPUS_DIR...",
                 type=click.Path(exists=True, file_okay=False, path_type=Path))

@@ -13,7 +13,7 @@ from msgspec import UNSET
 from replay.findings import Example, Finding, Rule
 from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.event import Event
-from replay.log.typed import Surface, ToolResult
+from replay.log.typed import Surface
 from replay.log.values import is_nonneg_safe_int
 from replay.output import show
 
@@ -252,11 +252,24 @@ class SurfaceJudge:
         """Surface nodes that are tool/results, with what a content-only rewrite must keep."""
 
     def _surface(self, ev: Event, out: list[Finding]) -> None:
+        """C5 of a surface event, read from its dict view."""
         rec = ev.record
+        self._judge_surface(ev, rec.get("sourceEventSeqs", UNSET), rec.get("surfaceOp", UNSET), out)
+
+    def _t_append(self, ev: Surface, out: list[Finding]) -> None:
+        """C5 of a typed surface event: it appends, with its sourceEventSeqs when it has
+        them."""
+        self._judge_surface(ev, ev.sources, "append", out)
+
+    def _judge_surface(self, ev: Event, sources: Any, op: Any, out: list[Finding]) -> None:
+        """C5, every clause of it: ``sources`` and ``op`` are the event's sourceEventSeqs
+        and surfaceOp (``UNSET``: it has none); an append or a replacement that passes
+        changes the surface."""
         seq = ev.seq
         t = ev.type
-        sources = rec.get("sourceEventSeqs")
-        if "sourceEventSeqs" in rec:
+        if sources is UNSET:
+            sources = None
+        else:
             # The common list is a run of consecutive seqs (a message's chunks): integers,
             # distinct, with its first and last as its bounds, all shown by one comparison.
             run = (type(sources) is list and bool(sources) and type(sources[0]) is int
@@ -284,11 +297,10 @@ class SurfaceJudge:
                 if not sources and t != "assistant/message":
                     out.append(_error(ev, f"{t}'s sourceEventSeqs is empty (only an assistant/message "
                                               "may have none)"))
-        if "surfaceOp" not in rec:
+        if op is UNSET:
             out.append(_error(ev, f'{t} must say how it changes the conversation surface ("surfaceOp": '
                                       '"append" or a replace), but it has no surfaceOp'))
             return
-        op = rec["surfaceOp"]
         if op == "append":
             self.nodes.append(seq)
             if t == "tool/result":
@@ -337,19 +349,3 @@ class SurfaceJudge:
             key = "surfaceOp" if "surfaceOp" in rec else "sourceEventSeqs"
             out.append(_error(ev, f"{ev.type} never changes the conversation surface, so it must not carry "
                               f"{key}"))
-
-    def _t_append(self, ev: Surface, out: list[Finding]) -> None:
-        """C5 of an appending surface event: its sourceEventSeqs (when it has them) are
-        distinct and before it, and empty only on an assistant/message."""
-        sources = ev.sources
-        if sources is not UNSET:
-            if sources:
-                ok = max(sources) < ev.seq and len(set(sources)) == len(sources)
-            else:
-                ok = ev.type == "assistant/message"
-            if not ok:
-                self._surface(ev, out)
-                return
-        self.nodes.append(ev.seq)
-        if type(ev) is ToolResult:
-            self.tool_prints[ev.seq] = tool_print(ev.data)
