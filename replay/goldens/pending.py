@@ -49,6 +49,7 @@ from replay.goldens.select import Selection, SelectorError
 from replay.goldens.store import GoldenStore, StoreError, StoreLocked
 from replay.hints import command
 from replay.validation import validation_problems
+from replay.words import counted
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -279,13 +280,15 @@ class PendingWriter:
         try:
             tree.write(self.staging, scenario, artefact, data=data, what="pending golden")
         except FsError as exc:
+            written = sorted(self.added)
             self.discard()
             shown = str(exc).replace(f"{self.staging}/", "")
-            before = len(self.added)
-            raise PendingError(f"{shown}; nothing was written to {self.store.root}: the pending "
-                               f"{'golden' if before == 1 else 'goldens'} of this run written before it "
-                               f"({before}) {'was' if before == 1 else 'were'} removed, and the folder is as it "
-                               "was") from None
+            listed = ", ".join(written[:5]) + (f" and {len(written) - 5} more" if len(written) > 5 else "")
+            before = (f"the {counted(len(written), 'pending golden')} this run wrote before it ({listed}) "
+                      f"{'was' if len(written) == 1 else 'were'} removed" if written
+                      else "this run had written no other pending golden")
+            raise PendingError(f"{shown}; nothing was written to {self.store.root}: {before}, and the folder is as "
+                               "it was") from None
         self.added[entry.key] = entry
 
     def discard(self) -> None:

@@ -385,7 +385,9 @@ def _summarize(source: Source, name: str) -> _Log:
     turn: int | None = None
     prompted: set[int] = set()
     calls: dict[str, tuple[str, Any]] = {}
+    events = 0
     for ev in iter_events(log.items()):
+        events += 1
         if ev.seq < found.seed:
             continue
         data = ev.data if isinstance(ev.data, dict) else {}
@@ -435,6 +437,10 @@ def _summarize(source: Source, name: str) -> _Log:
             found.title_requests += 1
         elif ev.type == TITLE and isinstance(data.get("source"), dict) and data["source"].get("kind") == "provider":
             found.provider_titles.append(data.get("title"))
+    if found.seed > events:
+        raise NewScenarioError(f"{source.path}: its header's seedLength ({found.seed}) is more than the log's "
+                               f"{counted(events, 'event')}: a fork's seed is events of the log itself, so no event "
+                               "would be its own (fix the header, or import its parent)")
     return found
 
 
