@@ -227,6 +227,13 @@ class PendingStore:
         """Replace the manifest (a commit of it alone)."""
         self.commit(self.staging(), manifest)
 
+    def half_done(self) -> bool:
+        """Whether a run that is no longer running left a commit of this folder half-done."""
+        try:
+            return any(e.is_file and abandoned(e.name, JOURNAL_PREFIX) for e in self.files.tree.entries())
+        except FsError as exc:
+            raise PendingError(str(exc)) from None
+
     def recover(self) -> None:
         """Finish what a killed run left half-committed, and remove what it staged."""
         tree = self.files.tree
@@ -392,8 +399,10 @@ class Workflow:
     def entries(self, selection: Selection | None = None) -> list[Entry]:
         """The pending entries selected; ``SelectorError`` for a selector that selects none.
         A commit a killed run left half-done is finished first (under the lock)."""
-        with self.pending.lock():
-            entries = self.pending.manifest().entries
+        if self.pending.half_done():
+            with self.pending.lock():  # which finishes it
+                pass
+        entries = self.pending.manifest().entries
         if selection is None or selection.everything:
             return entries
         unmatched = selection.unmatched((e.scenario, e.artefact) for e in entries)

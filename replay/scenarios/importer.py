@@ -215,8 +215,8 @@ def _clean_staging(tree: Tree) -> list[str]:
         if abandoned(entry.name, STAGING):
             tree.remove_tree(entry.name)
         elif not entry.name[len(STAGING):].split("-", 1)[0].isdigit():
-            notes.append(f"{tree.at(entry.name)} is what an interrupted `replay new` left (it is never read as a "
-                         "scenario): delete it")
+            notes.append(f"{tree.at(entry.name)} is what an interrupted {command('new')} left (it is never read "
+                         "as a scenario): delete it")
     return notes
 
 
