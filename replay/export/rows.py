@@ -55,6 +55,14 @@ class LogFacts:
     export's time)."""
 
 
+def _may_count(ev: Event) -> bool:
+    """Whether a chunk may be a ``usage`` or ``finish`` one (the only ones that count):
+    a typed chunk whose bytes name neither, and escape nothing, is neither, and its
+    data need not be decoded (most of an export's time, else)."""
+    raw = getattr(ev, "raw", None)
+    return not raw or b'"usage"' in raw or b'"finish"' in raw or b"\\u" in raw
+
+
 def _int(value: Any) -> int | None:
     return value if type(value) is int else None
 
@@ -114,9 +122,12 @@ class LogRows(Reading):
                 times = [ev.time for ev in chunks]
                 fold.span(min(times), max(times))
                 for ev in chunks:
-                    chunk = ev.data.get("chunk")
+                    if not _may_count(ev):
+                        continue
+                    data = ev.data
+                    chunk = data.get("chunk")
                     if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
-                        fold.chunk(ev.data, chunk)
+                        fold.chunk(data, chunk)
                 if events is not None:
                     events.extend((ev.seq, ev.type, item.turn, item.step, ev.time, ev.line) for ev in chunks)
             elif kind is ChunkRun:
@@ -133,8 +144,17 @@ class LogRows(Reading):
 
     def _event(self, ev: Event) -> None:
         fold = self.fold
-        fold.event(ev)
         kind = ev.type
+        if kind == "assistant/chunk" and not _may_count(ev):  # its time only (see _may_count)
+            t = ev.time
+            if type(t) is int:
+                fold.span(t, t)
+            if self.events is not None:
+                body = getattr(ev, "body", None)
+                turn, step = (body.turn, body.step) if body is not None else (None, None)
+                self.events.append((ev.seq, kind, turn, step, t, ev.line))
+            return
+        fold.event(ev)
         if self.generation is None:
             self.generation = generation_of(ev)
         if kind == "tool/call":
