@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from replay.findings import Finding
+from replay.findings import Finding, Rule
 from replay.log.event import ChunkRun, ChunkSpan, Event
 
 Found = list[Finding] | None
 """What a checker hook returns: ``None`` (the common, cheap case) or findings."""
+
+
+def event_error(rule: Rule, ev: Event, message: str) -> Finding:
+    """An error of ``rule`` at the event ``ev`` (its line, seq and type)."""
+    return rule.error(message, ev.line, ev.seq, ev.type)
 
 
 class Checker:

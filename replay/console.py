@@ -14,13 +14,13 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from types import FrameType
 from typing import Any, TextIO
 
 import click
 
 from replay.describe import reason
 from replay.output import OutputError, TextOut
+from replay.signals import WORDS, Signals, installed, pending
 from replay.style import sanitize, sanitize_json
 
 CLEAR_BAR = "\r\x1b[2K\x1b[?25h"
@@ -49,6 +49,7 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "replay.scenarios.check.PendingInsideTree": (2, "--pending"),
     "replay.scenarios.importer.NewScenarioError": (2, None),
     "replay.view.surface.BadRenderInput": (2, None),
+    "replay.log.harness.HarnessRefused": (2, None),
     "replay.view.site.SiteRefused": (2, "-o"),
     "replay.todo.plan.SeqOutOfRange": (2, "--at"),
     # Failures (exit 1, "replay COMMAND: …" on stderr): a tree, a lock, a pending folder,
@@ -108,42 +109,35 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
-class _CtrlC:
-    """The SIGINT handler while a command runs: ``KeyboardInterrupt``, as Python's own,
-    and it keeps that one came. An interrupt whose exception is lost on the way (raised
-    in a finalizer, or inside library code that swallows it) still ends the command
-    with 130: the report's writes and the end of the command look here."""
-
-    def __init__(self) -> None:
-        self.received = False
-
-    def __call__(self, signum: int, frame: FrameType | None) -> None:
-        self.received = True
-        raise KeyboardInterrupt
-
-
 @contextmanager
-def _ctrl_c() -> Iterator[None]:
-    """``_CtrlC`` for the time of a command, where Python's own handler is in place
-    (not where SIGINT is ignored, nor off the main thread, where none can be set)."""
+def _ctrl_c() -> Iterator[Signals]:
+    """The ``Signals`` handler for the time of a command: the one ``replay.signals.run`` put
+    in place at the start of the process, else one set here where Python's own handler
+    of SIGINT is in place (not where SIGINT is ignored, nor off the main thread, where
+    none can be set: then a handler that is never called stands in)."""
+    handler = installed()
+    if handler is not None:
+        yield handler
+        return
+    handler = Signals()
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler or \
             threading.current_thread() is not threading.main_thread():
-        yield
+        yield handler
         return
-    previous = signal.signal(signal.SIGINT, _CtrlC())
+    previous = signal.signal(signal.SIGINT, handler)
     try:
-        yield
+        yield handler
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
 def _interrupted() -> bool:
-    """Whether Ctrl-C came during this command (its exception lost or not yet raised), or
-    waits, held by a signal mask."""
-    handler = signal.getsignal(signal.SIGINT)
-    if isinstance(handler, _CtrlC) and handler.received:
+    """Whether SIGINT or SIGTERM came during this command (its exception lost or not
+    yet raised), or waits, held by a signal mask."""
+    handler = installed()
+    if handler is not None and handler.received is not None:
         return True
-    return hasattr(signal, "sigpending") and signal.SIGINT in signal.sigpending()
+    return hasattr(signal, "sigpending") and any(s in signal.sigpending() for s in WORDS)
 
 
 class _Report(TextOut):
@@ -169,13 +163,27 @@ class Group(click.Group):
         check, refresh, review … before audit, view, render …"""
         return list(self.commands)
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        """Ctrl-C while the command line is parsed is the same one line and status as
+        during a command (not click's "Aborted!" and exit 1)."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:
+            handler = installed() or Signals()
+            if handler.received is None:
+                handler.received = pending(handler) or signal.SIGINT
+            click.echo(f"replay: {handler.word}", err=True)
+            handler.said = True
+            sys.exit(handler.status)
+
     def invoke(self, ctx: click.Context) -> Any:
         """An output that cannot be written is exit 1, with the path and the OS error;
         a reader of standard output that went away ends the command quietly. Ctrl-C, at
         any moment of a command, is exit 130 with one line and no report (workers
         stopped and reaped): looked at before each write of the report and at the end."""
         try:
-            with _ctrl_c():
+            with _ctrl_c() as handler:
                 try:
                     return super().invoke(ctx)
                 finally:
@@ -192,8 +200,11 @@ class Group(click.Group):
             click.echo(f"replay: {sanitize(str(exc))}", err=True)
             ctx.exit(1)
         except KeyboardInterrupt:
-            click.echo(f"replay {ctx.invoked_subcommand}: interrupted", err=True)
-            ctx.exit(130)
+            if handler.received is None:  # raised by hand, or a signal the mask held
+                handler.received = pending(handler) or signal.SIGINT
+            click.echo(f"replay {ctx.invoked_subcommand}: {handler.word}", err=True)
+            handler.said = True
+            ctx.exit(handler.status)
 
 
 # -- output --------------------------------------------------------------------------------

@@ -28,16 +28,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replay.describe import kind, reason
+from replay.fs import FsError, Tree
 from replay.jsjson import parse
-from replay.log.source import SESSION_LOG
+from replay.log.bounded import BLOCK, Records
+from replay.log.reader import Limits, Source
+from replay.log.source import DEFAULT_CAP, SESSION_LOG, STORED_NAMES, file_source, tree_source
 
 PRIMARY_LOG = SESSION_LOG
+PRIMARY_NAMES = (*STORED_NAMES, f"{SESSION_LOG}.zst")
+"""The primary log of a harness scenario folder, by the names the harness stores it under."""
+LOG_NAME = re.compile(r"session(?:\.([1-9][0-9]*))?\.jsonl(\.zstd|\.zst)?")
+"""A log of a harness scenario folder: the primary (no number) or child N, plain or zstd."""
+MAX_SIDE_BYTES = 16 << 20
+"""The largest ``input.json`` or ``replay.override.json`` read."""
 GOLDEN_NAMES = ("stdout.expected.jsonl", "stdout.golden.jsonl")
 LIVE_GOLDEN = "live.expected.jsonl"
 LOAD_GOLDEN = "load.expected.jsonl"
 INPUT_NAME = "input.json"
 OVERRIDE_NAME = "replay.override.json"
-_CHILD_LOG = re.compile(r"session\.([1-9][0-9]*)\.jsonl")
 _PROMPT_OPS = frozenset({"prompt", "promptExpectError", "promptAndCancel", "promptAndWaitForAgentMessage"})
 
 
@@ -57,6 +66,16 @@ class HarnessScenario:
     live_golden: Path | None = None
     load_golden: Path | None = None
     override: Path | None = None
+    tree: Tree | None = None
+    """The folder, read through ``replay.fs`` (``None``: built by hand, read by path)."""
+    notes: tuple[str, ...] = ()
+    """The side files left out, and why."""
+
+    def source(self, cap: int = DEFAULT_CAP) -> Source:
+        """The primary log, read through the folder's tree (never through a link)."""
+        if self.tree is None:
+            return file_source(self.primary_log, cap=cap)
+        return tree_source(self.tree, (self.primary_log.name,))
 
     @property
     def has_golden(self) -> bool:
@@ -109,74 +128,137 @@ def _steps(steps_doc: Any) -> Iterator[dict[str, Any]]:
         yield from (s for s in steps if isinstance(s, dict))
 
 
+class HarnessRefused(FsError):
+    """A harness scenario folder replay will not read, and why (the file named)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessFiles:
+    """What a harness scenario folder holds, by the rules every reader of one follows
+    (``render``, ``conformance``, ``new --from-log``): listed through ``replay.fs``
+    without following a link; the primary log (``session.jsonl``, or its zstd twin) and
+    the children are regular files; a side file that is not one is left out, with a
+    note that says so."""
+
+    tree: Tree
+    primary: str
+    children: tuple[str, ...]
+    input: str | None
+    override: str | None
+    goldens: tuple[str | None, str | None, str | None]
+    """The stdout, ``live`` and ``load`` goldens' names."""
+    notes: tuple[str, ...]
+
+
+def harness_files(folder: Path, primary: str | None = None, importing: bool = False) -> HarnessFiles:
+    """The files of the harness scenario folder ``folder`` (a folder the user named: the
+    links in its path are followed, none inside it); ``primary``: the log the user named
+    in it. ``HarnessRefused`` when its primary log is missing or is not a regular file
+    (``importing``: the words say an import copies the files)."""
+    reads = "an import copies" if importing else "replay reads"
+    tree = Tree.named(folder)
+    entries = {e.name: e for e in tree.entries()}
+    notes: list[str] = []
+
+    def regular(name: str, needed: bool) -> str | None:
+        entry = entries.get(name)
+        if entry is None:
+            return None
+        if entry.is_file:
+            return name
+        what = f"{kind(entry.mode)}; {reads} only the regular files inside the folder"
+        if needed:
+            raise HarnessRefused(f"{folder / name}: {what}: replace it with the file")
+        notes.append(f"{name}: not {'copied' if importing else 'read'} ({what})")
+        return None
+
+    chosen = regular(primary, True) if primary is not None else \
+        next((n for n in PRIMARY_NAMES if regular(n, True) is not None), None)
+    if chosen is None:
+        raise HarnessRefused(f"{folder}: a folder {'to import ' if importing else ''}must hold a {SESSION_LOG} (a "
+                             "harness scenario folder)")
+    numbered = sorted((int(m.group(1)), name) for name in entries
+                      if (m := LOG_NAME.fullmatch(name)) is not None and m.group(1) is not None)
+    children = tuple(c for _, name in numbered if (c := regular(name, False)) is not None)
+    stdout = next((g for name in GOLDEN_NAMES if (g := regular(name, False)) is not None), None)
+    return HarnessFiles(tree, chosen, children, regular(INPUT_NAME, False), regular(OVERRIDE_NAME, False),
+                        (stdout, regular(LIVE_GOLDEN, False), regular(LOAD_GOLDEN, False)), tuple(notes))
+
+
 def is_scenario_folder(folder: Path) -> bool:
-    return (folder / PRIMARY_LOG).is_file()
-
-
-def golden_path(folder: Path) -> Path | None:
-    for name in GOLDEN_NAMES:
-        if (folder / name).is_file():
-            return folder / name
-    return None
+    """Whether ``folder`` holds a primary log by any of its names (what it is, and
+    whether it may be read, is ``harness_files``'s to say)."""
+    return any(os.path.lexists(folder / name) for name in PRIMARY_NAMES)
 
 
 def load_harness_scenario(folder: Path) -> HarnessScenario:
-    """Read one scenario folder (``input.json`` parsed; logs and golden located)."""
-    children = sorted(
-        (p for p in folder.iterdir() if _CHILD_LOG.fullmatch(p.name)),
-        key=lambda p: int(_CHILD_LOG.fullmatch(p.name).group(1)),  # type: ignore[union-attr]
-    )
-    steps = _read_input(folder / INPUT_NAME)
-    return HarnessScenario(folder.name, folder, folder / PRIMARY_LOG, tuple(children), golden_path(folder), steps,
-                           _file(folder / LIVE_GOLDEN), _file(folder / LOAD_GOLDEN), _file(folder / OVERRIDE_NAME))
+    """Read one scenario folder (``input.json`` parsed, under ``MAX_SIDE_BYTES``; logs
+    and goldens located by ``harness_files``'s rules)."""
+    files = harness_files(folder)
+
+    def path(name: str | None) -> Path | None:
+        return None if name is None else folder / name
+
+    golden, live, load = files.goldens
+    steps = _read_input(files)
+    return HarnessScenario(folder.name, folder, folder / files.primary, tuple(folder / c for c in files.children),
+                           path(golden), steps, path(live), path(load), path(files.override), files.tree,
+                           files.notes)
 
 
-def _file(path: Path) -> Path | None:
-    return path if path.is_file() else None
-
-
-def _read_input(path: Path) -> Any:
+def _read_input(files: HarnessFiles) -> Any:
     """The parsed ``input.json``; ``None`` when it is absent or not JSON (the scenario
-    then renders as a client without capabilities)."""
-    try:
-        ok, value = parse(path.read_bytes().decode("utf-8", "replace"))
-    except OSError:
+    then renders as a client without capabilities). One past ``MAX_SIDE_BYTES`` is
+    refused."""
+    if files.input is None:
         return None
+    raw = files.tree.read(files.input, limit=MAX_SIDE_BYTES, what="the steps file")
+    if raw is None:
+        return None
+    ok, value = parse(raw.decode("utf-8", "replace"))
     return value if ok else None
 
 
 def find_harness_scenarios(roots: Iterable[Path]) -> list[HarnessScenario]:
-    """Every scenario folder (one holding ``session.jsonl``) at or below the roots,
-    in a stable order."""
+    """Every scenario folder (one holding a primary log by any of its names) at or
+    below the roots, in a stable order."""
     found: list[HarnessScenario] = []
     for root in roots:
         folders = [root] if is_scenario_folder(root) else []
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames.sort()
-            if PRIMARY_LOG in filenames and Path(dirpath) != root:
+            if Path(dirpath) != root and any(n in filenames for n in PRIMARY_NAMES):
                 folders.append(Path(dirpath))
         found.extend(load_harness_scenario(f) for f in sorted(folders))
     return found
 
 
-def update_lines(stdout: str, *, exclude: Iterable[str] = (), requests: Iterable[str] = ()) -> list[str]:
+def update_lines(stdout: str, *, exclude: Iterable[str] = (), requests: Iterable[str] = (),
+                 where: str = "the stream") -> list[str]:
     """The ``session/update`` notification lines of a JSON-RPC transcript, verbatim,
     minus those whose ``sessionUpdate`` is in ``exclude``, and the agent's requests
     whose method is in ``requests``, in transcript order."""
+    return list(_kept(stdout.split("\n"), exclude, requests, where))
+
+
+def _kept(lines: Iterable[str], exclude: Iterable[str], requests: Iterable[str], where: str) -> Iterator[str]:
+    """``update_lines`` of lines as they come; a line nested too deep to parse is
+    ``HarnessRefused`` at ``where``'s line (never a ``RecursionError``)."""
     skip = frozenset(exclude)
     wanted = frozenset(requests)
-    lines = []
-    for line in stdout.split("\n"):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             frame = json.loads(line)
         except ValueError:
             continue
+        except RecursionError:
+            raise HarnessRefused(f"{where}:{number}: a line nested too deep to parse; refused") from None
         if not isinstance(frame, dict):
             continue
         if frame.get("method") in wanted and "id" in frame:
-            lines.append(line)
+            yield line
             continue
         if frame.get("method") != "session/update":
             continue
@@ -184,22 +266,52 @@ def update_lines(stdout: str, *, exclude: Iterable[str] = (), requests: Iterable
         update = params.get("update") if isinstance(params, dict) else None
         kind = update.get("sessionUpdate") if isinstance(update, dict) else None
         if not isinstance(kind, str) or kind not in skip:
-            lines.append(line)
-    return lines
+            yield line
+
+
+def golden_lines(scenario: HarnessScenario, path: Path, limits: Limits | None = None) -> Iterator[str]:
+    """A golden's lines as they are read, never held whole: through the folder's tree
+    (never through a link), a line past the record cap or a golden past the log cap
+    refused (``HarnessRefused``)."""
+    limits = limits or Limits()
+    tree = scenario.tree if scenario.tree is not None else Tree.named(path.parent)
+    try:
+        stream = tree.open(path.name, what="the golden")
+    except FileNotFoundError as exc:
+        raise HarnessRefused(f"{path}: cannot read the golden ({reason(exc)})") from None
+    records = Records(limits.max_record_bytes)
+    too_long = f"{path}: a line longer than {limits.max_record_bytes:,} bytes; refused"
+    total = 0
+    with stream:
+        while block := stream.read(BLOCK):
+            total += len(block)
+            if total > limits.max_log_bytes:
+                raise HarnessRefused(f"{path}: larger than {limits.max_log_bytes:,} bytes; refused")
+            for line in records.split(block):
+                if line is None:
+                    raise HarnessRefused(too_long)
+                yield line.decode("utf-8", "replace")
+    if records.pending:
+        tail = records.tail()
+        if tail is None:
+            raise HarnessRefused(too_long)
+        yield tail.decode("utf-8", "replace")
 
 
 def golden_update_lines(scenario: HarnessScenario, *, exclude: Iterable[str] = (),
                         requests: Iterable[str] = ()) -> list[str]:
     """The live stream the scenario's golden holds: ``live.expected.jsonl`` when there
-    is one, else the updates (and ``requests``) of the stdout transcript."""
+    is one, else the updates (and ``requests``) of the stdout transcript; read as it
+    streams (only the lines kept are held)."""
     path = scenario.live_golden or scenario.golden
     if path is None:
         return []
-    return update_lines(path.read_bytes().decode("utf-8", "replace"), exclude=exclude, requests=requests)
+    return list(_kept(golden_lines(scenario, path), exclude, requests, str(path)))
 
 
 def golden_load_lines(scenario: HarnessScenario, *, exclude: Iterable[str] = ()) -> list[str] | None:
     """The ``session/load`` replay the scenario's golden holds; ``None`` without one."""
     if scenario.load_golden is None:
         return None
-    return update_lines(scenario.load_golden.read_bytes().decode("utf-8", "replace"), exclude=exclude)
+    path = scenario.load_golden
+    return list(_kept(golden_lines(scenario, path), exclude, (), str(path)))

@@ -257,9 +257,9 @@ def _compare(scenario: HarnessScenario, source: Source, profile: Profile,
     return tuple(modes)
 
 
-def _log_profile(path: Path) -> Profile | None:
-    """The generation one log was written in (``None``: it does not tell)."""
-    log = read_log(file_source(path))
+def _log_profile(scenario: HarnessScenario) -> Profile | None:
+    """The generation one scenario's log was written in (``None``: it does not tell)."""
+    log = read_log(scenario.source())
     try:
         return detect_profile(iter_events(log.items()))  # stops at the first telling event
     finally:
@@ -325,11 +325,11 @@ def check_conformance(
     ``replay.override.json`` is derived by a keyless run (``derive_keyless``) unless
     ``keyless`` is false; then its recorded log alone is compared."""
     if profile is None:
-        detected = _log_profile(scenario.primary_log)
+        detected = _log_profile(scenario)
         profile, profile_source = (detected, "log") if detected is not None else (DEFAULT_PROFILE, "default")
     source: ProfileSource = profile_source or "flag"
     result = ConformanceResult(scenario.name, str(scenario.folder), "exact", profile, source,
-                               _compare(scenario, file_source(scenario.primary_log), profile, presenters),
+                               _compare(scenario, scenario.source(), profile, presenters),
                                overridden=scenario.override is not None)
     exact = all(m.exact for m in result.modes)
     if scenario.slash_commands:
@@ -357,8 +357,8 @@ def round_trip(harness: HarnessScenario, log: Path, profile: Profile | None = No
     harness's goldens as conformance compares the recording's own — under the profile
     of the recording's generation (or ``profile``: a corpus's)."""
     if profile is None:
-        profile = _log_profile(harness.primary_log) or DEFAULT_PROFILE
-    return check_conformance(replace(harness, primary_log=log), profile=profile, profile_source="corpus",
+        profile = _log_profile(harness) or DEFAULT_PROFILE
+    return check_conformance(replace(harness, primary_log=log, tree=None), profile=profile, profile_source="corpus",
                              keyless=False)
 
 
@@ -370,7 +370,7 @@ def corpus_profile(scenarios: Iterable[HarnessScenario]) -> Profile | None:
     tells)."""
     found: Counter[Profile] = Counter()
     for scenario in scenarios:
-        detected = _log_profile(scenario.primary_log)
+        detected = _log_profile(scenario)
         if detected is not None:
             found[detected] += 1
     return found.most_common(1)[0][0] if found else None

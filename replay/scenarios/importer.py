@@ -60,10 +60,10 @@ from replay.hints import command, line
 from replay.jsjson import parse
 from replay.log.bounded import BLOCK
 from replay.log.event import Event
-from replay.log.harness import INPUT_NAME, OVERRIDE_NAME, terminal_capability
+from replay.log.harness import LOG_NAME, OVERRIDE_NAME, harness_files, terminal_capability
 from replay.log.header import looks_like
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
-from replay.log.source import SESSION_LOG, STORED_NAMES, TreeFile
+from replay.log.source import SESSION_LOG, TreeFile
 from replay.log.values import CWD_PLACEHOLDER
 from replay.output import pretty_json, utf8
 from replay.scenarios.scenario import (
@@ -82,11 +82,8 @@ from replay.scenarios.scenario import (
 from replay.todo.tool import TOOL_NAME, policy_of_description
 from replay.words import counted
 
-PRIMARY_NAMES = (*STORED_NAMES, f"{SESSION_LOG}.zst")
-"""The primary log of a harness scenario folder, by the names the harness stores it under."""
 MAX_LOG_BYTES = Limits().max_log_bytes
 """The largest log an import copies (the audit's log cap)."""
-_LOG_NAME = re.compile(r"session(?:\.([1-9][0-9]*))?\.jsonl(\.zstd|\.zst)?")
 _MAX_DEPTH = re.compile(r"exceeds maxDepth ([0-9]+)")
 _SINGLE_REJECTION = "at most one task may be in_progress"
 _STAGING = ".new-"
@@ -282,46 +279,31 @@ def _locate(source: Path) -> _Input:
         return _locate_folder(source, None)
     if not os.path.lexists(source):
         raise NewScenarioError(f"{source}: no such file or folder")
-    match = _LOG_NAME.fullmatch(source.name)
+    match = LOG_NAME.fullmatch(source.name)
     if match is None or match.group(1) is not None:
         return _Input(_File(source), [], None, None, [])  # a lone log: no harness folder around it
     return _locate_folder(source.parent, _File(source))
 
 
 def _locate_folder(folder: Path, primary: _File | None) -> _Input:
-    tree = Tree.named(folder)
+    """The harness folder's files, by the rules every reader of one follows
+    (``replay.log.harness.harness_files``)."""
     try:
-        entries = {e.name: e for e in tree.entries()}
+        files = harness_files(folder, primary.path.name if primary is not None else None, importing=True)
     except FsError as exc:
         raise NewScenarioError(str(exc)) from None
-    notes: list[str] = []
 
-    def regular(name: str, needed: bool) -> _File | None:
-        entry = entries.get(name)
-        if entry is None:
-            return None
-        if entry.is_file:
-            return _File(folder / name, tree)
-        what = f"{kind(entry.mode)}; an import copies only the regular files inside the folder"
-        if needed:
-            raise NewScenarioError(f"{folder / name}: {what}: replace it with the file")
-        notes.append(f"{name}: not copied ({what})")
-        return None
+    def file(name: str | None) -> _File | None:
+        return None if name is None else _File(folder / name, files.tree)
 
-    if primary is None:
-        primary = next((f for n in PRIMARY_NAMES if (f := regular(n, True)) is not None), None)
-    if primary is None:
-        raise NewScenarioError(f"{folder}: a folder to import must hold a session.jsonl (a harness scenario "
-                               "folder)")
-    numbered = sorted((int(m.group(1)), name) for name in entries
-                      if (m := _LOG_NAME.fullmatch(name)) is not None and m.group(1) is not None)
-    children = [f for _, name in numbered if (f := regular(name, False)) is not None]
-    return _Input(primary, children, regular(INPUT_NAME, False), regular(OVERRIDE_NAME, False), notes)
+    return _Input(primary or _File(folder / files.primary, files.tree), [_File(folder / c, files.tree)
+                                                                          for c in files.children],
+                  file(files.input), file(files.override), list(files.notes))
 
 
 def _scenario_name(path: Path) -> str:
     """The name a log gets in the scenario: its harness name, compression kept."""
-    match = _LOG_NAME.fullmatch(path.name)
+    match = LOG_NAME.fullmatch(path.name)
     suffix = (match.group(2) or "") if match else (".zstd" if path.name.endswith((".zstd", ".zst")) else "")
     return path.name if match else f"{SESSION_LOG}{suffix}"
 

@@ -60,9 +60,8 @@ def _open(path: str, limits: Limits) -> tuple[LogRead, bool]:
     if folder.is_dir():
         if not is_scenario_folder(folder):
             raise BadRenderInput(f"{path}: a folder must hold a session.jsonl (a harness scenario folder)")
-        scenario = load_harness_scenario(folder)
-        return read_log(file_source(scenario.primary_log, cap=limits.max_log_bytes), limits), \
-            scenario.terminal_output
+        scenario = load_harness_scenario(folder)  # the folder read as conformance and the importer read it
+        return read_log(scenario.source(limits.max_log_bytes), limits), scenario.terminal_output
     return read_log(file_source(folder, cap=limits.max_log_bytes), limits), False
 
 

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay.check.core import CoreChecker, plain_envelope, well_formed_message
+from replay.check.envelope import envelope_problems, plain_envelope
+from replay.check.messages import message_problems, well_formed_message
 from replay.findings import Finding
 from replay.log.event import DictEvent
 from replay.log.lines import Unparsable, decode_json
@@ -32,11 +33,10 @@ def _judge(rec: Any) -> tuple[bool, bool]:
         return False, False
     seq = rec.get("seq")
     ev = DictEvent(str(rec.get("type")), seq if type(seq) is int else 0, rec.get("time"), rec.get("data"), 2, rec)
-    core = CoreChecker()
     envelope = plain_envelope(rec)
     if envelope:
         out: list[Finding] = []
-        core._envelope(ev, out)
+        envelope_problems(ev, out)
         assert out == [], rec
     shaped = False
     for t, role in ROLES.items():
@@ -44,7 +44,7 @@ def _judge(rec: Any) -> tuple[bool, bool]:
         if well_formed_message(t, message, role):
             shaped = True
             out = []
-            core._message_problems(DictEvent(t, ev.seq, ev.time, ev.data, 2, rec), message, role, out)
+            message_problems(DictEvent(t, ev.seq, ev.time, ev.data, 2, rec), message, role, out)
             assert out == [], (t, message)
     return envelope, shaped
 

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.check.core import SurfaceNodes
+from replay.check.surface import SurfaceNodes
 
 
 class ListNodes:
