@@ -7,6 +7,7 @@ from typing import Any
 
 from replay.checker import event_error
 from replay.findings import Example, Finding, Rule
+from replay.hints import command
 from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.event import ENVELOPE_KEYS, KNOWN_TYPES, REMOVED_TYPES, Event
 from replay.log.values import is_nonneg_safe_int, is_safe_int
@@ -96,8 +97,8 @@ def type_problem(ev: Event, out: list[Finding]) -> None:
     t = ev.type
     if t not in KNOWN_TYPES and ev.record.get("ignorable") is not True:
         removed = (". (Earlier harnesses wrote this type and today's removed it; their ACP agent streamed nothing "
-                   "for it, which is why replay conformance can find this log's recorded streams byte-exact: they "
-                   "are the earlier harness's.)") if t in REMOVED_TYPES else ""
+                   f"for it, which is why {command('conformance')} can find this log's recorded streams byte-exact: "
+                   "they are the earlier harness's.)") if t in REMOVED_TYPES else ""
         out.append(event_error(B6, ev, f'today\'s harness does not know the event type "{t}", and the event is '
                                f'not marked "ignorable": true, so it refuses the log{removed}'))
 
