@@ -20,6 +20,8 @@ It then measures, each in a fresh child process (best of ``--repeat``):
 * the baseline, pinned to one CPU: read every ``*.jsonl`` file in binary (1 MiB
   blocks, like the reader), split on ``b"\\n"`` and ``orjson.loads`` every non-empty line;
 * ``replay audit --format json --jobs 1 <corpus>``, pinned to the same CPU;
+* ``replay audit --format json --jobs 1 --select T <corpus>``, pinned to the same CPU
+  (the checkers none of whose rules is selected are not run);
 * ``replay audit --jobs N`` for each other ``--jobs`` value (not pinned: N worker
   processes on the machine's CPUs);
 * unless ``--scheduler none``: ``replay audit --scheduler ADDRESS``, on a Dask
@@ -31,7 +33,7 @@ peak RSS per process: the largest resident set of any one process of the run (th
 command, its worker processes; a Dask worker's peak from ``/proc/<pid>/status``). It
 checks the audit JSON is byte-identical across every way of running it, and the
 targets: single-core ratio ≥ 0.6, ``--jobs 2`` ≥ 1.8 × ``--jobs 1``, peak RSS per
-process < 150 MB.
+process < 150 MB, ``--select T`` < 0.8 × the time of ``--jobs 1``.
 
 The corpus is reused by later runs (``manifest.json`` in ``--out``) unless it is missing,
 smaller than ``--size-mb``, or ``--rebuild`` is given.
@@ -71,6 +73,10 @@ NAMESPACE = uuid.UUID("7d6c2f0e-4b0a-4c55-9a49-6f1d2b8e0a11")
 TARGET_RATIO = 0.6
 TARGET_SPEEDUP = 1.8
 TARGET_RSS_MB = 150.0
+TARGET_SELECT = 0.8
+SELECT = "T"
+"""``replay audit --select T`` must take < ``TARGET_SELECT`` × a full audit's time: the
+checkers none of whose rules is selected are not run."""
 MB = 1_000_000
 
 BASELINE_CODE = '''\
@@ -648,6 +654,8 @@ def main(argv: list[str] | None = None) -> int:
     ways: list[tuple[str, list[str], int | None, list[int]]] = [("parse-only", baseline_cmd, cpu, [])]
     ways += [(f"audit --jobs {n}", [*audit, "--jobs", str(n), str(corpus_dir)], cpu if n == 1 else None, [])
              for n in jobs]
+    selected = f"audit --jobs 1 --select {SELECT}"
+    ways.append((selected, [*audit, "--jobs", "1", "--select", SELECT, str(corpus_dir)], cpu, []))
     if args.scheduler != "none":
         ways.append((f"audit --scheduler, {cluster_name}", [*audit, "--scheduler", address, str(corpus_dir)],
                      None, cluster_pids))
@@ -672,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
         if code not in ((0,) if name == "parse-only" else (0, 1)):
             print(f"error: {name} exited {code}", file=sys.stderr)
             return 2
-    reports = {name: r[-1].stdout for name, r in runs.items() if name != "parse-only"}
+    reports = {name: r[-1].stdout for name, r in runs.items() if name not in ("parse-only", selected)}
     identical = len(set(reports.values())) == 1
     base_counts = orjson.loads(runs["parse-only"][-1].stdout)
     summary = orjson.loads(runs["audit --jobs 1"][-1].stdout)["summary"]
@@ -699,6 +707,9 @@ def main(argv: list[str] | None = None) -> int:
         speedup = rows["audit --jobs 2"]["mb_per_s"] / single["mb_per_s"]
         checks.append((f"--jobs 2 speed-up {speedup:.2f} × --jobs 1 (target ≥ {TARGET_SPEEDUP})",
                        speedup >= TARGET_SPEEDUP))
+    share = rows[selected]["seconds"] / single["seconds"]
+    checks.append((f"--select {SELECT} takes {share:.2f} × a full audit's time (target < {TARGET_SELECT})",
+                   share < TARGET_SELECT))
     worst = max(row["peak_rss_mb"] for name, row in rows.items() if name != "parse-only")
     checks.append((f"peak RSS per process {worst:.1f} MB (target < {TARGET_RSS_MB:.0f} MB)", worst < TARGET_RSS_MB))
     checks.append(("the audit JSON is byte-identical across every way of running it", identical))

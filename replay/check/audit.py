@@ -110,7 +110,7 @@ class Audit:
 
         results = audit_units(units, request.policy, request.limits, self.fingerprints, jobs=request.jobs,
                               scheduler=request.scheduler, passed_over=self._pass_over, watch=self.watch,
-                              attached=attached, finished=done)
+                              attached=attached, finished=done, skip=self.selection.skipped)
         for judged in results:
             report = self.selection.apply(judged)
             if request.write_baseline is not None:

@@ -21,8 +21,8 @@ from typing import Any
 from msgspec import UNSET
 
 from replay.check.dev import D9, DevInvariant
-from replay.check.envelope import envelope_problems, plain_envelope, type_problem
-from replay.check.messages import message_shape
+from replay.check.envelope import envelope_problems, type_problem
+from replay.check.messages import message_problems
 from replay.check.requests import header_problems
 from replay.check.seqs import Positions
 from replay.check.surface import SurfaceJudge
@@ -68,22 +68,9 @@ class CoreChecker(Positions, DevInvariant, SurfaceJudge, Checker):
 
     def _exact(self, ev: Event) -> Found:
         """Every core rule on the event's dict view: the exact path."""
-        rec = ev.record
         t = ev.type
-        plain = plain_envelope(rec)
-        if plain and t == "assistant/chunk" and len(rec) == 4 and self.scanned:
-            # A plain chunk (exactly type, seq, time and data, all sound): of every core
-            # rule only D9 can have something to say.
-            data = ev.data
-            if type(data) is dict and self.open_step is not None and data.get("step") == self.open_step \
-                    and data.get("turn") == self.open_turn:
-                return None
-            out: list[Finding] = []
-            self._names_open_step(ev, out)
-            return out or None
-        out = []
-        if not plain:
-            envelope_problems(ev, out)
+        out: list[Finding] = []
+        envelope_problems(ev, out)
         if not self.scanned:
             self._sequence(ev.seq, 1, ev, out)
         type_problem(ev, out)
@@ -103,8 +90,8 @@ class CoreChecker(Positions, DevInvariant, SurfaceJudge, Checker):
         return None if typed is None else MethodType(typed, self)
 
     def chunks(self, span: ChunkSpan) -> Found:
-        # The span's chunks are plain (the fast path of ``event`` applies to each) and
-        # share a turn and step: when that is the open step, none has a finding.
+        # The span's chunks are plain (of every core rule only D9 can have something to
+        # say of one) and share a turn and step: when that is the open step, none has a finding.
         if self.scanned and self.open_step is not None and span.step == self.open_step \
                 and span.turn == self.open_turn:
             return None
@@ -125,16 +112,16 @@ class CoreChecker(Positions, DevInvariant, SurfaceJudge, Checker):
 
     def _assistant_message(self, ev: Event, out: list[Finding]) -> None:
         data = ev.data
-        message_shape(ev, data.get("message") if isinstance(data, dict) else None, "assistant", out)
+        message_problems(ev, data.get("message") if isinstance(data, dict) else None, "assistant", out)
         self._names_open_step(ev, out)
 
     def _user_message(self, ev: Event, out: list[Finding]) -> None:
-        message_shape(ev, ev.data, "user", out)
+        message_problems(ev, ev.data, "user", out)
 
     def _tool_result(self, ev: Event, out: list[Finding]) -> None:
         data = ev.data
         message = data.get("message") if isinstance(data, dict) else None
-        message_shape(ev, message, "user", out)
+        message_problems(ev, message, "user", out)
         if ev.record.get("surfaceOp") != "append":
             self._replaces_in_turn(ev, out)
             return

@@ -83,12 +83,21 @@ class Policy(StrEnum):
     SINGLE = "single"
 
 
-def checkers(policy: Policy = Policy.PARALLEL, scanned: bool = True) -> list[Checker]:
+Skip = frozenset[type[Checker]]
+"""Checkers an audit leaves out: none of their rules is selected (see
+``replay.check.selection.Selection.skipped``)."""
+
+
+def checkers(policy: Policy = Policy.PARALLEL, scanned: bool = True, skip: Skip = frozenset()) -> list[Checker]:
     """Fresh checkers for one log: the session core, the todo domain, and the policy
-    what-if when asked for. Adding a domain means adding its checker here (and its
-    rules' module to ``replay.check.registry``)."""
-    found: list[Checker] = [CoreChecker(scanned=scanned), TodoChecker()]
-    if policy is Policy.SINGLE:
+    what-if when asked for, but those in ``skip``. Adding a domain means adding its
+    checker here (and its rules to the code table, ``replay.check.registry``)."""
+    found: list[Checker] = []
+    if CoreChecker not in skip:
+        found.append(CoreChecker(scanned=scanned))
+    if TodoChecker not in skip:
+        found.append(TodoChecker())
+    if policy is Policy.SINGLE and SingleActivePolicy not in skip:
         found.append(SingleActivePolicy())
     return found
 
@@ -430,6 +439,7 @@ def audit_items(
     policy: Policy = Policy.PARALLEL,
     scanned: bool = True,
     reread: Reread | None = None,
+    skip: Skip = frozenset(),
 ) -> tuple[int, list[Finding]]:
     """Judge a stream of item batches (as ``LogRead.batches`` gives them); return the
     number of events and the findings.
@@ -438,7 +448,7 @@ def audit_items(
     that ends inside a turn; only then is the log read a second time, through
     ``reread``, to work it out.
     """
-    judges = checkers(policy, scanned)
+    judges = checkers(policy, scanned, skip)
     done = _dispatch(batches, judges)
     return done.events, _judge(done, judges, header, reread)
 
@@ -501,7 +511,7 @@ def _judge_damage(damage: list[Finding], last_turn_end: int, repair: RepairTrack
 
 def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
                  fingerprints: Fingerprints = False, exists: Callable[[str], bool] | None = None,
-                 watch: Watch | None = None) -> LogReport | None:
+                 watch: Watch | None = None, skip: Skip = frozenset()) -> LogReport | None:
     """One log's report; ``None`` for a discovered file that is not a session log (one
     that could not be read as far as its first record is reported: it may be one).
     Never raises: a bug of ours is an ``INTERNAL`` finding for the file."""
@@ -510,7 +520,7 @@ def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limit
         if source.discovered and not log.is_session_log and not log.stopped_before_header:
             log.close()
             return None
-        return audit_log(log, policy, fingerprints, exists, watch)
+        return audit_log(log, policy, fingerprints, exists, watch, skip)
     except Exception as exc:  # a bug of ours must not hide the other files' results
         return internal_report(source.path, f"replay failed on this file ({type(exc).__name__}: {exc}); "
                                "please report it with the file attached")
@@ -539,7 +549,7 @@ def internal_report(path: str, why: str) -> LogReport:
 
 def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
                   fingerprints: Fingerprints = False, passed_over: PassedOver = ignore,
-                  watch: Watch | None = None) -> list[LogReport]:
+                  watch: Watch | None = None, skip: Skip = frozenset()) -> list[LogReport]:
     """The reports of an archive's logs, in archive order, read as it streams; what
     its reading passes over (a link, a device named like a log) is told to
     ``passed_over``. Never raises: an archive that cannot be read on (damage, a cap)
@@ -557,7 +567,7 @@ def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Li
         try:
             for source in archive_sources(archive, limits, passed_over):
                 names.setdefault(source.path, len(names))
-                report = audit_source(source, policy, limits, fingerprints, names.__contains__, watch)
+                report = audit_source(source, policy, limits, fingerprints, names.__contains__, watch, skip)
                 if report is not None:
                     if source.path.endswith(_STORED) and report.status != "unreadable":
                         judged[source.path] = len(reports)
@@ -570,7 +580,8 @@ def audit_archive(archive: Archive, policy: Policy = Policy.PARALLEL, limits: Li
             with contextlib.suppress(ArchiveError):  # the first pass has already said what is wrong
                 for source in archive_sources(archive, limits):
                     if source.path in again:
-                        report = audit_source(source, policy, limits, fingerprints, names.__contains__)
+                        report = audit_source(source, policy, limits, fingerprints, names.__contains__,
+                                              skip=skip)
                         if report is not None:
                             reports[again[source.path]] = report
     except Exception as exc:  # a bug of ours must not hide the other files' results
@@ -598,16 +609,17 @@ what a ``Watch`` made of its logs."""
 
 
 def audit_unit(unit: Unit, policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
-               fingerprints: Fingerprints = False, watch: Watch | None = None) -> list[Told]:
+               fingerprints: Fingerprints = False, watch: Watch | None = None,
+               skip: Skip = frozenset()) -> list[Told]:
     """The reports of one unit of work: a log (none when it is passed over) or an
     archive, with what the archive's reading passed over and what ``watch`` made of
     each log (both before the reports)."""
     if isinstance(unit, Archive):
         passed: list[Told] = []
         reports = audit_archive(unit, policy, limits, fingerprints, lambda path, why: passed.append(Passed(path, why)),
-                                watch)
+                                watch, skip)
         return [*passed, *(watch.drain() if watch is not None else ()), *reports]
-    report = audit_source(unit, policy, limits, fingerprints, watch=watch)
+    report = audit_source(unit, policy, limits, fingerprints, watch=watch, skip=skip)
     return [*(watch.drain() if watch is not None else ()), *([] if report is None else [report])]
 
 
@@ -645,19 +657,26 @@ def audit_sources(
 
 
 def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fingerprints = False,
-              exists: Callable[[str], bool] | None = None, watch: Watch | None = None) -> LogReport:
+              exists: Callable[[str], bool] | None = None, watch: Watch | None = None,
+              skip: Skip = frozenset()) -> LogReport:
     """Audit one log that is being read. With ``fingerprints``, each finding gets its
     fingerprint (``replay.check.fingerprint``), which reads the log's records a second
     time, only for a log with findings and only as far as its last finding. ``exists``
     answers rule A10's question (is the session's other encoding beside it?); by
     default the source's own storage does. ``watch`` reads the log alongside (see
-    ``Watch``); what it made of it waits in ``watch.drain()``."""
+    ``Watch``); what it made of it waits in ``watch.drain()``. The checkers in ``skip``
+    are left out (none of their rules is reported), except on a log that turns out
+    unreadable: that is reported whole whatever the selection, so it is judged again
+    with every checker."""
     def reread() -> Iterable[Sequence[Item]]:
         return read_log(log.source, log.limits, log.typed).batches()
 
     reading = watch.start(log) if watch is not None else None
     batches = log.audit_batches() if reading is None else reading.watched(log.audit_batches())
-    events, findings = audit_items(batches, log.header, policy, reread=reread)
+    events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip)
+    if skip and log.unreadable:
+        events, findings = audit_items(read_log(log.source, log.limits, log.typed).audit_batches(), log.header,
+                                       policy, reread=reread)
     if log.source.is_file:
         if exists is None:
             opener = log.source.open

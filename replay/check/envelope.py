@@ -3,12 +3,9 @@ the harness (B6)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from replay.checker import event_error
 from replay.findings import Example, Finding, Rule
 from replay.hints import command
-from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.event import ENVELOPE_KEYS, KNOWN_TYPES, REMOVED_TYPES, Event
 from replay.log.values import is_nonneg_safe_int, is_safe_int
 from replay.output import show
@@ -101,13 +98,3 @@ def type_problem(ev: Event, out: list[Finding]) -> None:
                    "they are the earlier harness's.)") if t in REMOVED_TYPES else ""
         out.append(event_error(B6, ev, f'today\'s harness does not know the event type "{t}", and the event is '
                                f'not marked "ignorable": true, so it refuses the log{removed}'))
-
-
-def plain_envelope(rec: dict[str, Any]) -> bool:
-    """The envelope rule's fast path: a record of which ``envelope_problems`` (C2)
-    has nothing to say (``False`` only sends it there to be looked at in full)."""
-    seq = rec.get("seq")
-    time = rec.get("time")
-    return rec.keys() <= ENVELOPE_KEYS and type(rec.get("type")) is str and type(seq) is int \
-        and 0 <= seq <= MAX_SAFE_INTEGER and type(time) is int and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER \
-        and "data" in rec and rec.get("ignorable", True) is True

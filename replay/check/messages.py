@@ -65,13 +65,9 @@ B5 = Rule(
 )
 
 
-def message_shape(ev: Event, message: Any, role: str, out: list[Finding]) -> None:
-    if not well_formed_message(ev.type, message, role):
-        message_problems(ev, message, role, out)
-
-
 def message_problems(ev: Event, message: Any, role: str, out: list[Finding]) -> None:
-    """B5, every clause of it: what ``well_formed_message`` passes has none."""
+    """B5, every clause of it: the message of an event of type ``ev.type``, which must
+    have the role ``role``."""
     t = ev.type
     if not isinstance(message, dict) or not is_nonempty_str(message.get("id")):
         out.append(event_error(B5, ev, f'{t} has no identified message (an object with a non-empty string "id")'))
@@ -108,29 +104,3 @@ def message_problems(ev: Event, message: Any, role: str, out: list[Finding]) -> 
                 out.append(event_error(B5, ev, f"tool/result answers two calls: its block names "
                                   f"{show(blocks[0].get('toolCallId'))} and its source "
                                   f"{show(source.get('callId'))}"))
-
-
-def well_formed_message(t: str, message: Any, role: str) -> bool:
-    """The message-shape rule's fast path: a message of an event of type ``t`` of which
-    ``message_problems`` (B5) has nothing to say (``False`` only sends it
-    there to be looked at in full)."""
-    if type(message) is not dict or message.get("role") != role or type(message.get("content")) is not list:
-        return False
-    mid = message.get("id")
-    source = message.get("source")
-    if type(mid) is not str or not mid or type(source) is not dict:
-        return False
-    kind = source.get("kind")
-    if t == "user/message":
-        return type(kind) is str and bool(kind)
-    if t == "assistant/message":
-        return kind == "model" and is_nonempty_str(source.get("provider")) and is_nonempty_str(source.get("model"))
-    if t != "tool/result" or kind != "tool":
-        return False
-    content = message["content"]
-    call_id = source.get("callId")
-    if len(content) != 1 or type(call_id) is not str or not call_id:
-        return False
-    block = content[0]
-    return type(block) is dict and block.get("type") == "tool-result" and type(block.get("content")) is list \
-        and block.get("toolCallId") == call_id

@@ -133,6 +133,11 @@ CHECKERS: tuple[type[Checker], ...] = tuple(dict.fromkeys(
 """The per-log checkers that emit rules of the table."""
 
 
+def checker_rules(checker: type[Checker]) -> tuple[str, ...]:
+    """The ids of the rules the table says ``checker`` emits."""
+    return tuple(r for r, code in CODES.items() if code.emitter is not None and code.emitter.checker is checker)
+
+
 def rule_kind(rule: str) -> str:
     """The kind of a rule id (``format`` for an id no module declares)."""
     info = RULES.get(rule)

@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from replay.check.engine import Attached, LogReport, Policy, Told, Watch, audit_unit, internal_report, told
+from replay.check.engine import Attached, LogReport, Policy, Skip, Told, Watch, audit_unit, internal_report, told
 from replay.check.fingerprint import Fingerprints
 from replay.log.reader import Limits, Opener
 from replay.log.source import PassedOver, Unit, ignore
@@ -70,15 +70,16 @@ def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits:
                 fingerprints: Fingerprints = False, jobs: int = 1, scheduler: str | Any | None = None,
                 passed_over: PassedOver = ignore, watch: Watch | None = None,
                 attached: Callable[[Attached], None] | None = None,
-                finished: Callable[[], None] | None = None) -> Iterator[LogReport]:
+                finished: Callable[[], None] | None = None, skip: Skip = frozenset()) -> Iterator[LogReport]:
     """The reports of every unit, in order (fingerprinted when asked: see
     ``audit_log``): in this process, on ``jobs`` worker processes, or on the Dask
     cluster of ``scheduler`` (an address or a client). What an archive's reading
     passes over is told to ``passed_over`` here, as its results come back; what
     ``watch`` made of each log (it reads the logs alongside the audit, where they are
     audited), to ``attached``, before the log's report; ``finished`` is called as each
-    unit is done (``told``)."""
-    work = functools.partial(audit_unit, policy=policy, limits=limits, fingerprints=fingerprints, watch=watch)
+    unit is done (``told``). The checkers in ``skip`` are left out (see ``audit_log``)."""
+    work = functools.partial(audit_unit, policy=policy, limits=limits, fingerprints=fingerprints, watch=watch,
+                             skip=skip)
     if scheduler is not None:
         from replay import cluster
 

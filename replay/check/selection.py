@@ -9,8 +9,9 @@ selector of ``ignore`` does: ``select T`` with ``ignore T3`` is every T rule but
 below it (``policy`` < ``warning`` < ``error``).
 
 The choice is made once per audit and applied to each log's report after the log is
-judged (``Selection.apply``), never inside the per-event loop: the rules always run,
-and what a report shows is filtered. A repository fixes its choice in the
+judged (``Selection.apply``), never inside the per-event loop; a checker none of whose
+rules is selected (the code table says which rules each emits) is not run at all
+(``Selection.skipped``), so ``--select T`` does not pay for the session core. A repository fixes its choice in the
 ``[tool.replay.audit]`` table of its ``pyproject.toml`` (found from the working
 directory upward, the nearest file that has the table); options on the command line
 win over the table, key by key (``audit_selection``).
@@ -27,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from replay.check.engine import LogReport
-from replay.check.registry import RULES, rule_series
+from replay.check.registry import CHECKERS, RULES, checker_rules, rule_series
+from replay.checker import Checker
 from replay.findings import Finding, Severity
 from replay.fs import FsError, read_named
 from replay.hints import command
@@ -110,6 +112,14 @@ class Selection:
             decided = chosen is not None and (dropped is None or chosen > dropped)
             self._decided[rule] = decided
         return decided
+
+    @cached_property
+    def skipped(self) -> frozenset[type[Checker]]:
+        """The per-log checkers none of whose rules is selected: an audit leaves them out
+        (their work would all be filtered away)."""
+        if self.everything:
+            return frozenset()
+        return frozenset(c for c in CHECKERS if not any(self.selects(r) for r in checker_rules(c)))
 
     def keeps(self, finding: Finding) -> bool:
         return SEVERITY_ORDER[finding.severity] >= SEVERITY_ORDER[self.min_severity] and self.selects(finding.rule)

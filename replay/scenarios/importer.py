@@ -60,7 +60,7 @@ from replay.hints import command, line
 from replay.jsjson import parse
 from replay.log.bounded import BLOCK
 from replay.log.event import Event
-from replay.log.harness import LOG_NAME, OVERRIDE_NAME, harness_files, terminal_capability
+from replay.log.harness import LOG_NAME, MAX_SIDE_BYTES, OVERRIDE_NAME, harness_files, terminal_capability
 from replay.log.header import looks_like
 from replay.log.reader import Limits, LogRead, Source, iter_events, read_log
 from replay.log.source import SESSION_LOG, TreeFile
@@ -640,7 +640,7 @@ def _staged_json(staging: _Staging, file: _File, name: str) -> bytes:
 def _read_json(file: _File) -> Any:
     """A side file read, not copied (``input.json``): its JSON, ``None`` when it is none."""
     try:
-        ok, value = parse(b"".join(file.blocks(MAX_JSON_BYTES)).decode("utf-8", "replace"))
+        ok, value = parse(b"".join(file.blocks(MAX_SIDE_BYTES)).decode("utf-8", "replace"))
     except FsError:
         return None
     return value if ok else None

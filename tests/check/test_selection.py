@@ -3,6 +3,7 @@ unit by unit, then over the corpus: each selects exactly what it says."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from replay.check.engine import LogReport
+from replay.check.core import CoreChecker
+from replay.check.engine import LogReport, Policy, audit_log
+from replay.check.registry import RULES
 from replay.check.selection import (
     Selection,
     SelectionError,
@@ -19,8 +22,11 @@ from replay.check.selection import (
     parse_selectors,
     read_config,
 )
+from replay.checker import Checker
 from replay.cli import main
-from replay.findings import Finding, Severity
+from replay.findings import Example, Finding, Rule, Severity
+from replay.log.reader import Source, read_log
+from replay.todo.rules import SingleActivePolicy, TodoChecker
 from tests.helpers import TODO_WRITE, corpus_root, dump, index_of, records
 
 E, W, P = Severity.ERROR, Severity.WARNING, Severity.POLICY
@@ -206,3 +212,43 @@ def test_a_bad_table_or_selector_is_a_usage_error(tmp_path: Path, monkeypatch: p
     result = CliRunner().invoke(main, ["audit", str(log)])
     assert result.exit_code == 2
     assert f"{tmp_path / 'pyproject.toml'} [tool.replay.audit]: unknown key 'min_severity'" in result.output
+
+
+# -- a checker none of whose rules is selected is not run --------------------------------
+
+
+def test_a_checker_runs_only_when_one_of_its_rules_is_selected() -> None:
+    assert Selection().skipped == frozenset()
+    assert Selection(select=("T",)).skipped == {CoreChecker, SingleActivePolicy}
+    assert Selection(select=("D9", "P")).skipped == {TodoChecker}
+    assert Selection(ignore=("B", "C", "D")).skipped == {CoreChecker}
+    assert Selection(select=("A",)).skipped == {CoreChecker, TodoChecker, SingleActivePolicy}
+    assert Selection(min_severity=E).skipped == frozenset()  # severity says nothing of which rules run
+
+
+RULE_EXAMPLES = [(rule, example) for rule in RULES.values() for example in rule.examples if not example.events_only]
+
+
+@pytest.mark.parametrize(("rule", "example"), RULE_EXAMPLES, ids=[f"{r.id}: {e.name}" for r, e in RULE_EXAMPLES])
+def test_each_example_finds_its_rule_with_only_its_emitter_running(rule: Rule, example: Example) -> None:
+    """Selecting a rule alone leaves out every checker but its emitter: the example's
+    findings of the rule are the same, so the code table says truly who emits it."""
+    policy = Policy(example.policy) if example.policy else Policy.PARALLEL
+    selection = Selection(select=(rule.id,))
+
+    def audited(skip: frozenset[type[Checker]]) -> list[Finding]:
+        source = Source(f"example-{rule.id}.jsonl", lambda: io.BytesIO(example.data()))
+        return selection.apply(audit_log(read_log(source), policy, skip=skip)).findings
+
+    assert audited(selection.skipped) == audited(frozenset())
+    assert audited(selection.skipped), rule.id
+
+
+@pytest.mark.parametrize("select", ["T", "D", "B5,C", "P1", "A"])
+def test_leaving_checkers_out_changes_no_report(corpus: list[str], select: str,
+                                                 monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert Selection(select=parse_selectors([select], "--select")).skipped
+    skipped = _audit("--select", select, *corpus)
+    monkeypatch.setattr(Selection, "skipped", property(lambda self: frozenset()))
+    assert _audit("--select", select, *corpus) == skipped

@@ -230,8 +230,8 @@ def test_every_field_changed_alike_judges_typed_as_exactly() -> None:
 
 def test_a_negative_seq_after_damage_is_a7_and_c2_in_both_readings() -> None:
     """After an unreadable record no seq is expected; a chunk with seq -1 there is A7
-    (worded without an expected seq) and C2 (the envelope fast path no longer passes
-    a seq below 0), typed or exact."""
+    (worded without an expected seq) and C2 (the envelope rule judges a seq below 0),
+    typed or exact."""
     lines = _lines(MULTI_TURN)
     chunk = [i for i, r in enumerate(records(MULTI_TURN)) if r.get("type") == "assistant/chunk"][3]
     lines[chunk - 1] = b"garbage"
