@@ -33,7 +33,7 @@ from replay.log.reader import Limits
 from replay.output import json_bytes
 from replay.parallel import MAX_JOBS, usable_cpus, workers_for
 from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, LOCALES, PROFILE_NAMES, SURFACES, Locale
-from replay.render.site_layout import DEFAULT_SITE, SITE_MARKER
+from replay.render.site_layout import DEFAULT_SITE, SITE_MARKER, SITE_NAMES
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS, RULE_HELP_FORMATS
 from replay.scenarios import SCENARIOS
 from replay.style import sanitize, style_for, use_color
@@ -42,6 +42,7 @@ from replay.words import counted
 
 if TYPE_CHECKING:
     from replay.check.audit import AuditRequest
+    from replay.check.engine import AuditResult
     from replay.goldens.pending import Workflow
     from replay.goldens.select import Selection
 
@@ -537,7 +538,10 @@ def _one_page(paths: tuple[str, ...], output: str | None) -> bool:
               help="The language of every label.")
 @click.option("--open", "open_browser", is_flag=True, help="Also open the index (or the page) in a web browser.")
 @click.option("--force", is_flag=True, help=f"Write the site into a folder that is not empty and has no "
-                                            f"{SITE_MARKER} (a site replay wrote).")
+                                            f"{SITE_MARKER} (a site replay wrote). A site replaces "
+                                            f"{', '.join(SITE_NAMES)} and nothing else; it is refused, with or "
+                                            "without --force, when those hold a file replay did not write, or when "
+                                            "the folder holds the logs to read.")
 @audit_choice_options
 @jobs_option("audits")
 @scheduler_option
@@ -549,26 +553,24 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     or, for one log, its page alone.
 
     PATH is what `replay audit` takes (a log, a folder, an archive, - or a URL), and
-    the logs are found and audited exactly as it does. One log without -o DIR/ is one
-    self-contained page, written to a temporary file (or -o FILE); its path is
-    printed. Otherwise the site goes to -o DIR (default replay-site/) and the index's
-    path is printed. Exit status: 0 written and the audit passed, 1 the audit failed
-    (the site is written all the same) or an output could not be written, 2 usage error.
+    the logs are found and audited exactly as it does. One log without -o DIR/ is its
+    page alone (the site's page of it, without the site's links), written to a
+    temporary file (or -o FILE); its path is printed. Otherwise the site goes to -o DIR
+    (default replay-site/) and the index's path is printed. Exit status: 0 written and
+    the audit passed, 1 the audit failed (the site or page is written all the same) or
+    an output could not be written, 2 usage error.
     """
-    import webbrowser
-
     if _one_page(paths, output):
-        from replay.view.surface import view_page
+        from replay.view.site import PageRequest, build_page
 
-        audit_options = ("select", "ignore", "min_severity", "fail_on", "baseline")
-        if force or jobs is not None or scheduler is not None or any(options[o] for o in audit_options) \
-                or options["policy"] != Policy.PARALLEL.value:
-            raise click.UsageError("the audit's options, --jobs, --scheduler and --force belong to a site: name a "
-                                   "folder, several logs, or -o DIR/")
-        page = view_page(paths[0], cast(Locale, locale), _limits(options), Path(output) if output else None)
-        echo(f"{page}\n")
-        if open_browser:
-            webbrowser.open(page.resolve().as_uri())
+        if force or jobs is not None or scheduler is not None:
+            raise click.UsageError("--jobs, --scheduler and --force belong to a site: name a folder, several logs, "
+                                   "or -o DIR/")
+        page = build_page(PageRequest(_audit_request("view", paths, options, 1, None),
+                                      Path(output) if output else None, cast(Locale, locale)))
+        echo(f"{page.page}\n")
+        _notes("view", page.audit.notes)
+        _viewed(page.audit, page.page, open_browser)
         return
     from replay.check.explain import rule_help
     from replay.report.rules import help_text
@@ -581,8 +583,74 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
                         _passed_over("view"))
     echo(f"{result.index}\n")
     _notes("view", result.audit.notes)
+    _viewed(result.audit, result.index, open_browser)
+
+
+def _viewed(audit: AuditResult, page: Path, open_browser: bool) -> None:
+    """The end of ``replay view``: the page or index opened when asked (or why not), and
+    the exit status of the audit, said when it is 1."""
+    import webbrowser
+
     if open_browser:
-        webbrowser.open(result.index.resolve().as_uri())
+        try:
+            opened = webbrowser.open(page.resolve().as_uri())
+        except webbrowser.Error:
+            opened = False
+        if not opened:
+            click.echo(f"replay view: could not open a web browser; open {sanitize(str(page))} in one", err=True)
+    if audit.failed:
+        click.echo(f"replay view: exit 1: {_failure(audit)} (the pages show the findings at their events)", err=True)
+        sys.exit(1)
+
+
+def _failure(audit: AuditResult) -> str:
+    """Why an audit failed, in a few words: the logs with failing findings, and those not read."""
+    summary = audit.summary
+    failing = sum(1 for r in audit.reports if r.status != "unreadable"
+                  and any(f.severity in audit.failing for f in r.findings))
+    severities = " or ".join(s.value for s in Severity if s in audit.failing)
+    parts = []
+    if failing:
+        parts.append(f"{counted(failing, 'log')} with {severities} findings")
+    if summary.unreadable:
+        parts.append(f"{counted(summary.unreadable, 'log')} not read whole")
+    return "the audit found " + " and ".join(parts) if parts else "the audit failed"
+
+
+@main.command(short_help="Export sessions as tables (Parquet, DuckDB) or traces (OTLP).")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("-o", "--output", required=True, metavar="DIR|FILE.duckdb|URL",
+              help="A folder of Parquet files (one per table), a DuckDB database (a name ending in .duckdb), or a "
+                   "URL fsspec writes to (s3://bucket/prefix; Parquet or OTLP; needs the remote extra).")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "duckdb", "otlp"]), default=None,
+              help="What to write. [default: duckdb for a name ending in .duckdb, else parquet]")
+@click.option("--events", is_flag=True, help="Also the events table: one row per event (seq, type, turn, step, "
+                                             "time, line).")
+@click.option("--with-content", is_flag=True, help="otlp: the messages, arguments and results as span attributes "
+                                                   "(left out by default).")
+@audit_choice_options
+@jobs_option("audits and exports")
+@scheduler_option
+@limit_options
+def export(paths: tuple[str, ...], output: str, fmt: str | None, events: bool, with_content: bool,
+           jobs: int | None, scheduler: str | None, **options: Any) -> None:
+    """Export session logs as tables to query (Parquet files or a DuckDB database) or as
+    OpenTelemetry GenAI traces (--format otlp).
+
+    PATH is what `replay audit` takes, and the logs are found and audited exactly as
+    it does. The tables are sessions, turns, steps, tool_calls, plans and findings
+    (and events with --events); docs/reference/export-schema.md lists every column.
+    Prints where the export is and how many rows each table has. Exit status: 0
+    written and the audit passed, 1 the audit failed (the export is written all the
+    same) or an output could not be written, 2 usage error.
+    """
+    from replay.export.request import ExportRequest
+    from replay.export.run import export as run_export
+
+    request = _audit_request("export", paths, options, jobs, scheduler)
+    result = run_export(ExportRequest(request, output, cast(Any, fmt), events, with_content), _passed_over("export"))
+    echo(f"{sanitize(result.out)}\n")
+    echo("".join(f"{name}: {counted(rows, 'row')}\n" for name, rows in result.rows.items()))
     sys.exit(1 if result.audit.failed else 0)
 
 

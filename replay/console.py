@@ -51,6 +51,7 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "replay.view.surface.BadRenderInput": (2, None),
     "replay.log.harness.HarnessRefused": (2, None),
     "replay.view.site.SiteRefused": (2, "-o"),
+    "replay.export.request.ExportRefused": (2, "-o"),
     "replay.todo.plan.SeqOutOfRange": (2, "--at"),
     # Failures (exit 1, "replay COMMAND: …" on stderr): a tree, a lock, a pending folder,
     # an import the audit or a test run refused.

@@ -29,9 +29,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import json
 import os
 import secrets
 import shutil
+import signal
 import stat
 import tempfile
 import time
@@ -169,7 +171,7 @@ class Tree:
         except FileNotFoundError:
             return None
         except NotADirectoryError:
-            raise FsError(f"{self.path}: {_kind_at(self.path)}, not a folder; refused") from None
+            raise FsError(f"{self.path}: {not_a_folder(self.path)}; refused") from None
         except OSError as exc:
             raise FsError(f"{self.path}: cannot open the folder ({reason(exc)})") from None
 
@@ -184,6 +186,8 @@ class Tree:
                     self.path.mkdir(parents=True, exist_ok=True)
                 except FileExistsError:
                     pass  # not a folder: said when it is opened
+                except NotADirectoryError:
+                    raise FsError(f"{self.path}: cannot create the folder: {not_a_folder(self.path)}") from None
                 except OSError as exc:
                     raise FsError(f"{self.path}: cannot create the folder ({reason(exc)})") from None
                 fd = self._open_named()
@@ -279,6 +283,13 @@ class Tree:
             except OSError:
                 return False
             return True
+
+    def is_folder(self, *parts: str) -> bool:
+        """Whether ``parts`` names a folder (a link to one is not), never following a link."""
+        *folder, name = parts
+        check_name(name)
+        with self.folder(*folder) as fd:
+            return fd is not None and _is_dir(fd, name)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -526,6 +537,21 @@ def _kind_at(path: Path) -> str:
         return "not a folder"
 
 
+def not_a_folder(path: Path) -> str:
+    """Why ``path`` cannot be (or be made) a folder, naming the part of it at fault:
+    ``afile is a regular file, not a folder`` for ``afile/site``."""
+    parts = path.parts
+    for end in range(1, len(parts) + 1):
+        prefix = Path(*parts[:end])
+        try:
+            mode = os.stat(prefix).st_mode
+        except OSError:
+            break
+        if not stat.S_ISDIR(mode):
+            return f"{prefix} is {kind(mode)}, not a folder" if prefix != path else f"{kind(mode)}, not a folder"
+    return "not a folder"
+
+
 def _lexists(dir_fd: int, name: str) -> bool:
     try:
         os.lstat(name, dir_fd=dir_fd)
@@ -646,6 +672,10 @@ def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[by
     names ``path`` (``what``: the file's role in messages, as in "cannot write the
     golden"; empty: "cannot write")."""
     failed = f"{path}: cannot write{' the ' + what if what else ''}"
+    try:
+        _write_fault()
+    except OSError as exc:
+        raise FsError(f"{failed} ({reason(exc)})") from None
     for _ in range(100):
         temp = f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         try:
@@ -700,6 +730,8 @@ def _write_output(path: Path, chunks: Iterable[bytes | str]) -> None:
         st = os.stat(path)
     except FileNotFoundError:
         st = None
+    except NotADirectoryError:
+        raise FsError(f"{path}: cannot write: {not_a_folder(path)}") from None
     except OSError as exc:
         raise FsError(f"{path}: cannot write ({reason(exc)})") from None
     if st is not None and stat.S_ISDIR(st.st_mode):
@@ -782,3 +814,181 @@ def _lock_error(path: PurePath, exc: OSError, root_fd: int, name: str, maker: st
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return FsError(f"{path}: cannot create the lock file ({reason(exc)}); {needs or 'the folder must be writable'}")
     return FsError(f"{path}: cannot take the lock ({reason(exc)})")
+
+
+# -- commits: many renames as one step -------------------------------------------------------
+
+JOURNAL_PREFIX = ".replay-commit-"
+"""The prefix of a commit's journal in its tree's root (``.replay-commit-<pid>-<random>``)."""
+ASIDE_PREFIX = ".replay-aside-"
+"""The prefix of the folder a commit moves the folders it replaces into (removed by its last step)."""
+LEFTOVER_PREFIXES = (JOURNAL_PREFIX, ASIDE_PREFIX)
+"""What a commit may leave in a tree's root: no reader counts these as the tree's own."""
+MAX_JOURNAL_BYTES = 64 << 20
+FAULT = "REPLAY_TEST_FAULT"
+"""The test suite's fault hook: ``ACTION@STEP`` makes this process, at the step named
+``STEP`` (``commit:N``: a commit's journal written and its first ``N`` steps done;
+``write:N``: the ``N``-th file write starts), do ``ACTION``: ``kill`` (SIGKILL itself),
+``term`` or ``int`` (send itself SIGTERM or SIGINT), ``enospc`` (the write fails as on
+a full disk). Unset, nothing happens."""
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+class _Faults:
+    """The counter of ``FAULT``'s ``write:N`` steps (the one state of this module: a test knob)."""
+
+    writes = 0
+
+
+def fault(step: str) -> None:
+    """Do what ``FAULT`` says at ``step``, if it names it (see ``FAULT``)."""
+    wanted = os.environ.get(FAULT)
+    if not wanted:
+        return
+    action, _, at = wanted.partition("@")
+    if at != step:
+        return
+    if action == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif action in ("term", "int"):
+        os.kill(os.getpid(), signal.SIGTERM if action == "term" else signal.SIGINT)
+    elif action == "enospc":
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _write_fault() -> None:
+    if os.environ.get(FAULT):
+        _Faults.writes += 1
+        fault(f"write:{_Faults.writes}")
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait (held by the signal mask) until the block is left, where
+    they arrive at once: what must not stop half-way is not stopped half-way."""
+    try:
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    except (AttributeError, OSError, ValueError):
+        before = None
+    try:
+        yield
+    finally:
+        if before is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+Step = dict[str, list[str]]
+
+
+class Commit:
+    """Renames and deletions in one tree, done as one step against every signal.
+
+    What a command publishes is first written whole under names no reader looks at (a
+    hidden staging folder, temporary files); then ``run`` writes the journal (the list
+    of steps, atomically and to disk), does each step, and removes the journal, with
+    SIGINT and SIGTERM held from the first to the last. A process killed (SIGKILL, a
+    crash) after the journal is written leaves it behind; ``recover`` (which every
+    command that publishes into the tree calls first) does the steps that are left,
+    so the tree is the new one, whole; killed before, the tree is the old one and the
+    staging is what a dead run left (removed by the next one). Every step is done
+    again safely: a step whose source is gone was done."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self.steps: list[Step] = []
+        self.aside = f"{ASIDE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+
+    def replace(self, source: tuple[str, ...], target: tuple[str, ...]) -> None:
+        """``source`` (a file or a folder) takes the place of ``target``; a folder at
+        ``target`` is moved aside first, and removed when the commit is done."""
+        for part in (*source, *target):
+            check_name(part)
+        self.steps.append({"replace": list(source), "to": list(target),
+                           "aside": [self.aside, str(len(self.steps))]})
+
+    def delete(self, *parts: str) -> None:
+        """The file ``parts`` deleted (nothing when it is not there)."""
+        for part in parts:
+            check_name(part)
+        self.steps.append({"delete": list(parts)})
+
+    def remove_tree(self, *parts: str) -> None:
+        """The folder ``parts`` removed with all it holds (nothing when it is not there)."""
+        for part in parts:
+            check_name(part)
+        self.steps.append({"remove": list(parts)})
+
+    def run(self) -> None:
+        """The steps, as one (see the class). A step that fails is tried once more with
+        those after it; ``FsError`` when it fails again (the journal then stays, and the
+        next run does what is left)."""
+        journal = f"{JOURNAL_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        steps = [*self.steps, {"remove": [self.aside]}]
+        data = json.dumps({"format": 1, "steps": steps}).encode()
+        with signals_held():
+            fault("commit:journal")
+            self.tree.write(journal, data=data, what="commit journal")
+            try:
+                _do(self.tree, steps, "commit")
+            except BaseException:
+                with contextlib.suppress(Exception):  # once more (every step can be done again), else the next run
+                    _do(self.tree, steps, "retry")
+                    self.tree.delete(journal, what="the commit journal")
+                raise
+            self.tree.delete(journal, what="the commit journal")
+
+
+def _step_parts(step: Step, key: str) -> tuple[str, ...]:
+    value = step.get(key)
+    if not isinstance(value, list) or not value or not all(isinstance(p, str) for p in value):
+        raise FsError(f"not a commit step: {step!r}")
+    for part in value:
+        check_name(part)
+    return tuple(value)
+
+
+def _do(tree: Tree, steps: list[Step], label: str) -> None:
+    fault(f"{label}:0")
+    for number, step in enumerate(steps, 1):
+        if "replace" in step:
+            source, target, aside = (_step_parts(step, k) for k in ("replace", "to", "aside"))
+            if tree.exists(*source):
+                if tree.is_folder(*target) and not tree.exists(*aside):
+                    tree.move(target, aside)
+                tree.move(source, target)
+        elif "delete" in step:  # a file that cannot be deleted is left, never a commit that cannot end
+            with contextlib.suppress(FsError):
+                tree.delete(*_step_parts(step, "delete"))
+        elif "remove" in step:
+            parts = _step_parts(step, "remove")
+            with contextlib.suppress(FsError):
+                if tree.exists(*parts):
+                    tree.remove_tree(*parts)
+        else:
+            raise FsError(f"not a commit step: {step!r}")
+        fault(f"{label}:{number}")
+
+
+def recover(tree: Tree) -> int:
+    """Finish the commits of ``tree`` a run that is no longer running left half-done
+    (their journals): the number finished. ``FsError`` names a journal that cannot be
+    read or done."""
+    done = 0
+    for entry in tree.entries():
+        if not entry.is_file or not abandoned(entry.name, JOURNAL_PREFIX):
+            continue
+        raw = tree.read(entry.name, limit=MAX_JOURNAL_BYTES, what="the commit journal")
+        if raw is None:
+            continue
+        try:
+            document = json.loads(raw)
+            steps = document["steps"]
+            if document.get("format") != 1 or not isinstance(steps, list):
+                raise ValueError("not a journal")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise FsError(f"{tree.at(entry.name)}: not a commit journal replay wrote; remove it") from None
+        with signals_held():
+            _do(tree, steps, "recover")
+            tree.delete(entry.name, what="the commit journal")
+        done += 1
+    return done

@@ -131,8 +131,8 @@ def test_the_flow_has_one_direction() -> None:
     edges = level_graph(import_graph(), "replay")
     importers = {source for source, targets in edges.items() if "replay.cli" in targets}
     assert importers == {"replay.__main__"}  # nothing but `python -m replay` imports the CLI
-    order = ["replay.log", "replay.check", "replay.project", "replay.render", "replay.view", "replay.goldens",
-             "replay.scenarios", "replay.report"]
+    order = ["replay.log", "replay.check", "replay.project", "replay.render", "replay.view", "replay.export",
+             "replay.goldens", "replay.scenarios", "replay.report"]
     for i, stage in enumerate(order):
         assert not edges.get(stage, set()) & set(order[i + 1:]), f"{stage} imports a later stage"
     assert edges["replay.check"] >= {"replay.todo"} and "replay.check" not in edges.get("replay.todo", set())
@@ -229,8 +229,8 @@ def test_the_golden_engine_knows_nothing_of_harness_logs_or_scenarios() -> None:
     assert "replay.goldens" in edges.get("replay.scenarios", set())
 
 
-_COMMANDS = re.compile(r"\breplay (audit|check|refresh|review|accept|reject|new|render|view|plan|conformance|schema|"
-                       r"rules|diff|completion)\b")
+_COMMANDS = re.compile(r"\breplay (audit|check|refresh|review|accept|reject|new|render|view|export|plan|conformance|"
+                       r"schema|rules|diff|completion)\b")
 
 
 def _strings(path: Path) -> Iterator[tuple[int, str]]:

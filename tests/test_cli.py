@@ -484,7 +484,7 @@ def test_the_command_summaries_fit_and_come_in_the_order_they_are_used() -> None
     assert code == 0
     commands = out.split("Commands:\n", 1)[1].splitlines()
     assert [line.split()[0] for line in commands] == [
-        "audit", "check", "refresh", "review", "accept", "reject", "render", "view", "conformance", "schema",
+        "audit", "check", "refresh", "review", "accept", "reject", "render", "view", "export", "conformance", "schema",
         "new", "rules", "diff", "plan", "completion"]
     assert not any(line.rstrip().endswith("...") or "…" in line for line in commands)
 

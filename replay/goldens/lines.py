@@ -29,6 +29,10 @@ _LINE_WIDTH = 200
 _LINE_LEAD = 40
 """Characters shown before the first difference of a changed line too long to show whole."""
 _CHUNK = 1 << 16
+COUNT_LINES = 1 << 16
+"""Once a line diff's report is full, the lines still aligned, only to count the
+differences left out; past them the rest is not compared, only its lines counted (a
+32 MiB golden of newlines is 33 million lines)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,10 +188,16 @@ def line_changes(expected: BinaryIO, actual: BinaryIO, note: Change) -> list[Cha
     cap = _Cap()
     hunks = _Hunks(cap)
     left, right = _Side(expected), _Side(actual)
+    counting = 0  # lines taken since the report was full
     while True:
         old, new = left.peek(), right.peek()
         if old is None and new is None:
             break
+        if hunks.full():
+            if counting > COUNT_LINES:
+                hunks.close()
+                return [note, *cap.shown, _not_compared(hunks.old_line, left.rest(), right.rest())]
+            counting += 1
         if old == new:
             hunks.equal(left.take(1)[0])
             right.take(1)
@@ -195,9 +205,17 @@ def line_changes(expected: BinaryIO, actual: BinaryIO, note: Change) -> list[Cha
         left.fill()
         right.fill()
         i, j = resync(left.ahead, right.ahead)
+        counting += i + j
         hunks.change(left.take(i), right.take(j))
     hunks.close()
     return [note, *cap.end()]
+
+
+def _not_compared(line: int, golden: int, run: int) -> Change:
+    """The last line of a full report of a line diff that stopped comparing: where, and
+    how many lines of each side were left."""
+    return Change(f"… and more differences: the report is full, and nothing after golden line {line:,} was "
+                  f"compared ({golden:,} more golden lines, {run:,} more lines of this run)")
 
 
 class _Side:
@@ -230,6 +248,18 @@ class _Side:
         while len(self.ahead) < WINDOW_LINES and (not self.ahead or self.ahead_bytes < WINDOW_BYTES):
             if not self._read():
                 break
+
+    def rest(self) -> int:
+        """The lines not taken yet (a last line without a line break counted), the
+        file read to its end a block at a time."""
+        lines = len(self.ahead)
+        if self.done:
+            return lines
+        tail = b""
+        while block := self.fh.read(_CHUNK):
+            lines += block.count(b"\n")
+            tail = block
+        return lines + bool(tail and not tail.endswith(b"\n"))
 
     def take(self, count: int) -> list[bytes]:
         taken = [self.ahead.popleft() for _ in range(count)]
@@ -303,13 +333,18 @@ class _Hunks:
     rows: int = 0
     keep: int = 0
 
+    def full(self) -> bool:
+        """Whether nothing more will be shown: the cap has stopped, or the open hunk holds
+        all of its body the cap will show and more rows than the cap has room for."""
+        return self.cap.stopped or (self.open and len(self.body) >= self.keep and self.rows >= self.cap.room)
+
     def _row(self, text: str) -> None:
         if len(self.body) < self.keep:
             self.body.append(text)
         self.rows += 1
 
     def _context(self, line: bytes) -> None:
-        self._row(" " + _shown_line(line, 0))
+        self._row(" " + _shown_line(line, 0) if len(self.body) < self.keep else "")
         self.spans[0] += 1
         self.spans[1] += 1
 
@@ -336,6 +371,9 @@ class _Hunks:
         self.trail = []
         for mark, lines, others in (("-", removed, added), ("+", added, removed)):
             for k, line in enumerate(lines):
+                if len(self.body) >= self.keep:  # only counted from here: nothing more is formatted
+                    self.rows += len(lines) - k + sum(not row.endswith(b"\n") for row in lines[k:])
+                    break
                 at = _first_difference(line, others[k]) if k < len(others) else 0
                 self._row(mark + _shown_line(line, max(0, min(at - _LINE_LEAD, len(line) - _LINE_WIDTH))))
                 if not line.endswith(b"\n"):

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replay.log.event import Event
-from replay.project.tools import Outcome, Pairing, outcome
+from replay.project.tools import Outcome, Pairing, ToolResult, outcome
 from replay.todo.plan import PlanChange, plan_change
 
 SUBAGENT_TOOLS = ("subagent", "subagent_fork")
@@ -95,6 +95,10 @@ class StepFacts:
     message_usage: Usage | None = None
     failed_attempts: int = 0
     """Attempts that finished with an error (a ``finish`` chunk of kind ``error``)."""
+    attempts: int = 0
+    """Attempts that finished (``finish`` chunks)."""
+    finish: str | None = None
+    """The kind of the last ``finish`` chunk's reason (``stop``, ``tool-calls``, ``error``, …)."""
 
     @property
     def usage(self) -> Usage:
@@ -184,6 +188,8 @@ class SessionFold:
     changes: list[PlanChange] = field(default_factory=list)
     """Every change of the standing plan, in log order (the plan timeline's steps)."""
     route: str | None = None
+    settled: tuple[int, ToolResult] | None = None
+    """The call the last ``tool/result`` event settled (its number) and its result."""
     _pairing: Pairing = field(default_factory=Pairing)
 
     # -- times --------------------------------------------------------------------------
@@ -222,8 +228,12 @@ class SessionFold:
                 step.chunk_usage.add(usage)
         elif kind == "finish":
             reason = chunk.get("reason")
-            if isinstance(reason, dict) and reason.get("kind") == "error":
-                self.step(data).failed_attempts += 1
+            step = self.step(data)
+            step.attempts += 1
+            finish = reason.get("kind") if isinstance(reason, dict) else reason
+            step.finish = finish if isinstance(finish, str) else None
+            if finish == "error":
+                step.failed_attempts += 1
 
     # -- the fold -----------------------------------------------------------------------
 
@@ -302,6 +312,7 @@ class SessionFold:
 
     def _result(self, ev: Event, t: int | None) -> None:
         settled = self._pairing.result(ev)
+        self.settled = settled
         if settled is not None:
             number, result = settled
             call = self.calls[number]

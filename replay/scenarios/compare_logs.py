@@ -57,32 +57,36 @@ def _plaintext(path: Path, cap: int) -> Iterator[bytes]:
             yield from capped_blocks(stream.read, cap, BLOCK)
 
 
-def _normalized(lines: Iterator[bytes]) -> Iterator[bytes]:
-    for line in lines:
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            record = None
-        if not isinstance(record, dict):
-            yield line  # not a record: compared as it is
-            continue
-        yield utf8(dumps(normalize_record(record))) + (b"\n" if line.endswith(b"\n") else b"")
+def _normal(line: bytes | bytearray) -> bytes:
+    """One line normalized (``normalize_record``); a line that is not a record as it is."""
+    if not line.startswith(b"{"):
+        return bytes(line)  # not an object: no record (and no exception to raise per line)
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return bytes(line)
+    return utf8(dumps(normalize_record(record))) if isinstance(record, dict) else bytes(line)
 
 
-def _lines(blocks: Iterator[bytes], max_record: int) -> Iterator[bytes]:
-    """Whole lines (with their newline, the last one perhaps without) of a byte stream,
-    split as the reader splits records; a line longer than ``max_record`` is ``TooLarge``."""
+def _normalized(blocks: Iterator[bytes], max_record: int) -> Iterator[bytes]:
+    """A byte stream with each line normalized, split as the reader splits records (a
+    line longer than ``max_record`` is ``TooLarge``), a block at a time: a block that
+    holds no ``{`` starts no record, and is passed on as it is."""
     records = Records(max_record)
     for block in blocks:
-        for line in records.split(block):
-            if line is None:
-                raise TooLarge(max_record)
-            yield bytes(line) + b"\n"
+        parts = records.split(block)
+        if not parts:
+            continue
+        if None in parts:
+            raise TooLarge(max_record)
+        lines = cast(list[bytes], parts)
+        rest = [_normal(line) for line in lines[1:]] if b"{" in block else lines[1:]
+        yield b"\n".join([_normal(lines[0]), *rest]) + b"\n"  # the first may have begun in an earlier block
     if records.pending:
         tail = records.tail()
         if tail is None:
             raise TooLarge(max_record)
-        yield tail
+        yield _normal(tail)
 
 
 @contextlib.contextmanager
@@ -93,7 +97,7 @@ def _side(path: Path, limits: Limits, normalize: bool) -> Iterator[BinaryIO]:
     with tempfile.SpooledTemporaryFile(_SPOOL) as spool:
         try:
             blocks = _plaintext(path, limits.max_log_bytes)
-            for piece in _normalized(_lines(blocks, limits.max_record_bytes)) if normalize else blocks:
+            for piece in _normalized(blocks, limits.max_record_bytes) if normalize else blocks:
                 spool.write(piece)
         except (OSError, TooLarge, DecompressedTooLarge, ZstdCorruption) as exc:
             why = reason(exc) if isinstance(exc, OSError) else str(exc)

@@ -21,10 +21,11 @@ and has no marker is refused unless ``force`` (then what it has under the site's
 names is replaced). The site is first written whole into a hidden staging folder of
 ``DIR`` (its files are not flushed to disk one by one: a site is made again by
 running the command again), then published in one step: the rule pages, the session
-pages, ``index.html`` and the marker each take the place of the old ones, Ctrl-C
-waiting for the last move and a move that fails undoing those before it. So an
-interrupted run leaves the old site or the new one, whole: no page links to a missing
-one. A staging or old folder a dead run left behind is removed by the next run.
+pages, ``index.html`` and the marker each take the place of the old ones, as one
+``replay.fs.Commit``: SIGINT and SIGTERM wait for its end, and a run killed during it
+(SIGKILL) leaves its journal, which the next run finishes first. So an interrupted run
+leaves the old site or the new one, whole: no page links to a missing one. A staging
+or old folder a dead run left behind is removed by the next run.
 """
 
 from __future__ import annotations
@@ -36,35 +37,46 @@ import pickle
 import posixpath
 import re
 import secrets
-import signal
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from replay.check.audit import Audit, AuditRequest
 from replay.check.engine import Attached, AuditResult, LogReport, Reading, Watch
-from replay.check.registry import RULES
-from replay.fs import FsError, Tree, abandoned
+from replay.describe import reason
+from replay.fs import (
+    ASIDE_PREFIX,
+    LEFTOVER_PREFIXES,
+    Commit,
+    FsError,
+    Tree,
+    abandoned,
+    recover,
+    within,
+    write_output,
+    write_temporary,
+)
+from replay.log.discover import local_path
 from replay.log.reader import AuditItem, LogRead
 from replay.log.source import PassedOver, display_path, ignore
+from replay.output import OutputError
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
-from replay.render.web.page import esc
-from replay.render.web.page_assets import RULE_CSP, RULE_CSS
+from replay.render.web.rule_pages import Breaking, rule_pages
 from replay.render.web.session_page import (
     DraftWriter,
     Link,
     PageDraft,
     PageLinks,
     SessionFacts,
-    head_html,
     page_chunks,
 )
 from replay.render.web.site_index import Row, index_chunks
-from replay.render.web.site_strings import site_strings
+from replay.style import sanitize
+from replay.urls import is_url
 
 NAME_CHARS = 60
 """Characters of a log's path kept in its page's name (the rest is a hash)."""
@@ -207,7 +219,11 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
         if draft is not None:
             data = pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL)
             spooled = (spool.tell(), len(data))
-            spool.write(data)
+            try:
+                spool.write(data)
+            except OSError as exc:  # the temporary folder is full
+                raise OutputError(f"{tempfile.gettempdir()}: cannot write the pages' drafts ({reason(exc)})") \
+                    from None
         entries.append(_Entry(report, display_path(report.path), draft.facts if draft is not None else None,
                               spooled, item.failure if item is not None else None))
         on_report(report)
@@ -228,19 +244,29 @@ def _name(entries: list[_Entry]) -> None:
 
 
 def _family(entries: list[_Entry]) -> None:
-    """Each log's parent (its header's ``parentSession``: the log of that session id in
-    the same folder, else the only one anywhere) and children."""
+    """Each log's parent and children. A child names its parent in its header
+    (``parentSession``), but a header is only a claim: the log of that session id in
+    the child's own folder (a harness writes a session's children beside it,
+    ``session.N.jsonl``) is its parent; a log of that id elsewhere is its parent only
+    when that log names the child (a ``subagent`` result naming the child's session
+    id): a log anywhere in an archive cannot make itself another session's child."""
     by_id: dict[str, list[_Entry]] = {}
     for entry in entries:
         if entry.facts is not None and entry.facts.session_id:
             by_id.setdefault(entry.facts.session_id, []).append(entry)
+    named: dict[int, frozenset[str]] = {}
     for entry in entries:
-        parent_id = entry.facts.parent if entry.facts is not None else None
-        if not parent_id:
+        facts = entry.facts
+        if facts is None or not facts.parent or not facts.session_id:
             continue
-        found = by_id.get(parent_id, [])
-        near = [e for e in found if e.folder == entry.folder and e is not entry]
-        parent = near[0] if near else found[0] if len(found) == 1 and found[0] is not entry else None
+        found = [e for e in by_id.get(facts.parent, ()) if e is not entry]
+        near = [e for e in found if e.folder == entry.folder]
+        parent = near[0] if near else None
+        if parent is None and len(found) == 1:
+            far = found[0]
+            if id(far) not in named:
+                named[id(far)] = _named_ids(far)
+            parent = far if facts.session_id in named[id(far)] else None
         if parent is not None:
             entry.parent = parent
             parent.children.append(entry)
@@ -248,31 +274,57 @@ def _family(entries: list[_Entry]) -> None:
         entry.children.sort(key=lambda e: (e.child_index, e.shown))
 
 
+_ID = re.compile(r"[\w-]+")
+"""What can be a session id named in a text: a run of word characters and ``-``
+(``s1`` is not named in ``s12``)."""
+
+
+def _words(text: str) -> list[str]:
+    return _ID.findall(text)
+
+
+def _named_ids(entry: _Entry) -> frozenset[str]:
+    """The session ids a log names in its delegations' results."""
+    facts = entry.facts
+    return frozenset(w for d in facts.delegations for w in _words(d.result_head)) if facts is not None else frozenset()
+
+
 def _names(text: str, session_id: str) -> bool:
     """Whether ``text`` names ``session_id`` as a whole word (``s1`` is not named in
     ``s12``: a short id must not take another child's call)."""
-    return re.search(rf"(?<![\w-]){re.escape(session_id)}(?![\w-])", text) is not None
+    return session_id in _words(text)
 
 
 def _delegations(entry: _Entry) -> dict[int, _Entry | None]:
     """Which child each ``subagent`` call of ``entry`` started: the child its result
-    names by session id, else its children in order, to the calls that did not fail
-    first (a call refused before it started one is often one that failed)."""
+    names by session id; else, of the children of its own folder (a harness's
+    ``session.N.jsonl``), the next in order, to the calls that did not fail first (a
+    call refused before it started one is often one that failed). A child from
+    elsewhere is linked only to the call that names it. Linear in calls and
+    children: each result's words are looked up, never searched for each child."""
     facts = entry.facts
     if facts is None:
         return {}
-    free = list(entry.children)
+    by_id: dict[str, _Entry] = {}
+    for kin in entry.children:
+        if kin.facts is not None and kin.facts.session_id:
+            by_id.setdefault(kin.facts.session_id, kin)
     found: dict[int, _Entry | None] = {d.number: None for d in facts.delegations}
+    taken: set[int] = set()
     for d in facts.delegations:
-        named = next((c for c in free if c.facts is not None and c.facts.session_id
-                      and _names(d.result_head, c.facts.session_id)), None)
-        if named is not None:
-            found[d.number] = named
-            free.remove(named)
+        for word in _words(d.result_head):
+            child = by_id.get(word)
+            if child is not None and id(child) not in taken:
+                found[d.number] = child
+                taken.add(id(child))
+                break
+    free = [c for c in entry.children if id(c) not in taken and c.folder == entry.folder]
+    next_free = 0
     for failed in (False, True):
         for d in facts.delegations:
-            if found[d.number] is None and d.failed is failed and free:
-                found[d.number] = free.pop(0)
+            if found[d.number] is None and d.failed is failed and next_free < len(free):
+                found[d.number] = free[next_free]
+                next_free += 1
     return found
 
 
@@ -296,61 +348,111 @@ def page_links(entry: _Entry) -> PageLinks:
 # -- the rule pages ----------------------------------------------------------------------
 
 
-def rule_pages(locale: Locale, rule_text: Callable[[str], str] | None) -> Iterator[tuple[str, str]]:
-    """Each rule's page (``rule_text``: ``replay rules ID``'s text) and their index:
-    file name, HTML."""
-    ss = site_strings(locale)
-    lang = "zh" if locale == "zh" else "en"
-    back = f"<nav><a href=\"../{INDEX}\" rel=\"index\">\u2190 {esc(ss.back)}</a></nav>"
-    items = []
-    for rule_id, rule in RULES.items():
-        title = ss.rule_page_title.replace("{rule}", rule_id)
-        yield f"{rule_id}.html", (
-            f"{head_html(title, RULE_CSP, RULE_CSS, lang)}<body class=\"rules\"><main>{back}"
-            f"<p><a href=\"{INDEX}\">{esc(ss.rules_title)}</a></p><h1>{esc(title)}</h1>"
-            f"<pre class=\"help\">{esc(rule_text(rule_id) if rule_text else f'{rule_id}: {rule.summary}')}</pre>"
-            "</main></body>\n</html>\n")
-        items.append(f"<li><a href=\"{esc(rule_id)}.html\">{esc(rule_id)}</a> <span class=\"help\">"
-                     f"{esc(rule.summary)}</span></li>")
-    yield INDEX, (f"{head_html(ss.rules_title, RULE_CSP, RULE_CSS, lang)}<body class=\"rules\"><main>{back}"
-                  f"<h1>{esc(ss.rules_title)}</h1><ul>{''.join(items)}</ul></main></body>\n</html>\n")
+def breaking(entries: list[_Entry]) -> dict[str, list[Breaking]]:
+    """Each rule's sessions in the site: their pages (from the rule pages), their
+    findings of it and its first line, most findings first."""
+    found: dict[str, list[Breaking]] = {}
+    for entry in entries:
+        counts: dict[str, list[int | None]] = {}
+        for f in entry.report.findings:
+            seen = counts.get(f.rule)
+            if seen is None:
+                counts[f.rule] = [1, f.line]
+            else:
+                seen[0] = (seen[0] or 0) + 1
+        for rule, (n, line) in counts.items():
+            found.setdefault(rule, []).append(Breaking(f"../{SESSIONS}/{entry.name}", entry.shown, n or 0, line))
+    for sessions in found.values():
+        sessions.sort(key=lambda b: -b.findings)
+    return found
 
 
 # -- writing and publishing ------------------------------------------------------------
 
 
+MARKER_HEAD = b"A session browser replay wrote; each run rewrites this folder. The files it wrote:\n"
+"""The marker's first line; the files the site wrote follow, one a line."""
+MAX_MARKER_BYTES = 64 << 20
+_OLD_MARKER = b"A session browser replay wrote; each run rewrites this folder.\n"
+"""The marker of a site written before the marker listed its files (its pages are
+recognised by their names)."""
+
+
+def _written(tree: Tree) -> set[str] | None:
+    """The files the site in ``tree`` says it wrote (its marker), ``None`` when there is
+    no marker; a marker that lists none (an older replay's) counts its pages."""
+    try:
+        raw = tree.read(SITE_MARKER, limit=MAX_MARKER_BYTES, what="the site's marker")
+    except FsError:
+        return None
+    if raw is None:
+        return None
+    if raw.startswith(MARKER_HEAD):
+        return set(raw[len(MARKER_HEAD):].decode("utf-8", "replace").splitlines())
+    if raw == _OLD_MARKER:
+        return {INDEX, *(f"{folder}/{e.name}" for folder in (RULES_FOLDER, SESSIONS)
+                         for e in tree.entries(folder) if e.is_file and e.name.endswith(".html"))}
+    return set()
+
+
+def _foreign(tree: Tree, written: set[str]) -> list[str]:
+    """What, under the names a site replaces, replay did not write (by ``written``)."""
+    found = []
+    for name in PUBLISHED:
+        if name == SITE_MARKER or not tree.exists(name):
+            continue
+        if name in (RULES_FOLDER, SESSIONS) and tree.is_folder(name):
+            found += [f"{name}/{e.name}" + ("/" if e.is_dir else "") for e in tree.entries(name)
+                      if not e.is_file or f"{name}/{e.name}" not in written]
+        elif name not in written:
+            found.append(name + ("/" if tree.is_folder(name) else ""))
+    return found
+
+
 def claim(tree: Tree, force: bool) -> None:
     """``SiteRefused`` when the folder holds anything but a site replay wrote (or what
-    a run of it left behind), unless ``force``."""
-    names = [e for e in tree.entries() if not e.name.startswith((STAGING, OLD))]
-    if not names or force:
+    a run of it left behind), unless ``force``; and, ``force`` or not, when a file under
+    the names a site replaces is not one replay wrote there (its marker lists what it
+    wrote): a site never deletes a file it did not write."""
+    names = [e for e in tree.entries() if not e.name.startswith((STAGING, OLD, *LEFTOVER_PREFIXES))]
+    if not names:
         return
-    marker = next((e for e in names if e.name == SITE_MARKER), None)
-    if marker is not None and marker.is_file:
-        return
-    raise SiteRefused(f"{tree.path}: not empty, and not a site replay wrote (it has no {SITE_MARKER}): "
-                      "name a new or empty folder, or add --force to write the site into it")
+    written = _written(tree)
+    if written is None and not force:
+        raise SiteRefused(f"{tree.path}: not empty, and not a site replay wrote (it has no {SITE_MARKER}): "
+                          "name a new or empty folder, or add --force to write the site into it")
+    foreign = _foreign(tree, written or set())
+    if foreign:
+        shown = ", ".join(str(tree.at(f)) for f in foreign[:3]) + (f" and {len(foreign) - 3} more"
+                                                                   if len(foreign) > 3 else "")
+        raise SiteRefused(f"{tree.path}: {shown}: not written by replay, and a site replaces {_replaced()}; refused "
+                          "(replay never deletes a file it did not write): move them away, or name another folder")
+
+
+def _replaced() -> str:
+    return ", ".join(f"{n}/" if n in (RULES_FOLDER, SESSIONS) else n for n in PUBLISHED)
+
+
+def refuse_inputs(tree: Tree, paths: Sequence[str]) -> None:
+    """``SiteRefused`` when the site's folder holds one of the inputs, or lies inside
+    one: the site would be written over or among the logs it is made of."""
+    site = os.path.realpath(tree.path)
+    for path in paths:
+        local = local_path(path)
+        if path == "-" or is_url(local):
+            continue
+        real = os.path.realpath(local)
+        if within(Path(real), Path(site)) or within(Path(site), Path(real)):
+            where = "holds" if within(Path(real), Path(site)) else "is inside"
+            raise SiteRefused(f"{tree.path}: {where} {sanitize(path)}, a path to read; the site goes to a folder "
+                              "apart from its logs")
 
 
 def _clean(tree: Tree) -> None:
     """Remove what a run that is no longer running left behind."""
     for entry in tree.entries():
-        if entry.is_dir and (abandoned(entry.name, STAGING) or abandoned(entry.name, OLD)):
+        if entry.is_dir and any(abandoned(entry.name, prefix) for prefix in (STAGING, OLD, ASIDE_PREFIX)):
             tree.remove_tree(entry.name)
-
-
-@contextlib.contextmanager
-def _uninterrupted() -> Iterator[None]:
-    """Ctrl-C waits until a folder has been swapped for its new one (both renames)."""
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    except (AttributeError, OSError, ValueError):
-        old = None
-    try:
-        yield
-    finally:
-        if old is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult, request: SiteRequest,
@@ -358,18 +460,18 @@ def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult,
     """The whole site, into the staging folder."""
     locale = request.locale
     rows = [Row(e.report, e.shown, f"{SESSIONS}/{e.name}", e.facts, len(e.children)) for e in entries]
+    names: list[str] = []
     with tree.writer(staging) as write:
-        for name, page in rule_pages(locale, request.rule_text):
+        for name, page in rule_pages(locale, request.rule_text, breaking(entries)):
             write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
+            names.append(f"{RULES_FOLDER}/{name}")
         for entry in entries:
-            draft: PageDraft | None = None
-            if entry.spooled is not None:
-                spool.seek(entry.spooled[0])
-                draft = pickle.loads(spool.read(entry.spooled[1]))
             write(SESSIONS, entry.name, what="session page", durable=False,
-                  data=page_chunks(draft, entry.report, entry.shown, page_links(entry), locale, entry.failure))
+                  data=page_chunks(_draft(entry, spool), entry.report, entry.shown, page_links(entry), locale,
+                                   entry.failure))
         write(INDEX, data=index_chunks(rows, result, locale, passed_over), what="index", durable=False)
-        write(SITE_MARKER, data=b"A session browser replay wrote; each run rewrites this folder.\n", durable=False)
+        names += [f"{SESSIONS}/{entry.name}" for entry in entries]
+        write(SITE_MARKER, data=MARKER_HEAD + "".join(f"{n}\n" for n in [*names, INDEX]).encode(), durable=False)
 
 
 PUBLISHED = (RULES_FOLDER, SESSIONS, INDEX, SITE_MARKER)
@@ -378,27 +480,15 @@ links to)."""
 
 
 def _publish(tree: Tree, staging: str) -> None:
-    """Put the staged site in place of the old one, as one step: each of
-    ``PUBLISHED`` replaces its old self (moved aside, then removed); Ctrl-C waits for
-    the last move, and a move that fails undoes those before it."""
-    old = f"{OLD}{os.getpid()}-{secrets.token_hex(4)}"
-    undo: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
-    try:
-        with _uninterrupted():
-            try:
-                for name in PUBLISHED:
-                    if tree.exists(name):
-                        tree.move((name,), (old, name))
-                        undo.append(((old, name), (name,)))
-                    tree.move((staging, name), (name,))
-                    undo.append(((name,), (staging, name)))
-            except BaseException:
-                for source, target in reversed(undo):
-                    with contextlib.suppress(FsError, OSError):
-                        tree.move(source, target)
-                raise
-    finally:
-        tree.remove_tree(old)
+    """Put the staged site in place of the old one, as one step (``replay.fs.Commit``):
+    each of ``PUBLISHED`` takes the place of its old self, then the staging folder and
+    what was replaced are removed; SIGINT and SIGTERM wait for the end, and a run
+    killed half-way is finished by the next one (``recover``)."""
+    commit = Commit(tree)
+    for name in PUBLISHED:
+        commit.replace((staging, name), (name,))
+    commit.remove_tree(staging)
+    commit.run()
 
 
 def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
@@ -407,6 +497,8 @@ def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
     drafted where its log is audited. ``on_report`` is told each log's report."""
     tree = request.out
     tree.check_root()
+    refuse_inputs(tree, request.audit.paths)
+    recover(tree)  # a publication a killed run left half-done is finished first
     claim(tree, request.force)
     passed: list[str] = []
 
@@ -423,11 +515,64 @@ def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
             _family(entries)
             _clean(tree)
             _write(tree, staging, entries, result, request, spool, len(passed))
-        _publish(tree, staging)
-    finally:
+    except BaseException:
         with contextlib.suppress(FsError):
             tree.remove_tree(staging)
+        raise
+    _publish(tree, staging)  # from its journal on, a commit is finished, by this run or the next
     return SiteResult(result, tree.at(INDEX), len(entries))
 
 
-__all__ = ["DEFAULT_SITE", "SITE_MARKER", "SiteRefused", "SiteRequest", "SiteResult", "build_site", "claim"]
+# -- one log, one page -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """What ``replay view LOG`` was asked: the audit of one log, and where its page goes
+    (``None``: a new temporary file)."""
+
+    audit: AuditRequest
+    output: Path | None = None
+    locale: Locale = DEFAULT_LOCALE
+
+
+@dataclass(frozen=True)
+class PageResult:
+    audit: AuditResult
+    page: Path
+
+
+def build_page(request: PageRequest) -> PageResult:
+    """The page of one log, as the site would make it (the same audit, the same
+    drafting, the same page) without the links to the rest of a site; written to
+    ``request.output`` or a new temporary file, nothing left behind on failure. The
+    audit's result says whether it failed, as ``replay audit LOG`` would."""
+    from replay.view.surface import open_log
+
+    for path in request.audit.paths:
+        if path != "-":  # a file that is not a session log is named for what it looks like
+            open_log(path, request.audit.limits)[0].close()
+    drafts: list[Attached] = []
+    reports: list[LogReport] = []
+    result = Audit(request.audit, watch=PageWatch(request.locale)).run(reports.append, drafts.append)
+    report = reports[0]
+    item = drafts[0] if drafts else None
+    draft = item.value if item is not None and isinstance(item.value, PageDraft) else None
+    failure = item.failure if item is not None else None
+    chunks = page_chunks(draft, report, display_path(report.path), PageLinks(), request.locale, failure)
+    if request.output is not None:
+        write_output(request.output, chunks)
+        return PageResult(result, request.output)
+    return PageResult(result, write_temporary("replay-view-", ".html", chunks, "the page"))
+
+
+def _draft(entry: _Entry, spool: IO[bytes]) -> PageDraft | None:
+    if entry.spooled is None:
+        return None
+    spool.seek(entry.spooled[0])
+    draft: PageDraft = pickle.loads(spool.read(entry.spooled[1]))
+    return draft
+
+
+__all__ = ["DEFAULT_SITE", "SITE_MARKER", "PageRequest", "PageResult", "SiteRefused", "SiteRequest", "SiteResult",
+           "build_page", "build_site", "claim"]

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from replay.fs import write_output, write_temporary
 from replay.hints import command
 from replay.jsjson import dump_parts
 from replay.log.discover import require_paths, shown_path
@@ -141,21 +140,6 @@ def json_lines(frames: Iterable[object]) -> Iterator[str]:
         else:
             yield from parts
             yield "\n"
-
-
-def view_page(path: str, locale: Locale = DEFAULT_LOCALE, limits: Limits | None = None,
-              output: Path | None = None) -> Path:
-    """The HTML page of a session (transcript, tool rows, plan panel, plan timeline),
-    written to ``output`` or, without one, to a new temporary file: its path. Nothing
-    is left behind on failure."""
-    from replay.render.web import html_chunks
-
-    log, _ = open_log(path, limits or Limits())
-    chunks = html_chunks(passes(log), locale=locale)
-    if output is not None:
-        write_output(output, chunks)
-        return output
-    return write_temporary("replay-view-", ".html", chunks, "the page")
 
 
 def plan_of(path: str, at: int | None = None, limits: Limits | None = None) -> Any:

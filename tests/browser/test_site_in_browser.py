@@ -23,12 +23,13 @@ from replay.check.audit import AuditRequest
 from replay.fs import Tree
 from replay.render.site_layout import INDEX
 from replay.render.web import site_index
+from replay.render.web.site_index import clipped
 from replay.render.web.site_strings import SITE_EN, SITE_ZH, count
 from replay.style import sanitize
 from replay.view.site import SiteRequest, build_site
 from tests.browser.logs import timeline_log
 from tests.helpers import MULTI_TURN, TODO_WRITE, corpus_file, dump, index_of, records
-from tests.render.web.log_numbers import log_numbers
+from tests.render.web.log_numbers import call_durations, log_numbers, step_numbers
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route
@@ -146,7 +147,11 @@ def _url(site: Site, log: str, fragment: str = "") -> str:
 
 
 def _shown_rows(page: Page) -> list[str]:
-    return page.locator("#sessions tbody tr td.path").all_text_contents()
+    """Each row's log, whole (the cell shows it from the inputs' common root)."""
+    return page.locator("#sessions tbody tr td.path").evaluate_all("cells => cells.map(c => c.dataset.v)")
+
+
+CALLS = site_index.COLUMNS.index("calls") + 1
 
 
 def test_the_index_sorts_and_filters(sites: dict[str, Site], visit: Any) -> None:
@@ -159,12 +164,12 @@ def test_the_index_sorts_and_filters(sites: dict[str, Site], visit: Any) -> None
     calls.locator("button").click()
     assert calls.get_attribute("aria-sort") == "ascending"
     assert page.locator("th[data-key=log]").get_attribute("aria-sort") == "none"
-    values = [int(v) for v in page.locator("#sessions tbody td:nth-child(6)").evaluate_all(
+    values = [int(v) for v in page.locator(f"#sessions tbody td:nth-child({CALLS})").evaluate_all(
         "cells => cells.map(c => c.dataset.v)")]
     assert values == sorted(values) and len(values) == len(logs)
     calls.locator("button").click()
     assert calls.get_attribute("aria-sort") == "descending"
-    descending = [int(v) for v in page.locator("#sessions tbody td:nth-child(6)").evaluate_all(
+    descending = [int(v) for v in page.locator(f"#sessions tbody td:nth-child({CALLS})").evaluate_all(
         "cells => cells.map(c => c.dataset.v)")]
     assert descending == sorted(values, reverse=True)
     page.locator("#filter").fill("cordis")
@@ -317,8 +322,8 @@ def test_both_locales_label_everything(sites: dict[str, Site], visit: Any, local
     site = sites[locale]
     index = visit((site.root / INDEX).as_uri()).page
     assert index.evaluate("document.documentElement.lang") == locale
-    assert index.locator("th button").all_text_contents()[:3] == [strings.col_log, strings.col_title,
-                                                                  strings.col_start]
+    assert index.locator("th button").all_text_contents()[:4] == [strings.col_log, strings.col_status,
+                                                                  strings.col_findings, strings.col_title]
     assert index.get_by_role("searchbox", name=strings.filter_label).count() == 1
     page = visit(_url(site, "todo-write/session.jsonl")).page
     assert page.get_by_role("searchbox", name=strings.search_label).count() == 1
@@ -341,17 +346,18 @@ def test_the_layouts_hold_at_320_and_1280(sites: dict[str, Site], visit: Any, wi
     if width == 320:
         assert sizes[0] > sizes[1], "the table scrolls in its frame, not the page"
     title = index.locator("td.title .t").filter(has_text="<script>")
-    assert title.count() == 1 and (title.text_content() or "") == sanitize(HOSTILE_TITLE)
-    box = title.evaluate("el => [el.getBoundingClientRect().height, el.scrollHeight]")
-    assert box[0] < 100 < box[1], "a 10,000-character title is clamped, whole in the page"
+    assert title.count() == 1 and (title.text_content() or "") == sanitize(clipped(HOSTILE_TITLE))
+    assert title.get_attribute("title") == sanitize(HOSTILE_TITLE), "whole in the page, as the cell's tooltip"
+    height = title.evaluate("el => el.closest('tr').getBoundingClientRect().height")
+    assert height < 100, "a 10,000-character word is cut, its row a few lines high"
 
 
 def test_the_accessibility_tree(sites: dict[str, Site], visit: Any) -> None:
     site = sites["en"]
     index = visit((site.root / INDEX).as_uri()).page
     headers = index.get_by_role("columnheader")
-    assert headers.count() == 14
-    assert index.locator("th[aria-sort]").count() == 14  # every column sorts
+    assert headers.count() == len(site_index.COLUMNS) == 16
+    assert index.locator("th[aria-sort]").count() == 16  # every column sorts
     assert index.get_by_role("columnheader", name=SITE_EN.col_calls).count() == 1
     for role in ("button", "checkbox", "searchbox", "combobox"):
         for control in index.get_by_role(role).all():
@@ -371,7 +377,7 @@ def test_hostile_logs_stay_inert_in_the_index_and_their_page(sites: dict[str, Si
     alert would be a dialog, which the visit counts as an error)."""
     site = sites["en"]
     index = visit((site.root / INDEX).as_uri()).page
-    assert index.locator("td.title .t").filter(has_text="<script>").text_content() == sanitize(HOSTILE_TITLE)
+    assert index.locator("td.title .t").filter(has_text="<script>").text_content() == sanitize(clipped(HOSTILE_TITLE))
     page = visit(_url(site, "hostile/session.jsonl")).page
     assert page.locator("h1").text_content() == sanitize(HOSTILE_TITLE)
     assert page.locator("dd[data-fact=id]").text_content() == HOSTILE_ID
@@ -401,10 +407,11 @@ def test_the_header_and_the_row_show_what_the_log_holds(sites: dict[str, Site], 
         assert page.locator("dd[data-fact=tokens]").text_content() == (
             f"{count(inp)} in · {count(out)} out · {count(cache_read)} cache read · {count(reasoning)} reasoning"
             + (f" · {count(cache_write)} cache write" if cache_write else ""))
-        row = index.locator("#sessions tbody tr").filter(has=index.locator("td.path", has_text=str(site.logs / log)))
-        cells = row.locator("td").all_text_contents()
-        assert (cells[3], cells[5].split(" ")[0]) == (SITE_EN.duration(int(duration)), count(int(calls)))
-        assert cells[6:10] == [count(inp), count(out), count(cache_read), count(reasoning)]
+        row = index.locator(f"#sessions tbody tr:has(td.path[data-v='{site.logs / log}'])")
+        cells = dict(zip(site_index.COLUMNS, row.locator("td").all_text_contents(), strict=True))
+        assert (cells["duration"], cells["calls"].split(" ")[0]) == (SITE_EN.duration(int(duration)), count(int(calls)))
+        assert [cells[k] for k in ("input", "output", "cache_read", "reasoning")] == [
+            count(inp), count(out), count(cache_read), count(reasoning)]
 
 
 def test_one_tool_and_expand_and_collapse_all(sites: dict[str, Site], visit: Any) -> None:
@@ -511,3 +518,92 @@ def test_a_csp_violation_would_be_seen(tmp_path: Path, visit: Any) -> None:
     assert seen.page.title() == "" and len(seen.errors) == 1 and "Content Security Policy" in seen.errors[0]
     seen.errors.clear()
     seen.page.evaluate("window.__violations = []")
+
+
+# -- an index that reads at a glance (issue 29) and loads (issue 27) -------------------------
+
+
+LONG_WORD = "A" * 10_000
+
+
+@pytest.fixture(scope="module")
+def glance_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The same logs, one whose times are zeroed (as goldens and synthetic logs hold
+    them), and ten whose first prompt is one word of 10,000 characters."""
+    folder = tmp_path_factory.mktemp("glance")
+    logs = _logs(folder)
+    zeroed = records(MULTI_TURN)
+    zeroed[0]["createdAt"] = 0
+    for rec in zeroed[1:]:
+        if "time" in rec:
+            rec["time"] = 0
+    (logs / "zeroed").mkdir()
+    (logs / "zeroed" / "session.jsonl").write_bytes(dump(zeroed))
+    for k in range(10):
+        recs = records(MULTI_TURN)
+        recs = [r for r in recs if r.get("type") != "session/title"]
+        recs[index_of(recs, "user/message")]["data"]["content"][0]["text"] = LONG_WORD
+        (logs / f"long-{k}").mkdir()
+        (logs / f"long-{k}" / "session.jsonl").write_bytes(dump(recs))
+    return _build(folder, logs, "en")
+
+
+def test_every_column_header_or_the_status_column_is_in_view_at_1280(glance_site: Site, visit: Any) -> None:
+    page = visit((glance_site.root / INDEX).as_uri(), width=1280, height=800).page
+    boxes = page.locator("#sessions thead th").evaluate_all(
+        "ths => ths.map(th => { const r = th.getBoundingClientRect(); "
+        "return [th.dataset.key, r.left, r.right, r.top]; })")
+    inside = {key: left >= 0 and right <= 1280 and 0 <= top < 800 for key, left, right, top in boxes}
+    assert [key for key, _, _, _ in boxes] == list(site_index.COLUMNS)
+    assert all(inside.values()) or (inside["log"] and inside["status"]), boxes
+    assert inside["status"] and inside["findings"], boxes
+
+
+def test_a_log_with_zeroed_times_has_no_time_not_1970(glance_site: Site, visit: Any) -> None:
+    index = visit((glance_site.root / INDEX).as_uri()).page
+    assert "1970" not in (index.locator("body").text_content() or "")
+    row = index.locator(f"#sessions tbody tr:has(td.path[data-v='{glance_site.logs / 'zeroed/session.jsonl'}'])")
+    assert row.locator("td.when").text_content() == SITE_EN.no_time
+    # the sessions-per-day chart counts the sessions whose time is known, not the zeroed one
+    bars = index.locator("#chart-days rect.bar").evaluate_all("rs => rs.map(r => r.parentNode.textContent)")
+    counted = [re.search(r": (\d+) sessions?$", b) for b in bars]
+    assert sum(int(m.group(1)) for m in counted if m) == len(glance_site.pages) - 1
+    page = visit(_url(glance_site, "zeroed/session.jsonl")).page
+    text = page.locator("body").text_content() or ""
+    assert "1970" not in text and page.locator("dd[data-fact=start]").text_content() == SITE_EN.no_time
+
+
+def test_ten_prompts_of_one_long_word_leave_the_index_usable_without_script(glance_site: Site, visit: Any) -> None:
+    """Issue 27 row 1: each such row cost about a second of layout (11.6 s for ten);
+    the word is cut in the cell, so each row is a few lines high and the page fits."""
+    page = visit((glance_site.root / INDEX).as_uri(), script=False).page
+    for k in range(10):
+        row = page.locator(f"#sessions tbody tr:has(td.path[data-v='{glance_site.logs / f'long-{k}/session.jsonl'}'])")
+        cell = row.locator("td.title .t")
+        assert cell.text_content() == "A" * site_index.WORD_CHARS + "\u2026"
+        assert cell.get_attribute("title") == LONG_WORD  # whole, as its tooltip
+        assert row.evaluate("tr => tr.getBoundingClientRect().height") < 100
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+
+
+@pytest.mark.parametrize("log", ["multi-turn/session.jsonl", "cordis/session.jsonl", "subagent-multi/session.jsonl"])
+def test_the_timing_of_a_session_is_what_its_log_holds(sites: dict[str, Site], visit: Any, log: str) -> None:
+    """Each step's bar: its duration and tokens as computed from the log's lines; the
+    slowest steps and tool calls: the longest of those, longest first; seen without
+    script, each bar and item a link to its event."""
+    site = sites["en"]
+    steps = step_numbers(site.logs / log)
+    page = visit(_url(site, log), script=False).page
+    page.locator("section.timing summary").click()
+    bars = page.locator("#step-times rect").evaluate_all(
+        "rs => rs.map(r => [r.dataset.ms === '' ? null : Number(r.dataset.ms), Number(r.dataset.input), "
+        "Number(r.dataset.output)])")
+    assert [tuple(b) for b in bars] == steps and steps
+    assert page.locator("#step-tokens rect").count() == len(steps)
+    assert page.locator("#step-times").is_visible()
+    slowest = [int(v) for v in page.locator("#slowest-steps li").evaluate_all("ls => ls.map(l => l.dataset.ms)")]
+    assert slowest == sorted((ms for ms, _, _ in steps if ms is not None), reverse=True)[:5]
+    calls = [int(v) for v in page.locator("#slowest-calls li").evaluate_all("ls => ls.map(l => l.dataset.ms)")]
+    assert calls == sorted(call_durations(site.logs / log), reverse=True)[:5]
+    for href in page.locator("section.timing a").evaluate_all("as => as.map(a => a.getAttribute('href'))"):
+        assert page.locator(href.replace("#", "#", 1)).count() == 1, href  # every link lands on an element

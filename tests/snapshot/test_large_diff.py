@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import zstandard
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
@@ -26,7 +28,7 @@ from replay.goldens.diff import (
     semantic_changes,
     stream_changes,
 )
-from replay.goldens.lines import MAX_LINES, Change, change_lines
+from replay.goldens.lines import COUNT_LINES, MAX_LINES, Change, change_lines
 from replay.goldens.pending import Entry, Workflow, sha256
 from replay.goldens.store import GoldenStore
 from replay.pytest_plugin import golden_extension
@@ -264,3 +266,49 @@ def test_the_pytest_plugins_diff_of_a_large_golden_is_the_line_diff(tmp_path: Pa
                      f"too large to compare record by record (golden {len(old):,} bytes, this run {len(new):,}; "
                      "the limit is 1 MiB): compared line by line",
                      "the golden:1: @@ -1,2 +1,2 @@", "  -0", "  +zero", "   1"]
+
+
+_NEWLINES = 32 << 20
+"""32 MiB of newlines: 33 million lines, which a line diff formatted one by one for
+minutes (about 2 s a MiB) though it prints 40."""
+
+
+_NOT_COMPARED = re.compile(r"… and more differences: the report is full, and nothing after golden line ([0-9,]+) "
+                           r"was compared \(([0-9,]+) more golden lines, ([0-9,]+) more lines of this run\)")
+
+
+def _not_compared(lines: list[str]) -> tuple[int, int, int]:
+    """(the last golden line compared, the golden's lines left, the run's), from the
+    line that ends a report that stopped comparing."""
+    found = [m for line in lines if (m := _NOT_COMPARED.fullmatch(line.strip()))]
+    assert len(found) == 1, lines[-5:]
+    line, golden, run = (int(g.replace(",", "")) for g in found[0].groups())
+    return line, golden, run
+
+
+def test_a_full_report_stops_comparing_and_counts_the_lines_left(tmp_path: Path) -> None:
+    """``replay diff`` of a 1 KB zstd file holding 32 MiB of newlines: the report is full
+    after 40 lines; some lines more are aligned to count what is left out, and the rest
+    is only counted, a block at a time (with --normalize too)."""
+    a = tmp_path / "newlines.jsonl.zstd"
+    a.write_bytes(zstandard.ZstdCompressor().compress(b"\n" * _NEWLINES))
+    assert a.stat().st_size < 2048
+    b = tmp_path / "one.jsonl"
+    b.write_bytes(b'{"a":1}\n')
+    for normalize in ([], ["--normalize"]):
+        result = CliRunner().invoke(main, ["diff", "--no-color", *normalize, str(a), str(b)])
+        assert result.exit_code == 1, result.output
+        lines = result.output.splitlines()
+        assert lines[-1] == f"{a} and {b} differ"
+        line, golden, run = _not_compared(lines)
+        assert line + golden == _NEWLINES and run == 0 and line < 2 * COUNT_LINES
+        assert len(lines) == MAX_LINES + 3  # the note, the hunk (its header, 39 rows), the end, the verdict
+
+
+def test_check_of_a_golden_of_newlines_stops_once_its_report_is_full(tmp_path: Path) -> None:
+    root = _tree(tmp_path, b"\n" * _NEWLINES)
+    result = CliRunner().invoke(main, ["check", SCENARIO, "--scenarios", str(root / "scenarios"), "--goldens",
+                                       str(root / "goldens"), "--no-color"])
+    assert result.exit_code == 1
+    line, golden, left = _not_compared(result.output.splitlines())
+    assert line + golden == _NEWLINES and left == 0 and line < 2 * COUNT_LINES

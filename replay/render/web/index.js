@@ -19,6 +19,7 @@
   const onlyErrors = byId("only-errors");
   const onlyWarnings = byId("only-warnings");
   const model = byId("model");
+  const tool = byId("tool");
   const shownText = byId("shown");
   const pager = byId("pager");
   const position = byId("page-position");
@@ -72,7 +73,11 @@
     const q = filter.value.trim().toLowerCase();
     if (q) {
       if (searchText === null) {
-        searchText = rows.map((r) => (r.cells[0].textContent + "\n" + r.cells[1].textContent).toLowerCase());
+        const text = (r, name) => {
+          const cell = r.querySelector("td." + name);
+          return cell ? (cell.dataset.v !== undefined ? cell.dataset.v : cell.textContent) : "";
+        };
+        searchText = rows.map((r) => (text(r, "path") + "\n" + text(r, "title")).toLowerCase());
       }
       if (!searchText[i].includes(q)) return false;
     }
@@ -84,6 +89,7 @@
       if (!((errs && bad) || (warns && status === "warnings"))) return false;
     }
     if (model.value && !row.dataset.models.split("\n").includes(model.value)) return false;
+    if (tool && tool.value && !row.dataset.tools.split("\n").includes(tool.value)) return false;
     return true;
   };
   const render = () => {
@@ -115,7 +121,7 @@
     clearTimeout(timer);
     timer = setTimeout(() => { page = 0; apply(); }, 120);
   });
-  for (const box of [onlyErrors, onlyWarnings, model]) box.addEventListener("change", () => { page = 0; apply(); });
+  for (const box of [onlyErrors, onlyWarnings, model, tool].filter(Boolean)) box.addEventListener("change", () => { page = 0; apply(); });
   prev.addEventListener("click", () => { page -= 1; render(); });
   next.addEventListener("click", () => { page += 1; render(); });
   everything.addEventListener("click", () => { all = true; render(); });

@@ -153,7 +153,7 @@ def row_line_html(row: RowFields, ps: PageStrings, lead: str = "", tail: str = "
         parts.append(f"<span class=\"visuallyHidden stateLabel\">{esc(row.state_label)}</span>")
     parts.append(f"<span class=\"leading\" aria-hidden=\"true\" data-icon=\"{ICONS[row.state]}\"></span>")
     parts.append(f"<span class=\"title\">{esc(row.title)}</span>")
-    if row.summary is not None:
+    if row.summary:  # an empty summary: no separator after the title ("Tool call · workflow ·")
         classes = "summary errorSummary" if row.error_summary else "summary"
         parts.append("<span class=\"sep\" aria-hidden=\"true\"></span>")
         parts.append(f"<span class=\"{classes}\" data-part=\"summary\">{esc(row.summary)}</span>")

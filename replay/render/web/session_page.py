@@ -64,6 +64,7 @@ from replay.render.web.panel import panel_fields
 from replay.render.web.row import row_fields
 from replay.render.web.site_strings import SiteStrings, count, site_strings
 from replay.render.web.timeline import steps_of
+from replay.render.web.timing import Timing, timing_html
 from replay.words import by_count
 
 HELD = 4096
@@ -146,6 +147,8 @@ class PageDraft:
     """Where each delegation's link to its child's page goes: offset, call number."""
     timeline: Packed
     """The plan timeline's HTML."""
+    timing: str
+    """Where the time and the tokens went (``timing.timing_html``)."""
     panel: str
 
 
@@ -258,7 +261,7 @@ def _json(value: Any) -> str:
     try:
         return orjson.dumps(value).decode("utf-8")
     except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, a lone surrogate
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class DraftWriter:
@@ -302,6 +305,9 @@ class DraftWriter:
         self.links: list[tuple[int, int]] = []
         self.last_line = 0
         self.suspects: list[int] = []
+        self.timing = Timing()
+        self.step_lines: dict[tuple[Any, Any], int] = {}
+        """The first line of each step not ended yet."""
 
     # -- writing ----------------------------------------------------------------------
 
@@ -522,6 +528,7 @@ class DraftWriter:
         step = self.fold.step(ev.data)
         slot = _Slot()
         self.step_slots[(step.turn, step.step)] = slot
+        self.step_lines[(step.turn, step.step)] = ev.line
         name = self._step_head(step=esc(_shown(step.step)))
         self._emit_part(_Part(ev.line, [f"<div class=\"ev stepHead\" id=\"L{ev.line}\">{_anchor(ev.seq)}{name} "
                                         "<span class=\"stats\">", slot, "</span></div>\n"]))
@@ -544,6 +551,9 @@ class DraftWriter:
         step = self.fold.step(ev.data)
         slot = self.step_slots.pop((step.turn, step.step), None)
         latency = self.ss.duration(step.latency)
+        usage = step.usage
+        self.timing.step(interpolate(self.ss.step_label, turn=_shown(step.turn), step=_shown(step.step)),
+                         self.step_lines.pop((step.turn, step.step), ev.line), step.latency, usage.input, usage.output)
         if slot is not None:
             slot.text = self._step_stats(step, latency)
         text = self._step_end_text(step=esc(_shown(step.step)), latency=latency)
@@ -584,6 +594,7 @@ class DraftWriter:
         parsed = parse(call.args_raw) if call.args_raw else None
         fields = row_fields(call, self.locale, parsed)
         duration = end - row.time if end is not None and row.time is not None else None
+        self.timing.call(row.number, call.name, row.line, duration)
         tail = "" if duration is None else (f"<span class=\"dur\" data-ms=\"{duration}\">"
                                             f"{esc(self.ss.duration(duration))}</span>")
         res = ""
@@ -636,6 +647,7 @@ class DraftWriter:
             filled=tuple((offset, slot.text) for offset, slot in self.slots if slot.text),
             links=tuple(self.links),
             timeline=timeline,
+            timing=timing_html(self.timing, self.ss),
             panel=panel_section(panel_fields(fold.plan, self.locale), self.ps),
         )
 
@@ -740,14 +752,17 @@ def head_html(title: str, csp: str, style: str, lang: str) -> str:
 def finding_html(f: Finding, links: PageLinks, ss: SiteStrings, at: bool, transcript: bool = True) -> str:
     """One finding: where (its line, in the list at the top; a link to its event when
     the page has a ``transcript``, or the line is the header's), its rule (a link to
-    the rule's page in a site), its severity and its message."""
+    the rule's page in a site), its severity and its message. In the list, a finding
+    shown at its event is a link to it (its words are there, once)."""
     where = _where(f.line, ss, transcript) if not at else ""
     rule = esc(f.rule)
     name = esc(interpolate(ss.rule_link, rule=f.rule))
     rule_html = (f"<a class=\"rule\" href=\"{esc(links.rules)}{rule}.html\" title=\"{name}\">{rule}</a>"
                  if links.rules is not None and _rule_known(f.rule) else f"<span class=\"rule\">{rule}</span>")
+    placed = not at and transcript and f.line is not None and f.line > 1
+    message = "" if placed else f" <span class=\"msg\">{esc(f.message)}</span>"
     return (f"<li class=\"finding\" data-severity=\"{f.severity.value}\" data-rule=\"{rule}\">{where}{rule_html} "
-            f"<span class=\"sev\">{esc(f.severity.value)}</span> <span class=\"msg\">{esc(f.message)}</span></li>")
+            f"<span class=\"sev\">{esc(f.severity.value)}</span>{message}</li>")
 
 
 def _rule_known(rule: str) -> bool:
@@ -762,9 +777,10 @@ def findings_at(found: Sequence[Finding], links: PageLinks, ss: SiteStrings) -> 
 
 def banner_html(report: Audited, ss: SiteStrings, transcript: bool = True) -> str:
     """What today's harness would do with the log, when it is damaged, repaired or
-    migrated: its format findings (the rules of what the harness does when it loads
-    a log), with the audit's words; replay's own (the file could not be read whole)
-    said apart."""
+    migrated (its format findings: the rules of what the harness does when it loads
+    a log), said once, with a link to the list and to the first place (each
+    finding's words are at its event); replay's own (the file could not be read
+    whole) said apart."""
     found = [f for f in report.findings if (rule := RULES.get(f.rule)) is not None and rule.kind == "format"
              and f.severity is not Severity.POLICY]
     if not found:
@@ -777,12 +793,11 @@ def banner_html(report: Audited, ss: SiteStrings, transcript: bool = True) -> st
         parts.append(f"<p class=\"headline\">{esc(ss.banner_unread)}</p>")
     if harness:
         parts.append(f"<p class=\"headline\">{esc(ss.banner_refuse if refused else ss.banner_repair)}</p>")
-    items = "".join(f"<li>{_where(f.line, ss, transcript)}<span class=\"rule\">{esc(f.rule)}</span> "
-                    f"{esc(f.message)}</li>" for f in found[:12])
-    more = f"<li>… (+{len(found) - 12})</li>" if len(found) > 12 else ""
     kind = "refused" if refused or own else "repaired"
+    first = found[0].line
+    where = f" <a href=\"#L{first}\">{esc(interpolate(ss.finding_at, line=first))}</a>" if first and transcript else ""
     return (f"<section class=\"banner\" role=\"alert\" data-kind=\"{kind}\">{''.join(parts)}"
-            f"<ul>{items}{more}</ul></section>\n")
+            f"<p class=\"where\"><a href=\"#findings-title\">{esc(ss.findings_title)}</a>{where}</p></section>\n")
 
 
 def _where(line: int | None, ss: SiteStrings, transcript: bool) -> str:
@@ -895,6 +910,7 @@ def page_chunks(draft: PageDraft | None, report: Audited, shown_path: str, links
         return
     yield toolbar_html(facts, ss)
     yield from unpacked(draft.timeline)
+    yield draft.timing
     yield "<main class=\"transcript\" id=\"transcript\">\n"
     yield from body_chunks(draft, report, links, ss)
     yield "</main>\n"
@@ -936,8 +952,9 @@ def body_chunks(draft: PageDraft, report: Audited, links: PageLinks, ss: SiteStr
         if f.line is not None and f.line > 1:
             at.setdefault(place(draft, f.line), []).append(f)
     inserts: list[tuple[int, int, str]] = [(offset, 0, text) for offset, text in draft.filled]
-    for offset, number in draft.links:
-        inserts.append((offset, 0, _delegation_html(links.delegations.get(number), ss)))
+    if links.index is not None:  # in a site: each delegation's child page, or that it is not there
+        for offset, number in draft.links:
+            inserts.append((offset, 0, _delegation_html(links.delegations.get(number), ss)))
     inserts += [(offset, 1, findings_at(found, links, ss)) for offset, found in at.items()]
     inserts.sort(key=lambda item: (item[0], item[1]))
     position = 0

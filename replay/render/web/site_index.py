@@ -11,6 +11,7 @@ something other than its text carries it in ``data-v``.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ TOP_RULES = 12
 MAX_DAYS = 90
 """Days the sessions chart shows one bar each; a longer span is shown by month."""
 STATUS_RANK = {"ok": 0, "warnings": 1, "errors": 2, "unreadable": 3}
+MAX_TOOLS = 200
+"""Tool names the index's tool filter offers, at most."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,21 +48,101 @@ class Row:
     children: int
 
 
+WORD_CHARS = 48
+"""Characters of a word shown in an index cell; a longer one is cut (``…``): a word
+of 10,000 characters would cost the browser's layout about a second per row."""
+TEXT_CHARS = 400
+"""Characters of a title shown in an index cell (the whole title is its tooltip)."""
+NAMES_SHOWN = 3
+"""Tools named in a row's tools cell (the others counted, all in its tooltip)."""
+_SPACE = re.compile(r"\s+")
+
+
+def clipped(text: str, words: int = WORD_CHARS, total: int = TEXT_CHARS) -> str:
+    """``text`` as an index cell shows it: each word longer than ``words`` cut, the
+    whole cut at ``total`` characters (``…`` where it was)."""
+    if len(text) > total:
+        text = text[:total] + "\u2026"
+    if len(text) <= words:
+        return text
+    return _SPACE.sub(" ", " ".join(w if len(w) <= words else w[:words] + "\u2026" for w in text.split()))
+
+
+def common_root(paths: Sequence[str]) -> str:
+    """The folder every path is in (``""``: none), ending in ``/``."""
+    if not paths:
+        return ""
+    first = paths[0].split("/")[:-1]
+    size = len(first)
+    for path in paths[1:]:
+        parts = path.split("/")[:-1]
+        n = 0
+        while n < size and n < len(parts) and parts[n] == first[n]:
+            n += 1
+        size = n
+        if not size:
+            return ""
+    return "/".join(first[:size]) + "/"
+
+
+def short_path(shown: str, root: str) -> str:
+    """A log's path as its row shows it: from the inputs' common root, a harness's
+    primary ``session.jsonl`` by its folder."""
+    rest = shown[len(root):] if root and shown.startswith(root) else shown
+    folder, _, base = rest.rpartition("/")
+    return f"{folder}/" if base == "session.jsonl" and folder else rest
+
+
+def _path_html(path: str) -> str:
+    """A path in a cell: each component clipped as a word, a line break allowed after each ``/``."""
+    return "/<wbr>".join(esc(clipped(part, total=WORD_CHARS)) for part in path.split("/"))
+
+
 def _num(value: int | None, shown: str | None = None) -> str:
     if value is None:
         return "<td class=\"num\" data-v=\"\"></td>"
     return f"<td class=\"num\" data-v=\"{value}\">{shown if shown is not None else count(value)}</td>"
 
 
-def row_html(row: Row, ss: SiteStrings) -> str:
+def _first_line(report: Audited, rule: str | None) -> int | None:
+    for f in report.findings:
+        if f.rule == rule and f.line is not None:
+            return f.line
+    return None
+
+
+def status_rank(report: Audited, status: str) -> int:
+    """How a row sorts by its status: by severity (unreadable, errors, warnings, ok),
+    then by its number of findings."""
+    return STATUS_RANK[status] * 10 ** 9 + min(len(report.findings), 10 ** 9 - 1)
+
+
+def row_html(row: Row, ss: SiteStrings, root: str = "") -> str:
     facts = row.facts
-    status, rule = audit_status(row.report)
+    report = row.report
+    status, rule = audit_status(report)
     models = facts.models if facts is not None else ()
-    cells = [f"<td class=\"path\" data-v=\"{esc(row.shown)}\"><a href=\"{esc(row.href)}\">{esc(row.shown)}</a></td>",
-             f"<td class=\"title\"><div class=\"t\">{esc(facts.title or '') if facts else ''}</div></td>"]
+    tools = facts.tools if facts is not None else ()
+    href = esc(row.href)
+    title = facts.title or "" if facts else ""
+    short = short_path(row.shown, root)
+    status_text = esc(ss.status(status))
+    if rule:
+        line = _first_line(report, rule)
+        target = f"{href}#L{line}" if line is not None else f"{href}#findings-title"
+        status_text += f" · <a class=\"rule\" href=\"{target}\">{esc(rule)}</a>"
+    n = len(report.findings)
+    cells = [f"<td class=\"path\" data-v=\"{esc(row.shown)}\"><a href=\"{href}\" title=\"{esc(row.shown)}\">"
+             f"{_path_html(short)}</a></td>",
+             f"<td class=\"state\" data-v=\"{status_rank(report, status)}\"><span class=\"status\" "
+             f"data-status=\"{status}\">{status_text}</span></td>",
+             f"<td class=\"num\" data-v=\"{n}\">"
+             + (f"<a href=\"{href}#findings-title\">{count(n)}</a>" if n else "0") + "</td>",
+             f"<td class=\"title\" data-v=\"{esc(title)}\"><div class=\"t\" title=\"{esc(title)}\">"
+             f"{esc(clipped(title))}</div></td>"]
     if facts is not None:
         start = facts.start if facts.start is not None else facts.created
-        cells.append(f"<td class=\"when\" data-v=\"{'' if start is None else start}\">"
+        cells.append(f"<td class=\"when\" data-v=\"{start or ''}\">"  # 0: no time recorded, sorted with none
                      f"{esc(ss.time(start)) if start is not None else ''}</td>")
         cells.append(_num(facts.duration, esc(ss.duration(facts.duration)) if facts.duration is not None else None))
         cells.append(_num(facts.turns))
@@ -68,34 +151,39 @@ def row_html(row: Row, ss: SiteStrings) -> str:
         cells.append(f"<td class=\"num\" data-v=\"{facts.calls}\" data-failed=\"{failed}\">{count(facts.calls)}"
                      f"{apart}</td>")
         inp, out, cache_read, _, reasoning = facts.tokens
-        cells += [_num(inp), _num(out), _num(cache_read), _num(reasoning)]
+        token_cells = [_num(inp), _num(out), _num(cache_read), _num(reasoning)]
         plan = facts.plan
         plan_cell = ("<td class=\"num\" data-v=\"\"></td>" if plan is None else
                      f"<td class=\"num\" data-v=\"{plan[0] / plan[1]:.4f}\">"
                      f"{esc(interpolate(ss.plan_done, done=plan[0], total=plan[1]))}</td>")
     else:
-        cells += ["<td class=\"when\" data-v=\"\"></td>", *(["<td class=\"num\" data-v=\"\"></td>"] * 7)]
+        cells += ["<td class=\"when\" data-v=\"\"></td>", *(["<td class=\"num\" data-v=\"\"></td>"] * 3)]
+        token_cells = ["<td class=\"num\" data-v=\"\"></td>"] * 4
         plan_cell = "<td class=\"num\" data-v=\"\"></td>"
-    cells.append(f"<td class=\"models\">{esc(', '.join(models))}</td>")
+    named = "".join(f"<span class=\"name\">{esc(clipped(t))}</span>" for t in tools[:NAMES_SHOWN])
+    more = f"<span class=\"name\">+{len(tools) - NAMES_SHOWN}</span>" if len(tools) > NAMES_SHOWN else ""
+    cells.append(f"<td class=\"tools\" data-v=\"{len(tools)}\" title=\"{esc(', '.join(tools))}\">{named}{more}</td>")
+    cells += token_cells
+    cells.append("<td class=\"models\">" + "".join(f"<span class=\"name\">{esc(clipped(m))}</span>" for m in models)
+                 + "</td>")
     cells.append(_num(row.children))
     cells.append(plan_cell)
-    status_text = ss.status(status) + (f" · {rule}" if rule else "")
-    cells.append(f"<td data-v=\"{STATUS_RANK[status]}{esc(rule or '')}\"><span class=\"status\" "
-                 f"data-status=\"{status}\">{esc(status_text)}</span></td>")
-    return (f"<tr data-status=\"{status}\" data-models=\"{esc(chr(10).join(models))}\">{''.join(cells)}</tr>\n")
+    return (f"<tr data-status=\"{status}\" data-models=\"{esc(chr(10).join(models))}\" "
+            f"data-tools=\"{esc(chr(10).join(tools))}\">{''.join(cells)}</tr>\n")
 
 
-COLUMNS = ("log", "title", "start", "duration", "turns", "calls", "input", "output", "cache_read", "reasoning",
-           "models", "children", "plan", "status")
-NUMERIC = frozenset({"start", "duration", "turns", "calls", "input", "output", "cache_read", "reasoning", "children",
-                     "plan"})
+COLUMNS = ("log", "status", "findings", "title", "start", "duration", "turns", "calls", "tools", "input", "output",
+           "cache_read", "reasoning", "models", "children", "plan")
+NUMERIC = frozenset({"status", "findings", "start", "duration", "turns", "calls", "tools", "input", "output",
+                     "cache_read", "reasoning", "children", "plan"})
 
 
 def _header(ss: SiteStrings) -> str:
     names = {"log": ss.col_log, "title": ss.col_title, "start": ss.col_start, "duration": ss.col_duration,
              "turns": ss.col_turns, "calls": ss.col_calls, "input": ss.col_input, "output": ss.col_output,
              "cache_read": ss.col_cache_read, "reasoning": ss.col_reasoning, "models": ss.col_models,
-             "children": ss.col_children, "plan": ss.col_plan, "status": ss.col_status}
+             "children": ss.col_children, "plan": ss.col_plan, "status": ss.col_status,
+             "findings": ss.col_findings, "tools": ss.col_tools}
     cells = []
     for i, key in enumerate(COLUMNS):
         kind = "num" if key in NUMERIC else "text"
@@ -125,29 +213,42 @@ def _empty(key: str, title: str, ss: SiteStrings) -> str:
 
 def rules_chart(reports: Sequence[Audited], ss: SiteStrings) -> str:
     """Horizontal bars: the findings of each of the ``TOP_RULES`` most frequent rules,
-    coloured by their worst severity."""
+    each bar in parts by severity (errors, warnings, policy), and how many rules it
+    leaves out."""
     counts: Counter[str] = Counter()
-    worst: dict[str, int] = {}
+    by_severity: dict[str, list[int]] = {}
     for report in reports:
         for f in report.findings:
             counts[f.rule] += 1
-            rank = SEVERITIES.index(f.severity)
-            worst[f.rule] = min(worst.get(f.rule, rank), rank)
+            by_severity.setdefault(f.rule, [0, 0, 0])[SEVERITIES.index(f.severity)] += 1
     if not counts:
         return _empty("rules", ss.chart_rules, ss)
-    top = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP_RULES]
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    top = ranked[:TOP_RULES]
     most = top[0][1]
     bar_h, label_w, width = 16, 56, 300
+    scale = (width - label_w - 48) / most
     bars = []
     for i, (rule, n) in enumerate(top):
         y = i * bar_h
-        w = max(1.0, (width - label_w - 48) * n / most)
-        sev = {0: " error", 1: " warning"}.get(worst[rule], "")
+        x = float(label_w)
+        parts = []
+        for severity, k in zip(SEVERITIES, by_severity[rule], strict=True):
+            if not k:
+                continue
+            w = max(1.0, scale * k)
+            name = esc(interpolate(by_count(k, ss.chart_severity_bar), rule=rule, count=count(k),
+                                   severity=severity.value))
+            parts.append(f"<rect class=\"bar {severity.value}\" x=\"{x:.1f}\" y=\"{y + 2}\" width=\"{w:.1f}\" "
+                         f"height=\"{bar_h - 4}\"><title>{name}</title></rect>")
+            x += w
         name = esc(interpolate(by_count(n, ss.chart_rule_bar), rule=rule, count=count(n)))
-        bars.append(f"<g><title>{name}</title><text x=\"0\" y=\"{y + 11}\">{esc(rule)}</text>"
-                    f"<rect class=\"bar{sev}\" x=\"{label_w}\" y=\"{y + 2}\" width=\"{w:.1f}\" height=\"{bar_h - 4}\"/>"
-                    f"<text x=\"{label_w + w + 4:.1f}\" y=\"{y + 11}\">{count(n)}</text></g>")
-    return _figure("rules", ss.chart_rules, _svg("chart-rules-title", width, bar_h * len(top), "".join(bars)))
+        bars.append(f"<g data-rule=\"{esc(rule)}\"><title>{name}</title><text x=\"0\" y=\"{y + 11}\">{esc(rule)}</text>"
+                    f"{''.join(parts)}<text x=\"{x + 4:.1f}\" y=\"{y + 11}\">{count(n)}</text></g>")
+    left = len(ranked) - len(top)
+    more_text = esc(interpolate(by_count(left, ss.chart_more), count=count(left)))
+    more = f"<p class=\"more\" data-more=\"{left}\">{more_text}</p>" if left else ""
+    return _figure("rules", ss.chart_rules, _svg("chart-rules-title", width, bar_h * len(top), "".join(bars)) + more)
 
 
 def _month(day: str) -> str:
@@ -241,8 +342,9 @@ def totals_html(result: AuditedMany, facts: Sequence[SessionFacts | None], ss: S
     return f"<ul class=\"totals\" aria-label=\"{esc(ss.totals_label)}\">{cells}</ul>"
 
 
-def filters_html(models: Sequence[str], total: int, ss: SiteStrings) -> str:
-    options = "".join(f"<option value=\"{esc(m)}\">{esc(m)}</option>" for m in models)
+def filters_html(models: Sequence[str], tools: Sequence[str], total: int, ss: SiteStrings) -> str:
+    options = "".join(f"<option value=\"{esc(m)}\">{esc(clipped(m))}</option>" for m in models)
+    tool_options = "".join(f"<option value=\"{esc(t)}\">{esc(clipped(t))}</option>" for t in tools)
     return (
         "<div class=\"filters\">"
         f"<input type=\"search\" id=\"filter\" placeholder=\"{esc(ss.filter_label)}\" "
@@ -251,6 +353,8 @@ def filters_html(models: Sequence[str], total: int, ss: SiteStrings) -> str:
         f"<label><input type=\"checkbox\" id=\"only-warnings\"> {esc(ss.only_warnings)}</label>"
         f"<label>{esc(ss.model_label)} <select id=\"model\"><option value=\"\">{esc(ss.model_any)}</option>{options}"
         "</select></label>"
+        f"<label>{esc(ss.tool_label)} <select id=\"tool\"><option value=\"\">{esc(ss.tool_any)}</option>"
+        f"{tool_options}</select></label>"
         f"<span id=\"shown\" role=\"status\" data-template=\"{esc(ss.shown)}\">"
         f"{esc(interpolate(ss.shown, shown=count(total), total=count(total)))}</span>"
         f"<button type=\"button\" id=\"help-open\" aria-haspopup=\"dialog\">{esc(ss.help_button)} <kbd>?</kbd>"
@@ -282,16 +386,18 @@ def index_chunks(rows: Sequence[Row], result: AuditedMany, locale: Locale, passe
         note = interpolate(by_count(passed_over, ss.passed_over), count=count(passed_over))
         yield f"<p class=\"note\">{esc(note)}</p>\n"
     models = sorted({m for f in facts if f is not None for m in f.models})
-    yield filters_html(models, len(rows), ss)
+    tools = sorted({t for f in facts if f is not None for t in f.tools})[:MAX_TOOLS]
+    yield filters_html(models, tools, len(rows), ss)
+    root = common_root([row.shown for row in rows])
     yield (f"<div class=\"tableWrap\"><table class=\"sessions\" id=\"sessions\" data-page=\"{FIRST_ROWS}\">"
            f"<caption class=\"visuallyHidden\">{esc(ss.index_title)}</caption>{_header(ss)}<tbody>\n")
     for row in rows[:FIRST_ROWS]:
-        yield row_html(row, ss)
+        yield row_html(row, ss, root)
     yield "</tbody></table></div>\n"
     if len(rows) > FIRST_ROWS:
         yield "<template id=\"more-rows\">"
         for row in rows[FIRST_ROWS:]:
-            yield row_html(row, ss)
+            yield row_html(row, ss, root)
         yield "</template>\n"
         more = len(rows) - FIRST_ROWS
         yield (f"<p class=\"note\" id=\"no-script\">"

@@ -33,6 +33,8 @@ class SiteStrings:
     col_children: str
     col_plan: str
     col_status: str
+    col_findings: str
+    col_tools: str
     failed_apart: str
     """A call count's failures: ``{failed} failed``."""
     plan_done: str
@@ -66,6 +68,10 @@ class SiteStrings:
     chart_days: str
     chart_tokens: str
     chart_empty: str
+    chart_more: str
+    """Under a chart that leaves rules out: ``+{count} more rules``."""
+    chart_severity_bar: str
+    """``{rule}: {count} {severity}|…s``."""
     chart_rule_bar: str
     """A bar's spoken name: ``{rule}: {count} findings``."""
     chart_day_bar: str
@@ -94,6 +100,19 @@ class SiteStrings:
     fact_parent: str
     fact_children: str
     unknown: str
+    no_time: str
+    timing_title: str
+    timing_durations: str
+    timing_tokens: str
+    timing_step_tokens: str
+    """``{input} in · {output} out``."""
+    timing_more: str
+    """``+{count} more steps`` (not drawn)."""
+    slowest_steps: str
+    slowest_calls: str
+    step_label: str
+    """``Turn {turn} · step {step}``."""
+    """A time of 0 (goldens and synthetic logs zero their times)."""
     tokens_line: str
     """``{input} in · {output} out · {cache_read} cache read · {reasoning} reasoning``."""
     cache_write: str
@@ -157,6 +176,16 @@ class SiteStrings:
     key_sort: str
     rules_title: str
     rule_page_title: str
+    rule_kind: str
+    """``a {kind} rule of the {domain} domain``."""
+    rule_harness: str
+    rule_breaking: str
+    """``Sessions of this archive that break it ({count})``."""
+    rule_none_here: str
+    rule_terminal: str
+    rule_sessions: str
+    rule_findings: str
+    """``{count} sessions``, ``{count} findings`` (in the rules' index)."""
     """``Rule {rule}``."""
     no_page: str
     """A page that could not be drafted: ``{why}``."""
@@ -186,9 +215,12 @@ class SiteStrings:
         return sign + text
 
     def time(self, ms: int | None) -> str:
-        """An event time (milliseconds since the epoch) in UTC, to the second."""
+        """An event time (milliseconds since the epoch) in UTC, to the second; 0 is no
+        time (goldens and synthetic logs zero their times), not 1970."""
         if ms is None:
             return self.unknown
+        if ms == 0:
+            return self.no_time
         try:
             stamp = time.gmtime(ms // 1000)
         except (OverflowError, OSError, ValueError):
@@ -197,7 +229,7 @@ class SiteStrings:
 
 
 def _utc(ms: int | None) -> datetime | None:
-    if ms is None:
+    if not ms:  # none, or 0: no time recorded
         return None
     try:
         return datetime.fromtimestamp(ms / 1000, UTC)
@@ -232,6 +264,8 @@ SITE_EN = SiteStrings(
     col_children="Children",
     col_plan="Plan",
     col_status="Audit",
+    col_findings="Findings",
+    col_tools="Tools",
     failed_apart="{failed} failed",
     plan_done="{done}/{total} done",
     status_ok="ok",
@@ -261,6 +295,8 @@ SITE_EN = SiteStrings(
     chart_days="Sessions per day (UTC)",
     chart_tokens="Tokens per session",
     chart_empty="Nothing to show",
+    chart_more="+{count} more rule|+{count} more rules",
+    chart_severity_bar="{rule}: {count} {severity}|{rule}: {count} {severity}s",
     chart_rule_bar="{rule}: {count} finding|{rule}: {count} findings",
     chart_day_bar="{day}: {count} session|{day}: {count} sessions",
     chart_token_bar="{low} to {high} tokens: {count} session|{low} to {high} tokens: {count} sessions",
@@ -283,6 +319,15 @@ SITE_EN = SiteStrings(
     fact_parent="Parent session",
     fact_children="Child sessions",
     unknown="—",
+    no_time="no time recorded",
+    timing_title="Where the time and the tokens went",
+    timing_durations="Duration of each step",
+    timing_tokens="Tokens of each step (in and out)",
+    timing_step_tokens="{input} in · {output} out",
+    timing_more="+{count} more step, not drawn|+{count} more steps, not drawn",
+    slowest_steps="Slowest steps",
+    slowest_calls="Slowest tool calls",
+    step_label="Turn {turn} · step {step}",
     tokens_line="{input} in · {output} out · {cache_read} cache read · {reasoning} reasoning",
     cache_write=" · {cache_write} cache write",
     calls_line="{total} ({done} done, {failed} failed, {interrupted} interrupted, {pending} pending)",
@@ -329,6 +374,13 @@ SITE_EN = SiteStrings(
     key_sort="sort by a column",
     rules_title="Audit rules",
     rule_page_title="Rule {rule}",
+    rule_kind="A {kind} rule of the {domain} domain.",
+    rule_harness="What today's harness does",
+    rule_breaking="Sessions of this archive that break it ({count})",
+    rule_none_here="No session of this archive breaks it.",
+    rule_terminal="As {command} prints it, with its example audited",
+    rule_sessions="{count} session|{count} sessions",
+    rule_findings="{count} finding|{count} findings",
     no_page="replay could not draft this page ({why}); the audit's findings are above.",
     ms="{n} ms",
     seconds="{n} s",
@@ -353,6 +405,8 @@ SITE_ZH = SiteStrings(
     col_children="子会话",
     col_plan="计划",
     col_status="审计",
+    col_findings="发现",
+    col_tools="工具",
     failed_apart="{failed} 次失败",
     plan_done="已完成 {done}/{total}",
     status_ok="正常",
@@ -381,6 +435,8 @@ SITE_ZH = SiteStrings(
     chart_days="每天的会话数（UTC）",
     chart_tokens="每个会话的令牌数",
     chart_empty="没有可显示的内容",
+    chart_more="另有 {count} 条规则",
+    chart_severity_bar="{rule}：{count} 个 {severity}",
     chart_rule_bar="{rule}：{count} 个发现",
     chart_day_bar="{day}：{count} 个会话",
     chart_token_bar="{low} 至 {high} 个令牌：{count} 个会话",
@@ -402,6 +458,15 @@ SITE_ZH = SiteStrings(
     fact_parent="父会话",
     fact_children="子会话",
     unknown="—",
+    no_time="未记录时间",
+    timing_title="时间与令牌的去向",
+    timing_durations="每个步骤的时长",
+    timing_tokens="每个步骤的令牌（输入与输出）",
+    timing_step_tokens="输入 {input} · 输出 {output}",
+    timing_more="另有 {count} 个步骤未画出",
+    slowest_steps="最慢的步骤",
+    slowest_calls="最慢的工具调用",
+    step_label="第 {turn} 轮 · 第 {step} 步",
     tokens_line="输入 {input} · 输出 {output} · 缓存读取 {cache_read} · 推理 {reasoning}",
     cache_write=" · 缓存写入 {cache_write}",
     calls_line="{total}（完成 {done}，失败 {failed}，中断 {interrupted}，等待中 {pending}）",
@@ -448,6 +513,13 @@ SITE_ZH = SiteStrings(
     key_sort="按某列排序",
     rules_title="审计规则",
     rule_page_title="规则 {rule}",
+    rule_kind="{domain} 领域的 {kind} 规则。",
+    rule_harness="当前 harness 的处理方式",
+    rule_breaking="本存档中违反它的会话（{count}）",
+    rule_none_here="本存档中没有会话违反它。",
+    rule_terminal="{command} 的输出（含审计过的示例）",
+    rule_sessions="{count} 个会话",
+    rule_findings="{count} 个发现",
     no_page="replay 无法生成此页面（{why}）；审计的发现见上方。",
     ms="{n} 毫秒",
     seconds="{n} 秒",

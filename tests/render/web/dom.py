@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-VOID = frozenset({"meta", "br", "hr", "img", "input", "link"})
+VOID = frozenset({"meta", "br", "hr", "img", "input", "link", "wbr"})
 
 
 @dataclass

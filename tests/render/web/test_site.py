@@ -24,6 +24,7 @@ from click.testing import CliRunner
 
 from replay.cli import main
 from replay.render.site_layout import INDEX, OLD, SITE_MARKER, STAGING
+from replay.render.web.site_index import COLUMNS, clipped
 from replay.render.web.site_strings import SITE_EN, SITE_ZH
 from tests.helpers import TODO_WRITE, corpus_file, corpus_root, dump, index_of, records
 from tests.render.web.dom import Node, parse
@@ -38,7 +39,7 @@ SUBAGENT_MULTI = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagen
 def _view(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, ["view", *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, result.output
+    return result.exit_code, result.stdout if result.exit_code in (0, 1) else result.output  # usage errors: stderr
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +155,10 @@ def test_every_page_holds_the_numbers_of_its_log(corpus_site: tuple[Path, int, s
             == (duration, calls, tokens), shown
         row = [td.attrs.get("data-v", "") for td in cells[shown].find_all("td")]
         inp, out, cache_read, _, reasoning = tokens.split()
-        assert (row[3], row[5], row[6:10]) == (duration, calls, [inp, out, cache_read, reasoning]), shown
+        keys = ("duration", "calls", "input", "output", "cache_read", "reasoning")
+        at = {key: row[COLUMNS.index(key)] for key in keys}
+        assert at == {"duration": duration, "calls": calls, "input": inp, "output": out, "cache_read": cache_read,
+                      "reasoning": reasoning}, shown
         checked += 1
     assert checked == len(cells) >= 300
 
@@ -196,18 +200,19 @@ def test_every_row_s_status_children_and_plan_are_the_audit_s_the_headers_and_re
         status = "unreadable" if files[path]["status"] == "unreadable" else \
             "ok" if worst is None else "errors" if worst == 0 else "warnings"
         rule = min(counts, key=lambda r: (-counts[r], rule_order(r), r)) if counts else None
-        assert cells[13].text == status + (f" · {rule}" if rule else ""), path
+        assert cells[COLUMNS.index("status")].text == SITE_EN.status(status) + (f" · {rule}" if rule else ""), path
+        assert cells[COLUMNS.index("findings")].text == str(len(findings)), path
         statuses.add(status)
         h = headers[path]
         children = parents.get((os.path.dirname(path), h.get("id")), 0) if isinstance(h, dict) else 0
-        assert cells[11].text == str(children), path
+        assert cells[COLUMNS.index("children")].text == str(children), path
     assert statuses >= {"ok", "warnings", "errors"}
     planned = 0
     with_plans = [path for path in rows if b'"todo/write"' in Path(path).read_bytes()]
     for path in with_plans + list(rows)[::25]:  # the logs that write a plan, and some others
         result = CliRunner().invoke(main, ["plan", path])
         plan = json.loads(result.stdout) if result.exit_code == 0 else None
-        text = rows[path][12].text
+        text = rows[path][COLUMNS.index("plan")].text
         if plan:
             done = sum(1 for t in plan if t["status"] == "completed")
             assert text == f"{done}/{len(plan)} done", path
@@ -436,7 +441,8 @@ def test_hostile_logs_stay_inert(tmp_path: Path) -> None:
         assert "<img" not in text and "<b>x" not in text and "\u202e" not in text and "\u2066" not in text
     index = parse((site / INDEX).read_text(encoding="utf-8"))
     cell = index.find("td", "title")
-    assert cell.text == sanitize_shown(HOSTILE_TITLE + LONG_NAME)
+    assert html.unescape(cell.attrs["data-v"]) == sanitize_shown(HOSTILE_TITLE + LONG_NAME)  # whole, for the filter
+    assert cell.text == sanitize_shown(clipped(HOSTILE_TITLE + LONG_NAME))  # shown with its long word cut
     page = parse((site / _rows(site)[0][1]).read_text(encoding="utf-8"))
     assert page.find("h1").text == sanitize_shown(HOSTILE_TITLE + LONG_NAME)
     assert page.find("dd", data_fact="id").text == "<img src=x onerror=alert(2)>"
@@ -502,9 +508,10 @@ def test_one_log_is_one_page_and_o_names_its_file(tmp_path: Path) -> None:
     out = tmp_path / "page.html"
     assert _view(str(log), "-o", str(out)) == (0, f"{out}\n")
     assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
-    code, text = _view(str(log), "--select", "T3")
-    assert code == 2 and text.endswith("Error: the audit's options, --jobs, --scheduler and --force belong to a "
-                                       "site: name a folder, several logs, or -o DIR/\n")
+    assert _view(str(log), "-o", str(out), "--select", "T3") == (0, f"{out}\n")  # audited as replay audit does
+    code, text = _view(str(log), "--jobs", "2")
+    assert code == 2 and text.endswith("Error: --jobs, --scheduler and --force belong to a site: name a folder, "
+                                       "several logs, or -o DIR/\n")
     folder = tmp_path / "site"
     code, text = _view(str(log), "-o", f"{folder}/")
     assert (code, text) == (0, f"{folder / INDEX}\n") and len(_rows(folder)) == 1
@@ -530,3 +537,80 @@ def test_a_child_is_named_by_its_whole_session_id() -> None:
 
     assert [_names("started session s12.", sid) for sid in ("s1", "s12", "s")] == [False, True, False]
     assert _names("child abc-def-1 done", "abc-def-1") and not _names("child abc-def-12", "abc-def-1")
+
+
+def test_force_never_deletes_a_file_replay_did_not_write(tmp_path: Path) -> None:
+    """`--force` into a folder holding the user's own `sessions/` and `rules/`: refused,
+    naming the files, which survive; a site replay wrote, with a file the user put in
+    its `sessions/`, is refused too, and the file survives."""
+    logs = tmp_path / "logs"
+    _log(logs, "a/session.jsonl", records(TODO_WRITE))
+    mine = tmp_path / "mine"
+    (mine / "sessions").mkdir(parents=True)
+    (mine / "rules").mkdir()
+    (mine / "sessions" / "my-notes.txt").write_text("mine")
+    (mine / "rules" / "firewall.conf").write_text("allow")
+    code, out = _view(str(logs), "-o", str(mine), "--force")
+    assert code == 2
+    assert out.endswith(f"Error: Invalid value for -o: {mine}: {mine / 'rules' / 'firewall.conf'}, "
+                        f"{mine / 'sessions' / 'my-notes.txt'}: not written by replay, and a site replaces rules/, "
+                        "sessions/, index.html, .replay-site; refused (replay never deletes a file it did not write): "
+                        "move them away, or name another folder\n")
+    assert (mine / "sessions" / "my-notes.txt").read_text() == "mine"
+    assert (mine / "rules" / "firewall.conf").read_text() == "allow"
+    site = tmp_path / "site"
+    assert _view(str(logs), "-o", str(site))[0] == 0
+    (site / "sessions" / "my-notes.txt").write_text("mine")
+    for force in ((), ("--force",)):
+        code, out = _view(str(logs), "-o", str(site), *force)
+        assert code == 2 and f"{site / 'sessions' / 'my-notes.txt'}: not written by replay" in out
+    assert (site / "sessions" / "my-notes.txt").read_text() == "mine"
+    (site / "sessions" / "my-notes.txt").unlink()
+    assert _view(str(logs), "-o", str(site), "--force")[0] == 0  # its own pages are replaced
+
+
+@pytest.mark.parametrize("where", ["the logs' folder", "a folder above it", "inside it"])
+def test_a_site_folder_that_holds_or_lies_in_the_inputs_is_refused(tmp_path: Path, where: str) -> None:
+    """`replay view logs -o logs --force` with the logs under `logs/sessions/` and
+    `logs/rules/`: refused before anything is read or written; the logs survive."""
+    logs = tmp_path / "logs"
+    first = _log(logs, "sessions/session.jsonl", records(TODO_WRITE))
+    _log(logs, "rules/session.jsonl", records(TODO_WRITE))
+    out_dir = {"the logs' folder": logs, "a folder above it": tmp_path, "inside it": logs / "site"}[where]
+    code, out = _view(str(logs), "-o", str(out_dir), "--force")
+    assert code == 2
+    what = "is inside" if where == "inside it" else "holds"
+    assert out.endswith(f"Error: Invalid value for -o: {out_dir}: {what} {logs}, a path to read; the site goes to a "
+                        "folder apart from its logs\n")
+    assert first.read_bytes() == dump(records(TODO_WRITE)) and (logs / "rules" / "session.jsonl").is_file()
+    assert not (out_dir / INDEX).exists()
+
+
+def test_view_help_says_which_names_a_site_replaces() -> None:
+    result = CliRunner().invoke(main, ["view", "--help"], terminal_width=200)
+    assert ("A site replaces index.html, sessions/, rules/, .replay-site and nothing else; it is refused, with or "
+            "without --force, when those hold a file replay did not write, or when the folder holds the logs to "
+            "read.") in " ".join(result.output.split())
+
+
+def test_a_rule_page_lists_the_sessions_that_break_it(corpus_site: tuple[Path, int, str]) -> None:
+    """Styled from the rule's fields, with the sessions of the archive that break it
+    (most findings first), each linked to its first finding's event."""
+    site = corpus_site[0]
+    audited = CliRunner().invoke(main, ["audit", "--format", "json", "--jobs", "1", str(corpus_root())])
+    files = json.loads(audited.stdout)["files"]
+    rows = dict(_rows(site))
+    for rule in ("A7", "B4"):
+        want = []
+        for f in files:
+            found = [g for g in f.get("findings", []) if g["rule"] == rule]
+            if found:
+                want.append((f"../{rows[f['path']]}" + (f"#L{found[0]['line']}" if found[0].get("line") else ""),
+                             len(found)))
+        want.sort(key=lambda item: -item[1])
+        page = parse((site / "rules" / f"{rule}.html").read_text(encoding="utf-8"))
+        got = [(tr.find("a").attrs["href"], int(tr.find("td", "num").attrs["data-v"]))
+               for tr in page.find("table", "breaking").find("tbody").find_all("tr")]
+        assert sorted(got, key=lambda item: -item[1]) == got and sorted(got) == sorted(want), rule
+        assert page.find("p", "summary").text.startswith(f"{rule} ")
+        assert page.find("pre", "help").text.startswith(f"{rule}: ")  # the terminal text, folded away

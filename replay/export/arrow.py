@@ -1,0 +1,83 @@
+"""Rows to Arrow and Parquet (pyarrow, the export extra), exactly: a value is written
+as the log holds it. Two things a Parquet column cannot hold are said here, once: a
+string with a lone surrogate (JavaScript's strings allow one, UTF-8 cannot encode it)
+is written with U+FFFD in its place, the one character replay shows for it
+everywhere; an integer outside the 64-bit range is written as null, and so is a time
+outside JavaScript's dates (more than 8.64e15 ms from the epoch either way, which
+every reader's timestamp holds)."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from replay.export.schema import INT, ITEMS, STRING, STRINGS, TABLES, TIME, arrow_schema
+from replay.extras import require
+
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+TIME_LIMIT = 8_640_000_000_000_000
+"""Milliseconds from the epoch to the last date JavaScript's Date holds."""
+
+
+def pyarrow() -> Any:
+    return require("pyarrow", "export", "exporting tables")
+
+
+def _text(value: Any) -> Any:
+    if not isinstance(value, str):
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return value
+
+
+def _whole(value: Any) -> Any:
+    return value if type(value) is int and INT_MIN <= value <= INT_MAX else None
+
+
+def _time(value: Any) -> Any:
+    return value if type(value) is int and -TIME_LIMIT <= value <= TIME_LIMIT else None
+
+
+def _clean(kind: str, values: list[Any]) -> list[Any]:
+    """The values a column of ``kind`` can hold: anything else is null (a row's
+    value of another type than its column's, a text UTF-8 cannot hold: see above)."""
+    if kind == STRING:
+        return [_text(v) for v in values]
+    if kind == INT:
+        return [_whole(v) for v in values]
+    if kind == TIME:
+        return [_time(v) for v in values]
+    if kind == STRINGS:
+        return [[_text(s) for s in v] if isinstance(v, list) else None for v in values]
+    if kind == ITEMS:
+        return [[{k: _text(s) for k, s in item.items()} for item in v if isinstance(item, dict)]
+                if isinstance(v, list) else None for v in values]
+    return values
+
+
+def arrow_table(table: str, columns: dict[str, list[Any]]) -> Any:
+    """The rows of ``table`` (a list per column) as a pyarrow Table."""
+    pa = pyarrow()
+    schema = arrow_schema(table)
+    arrays = []
+    for column, field in zip(TABLES[table], schema, strict=True):
+        values = columns[column.name]
+        if column.type == TIME:
+            values = _clean(TIME, values)
+        try:
+            arrays.append(pa.array(values, field.type))
+        except (pa.ArrowException, OverflowError, UnicodeError, TypeError, ValueError):
+            arrays.append(pa.array(_clean(column.type, values), field.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def parquet_bytes(table: str, columns: dict[str, list[Any]], row_group: int) -> bytes:
+    """One Parquet file of the rows, its row groups at most ``row_group`` rows."""
+    import pyarrow.parquet as pq
+
+    out = io.BytesIO()
+    pq.write_table(arrow_table(table, columns), out, row_group_size=row_group, compression="zstd")
+    return out.getvalue()
