@@ -9,6 +9,14 @@ real logs of ``$REPLAY_CORPUS`` (default ``../shared/corpus``):
   and 50), made of copies of one clean corpus log with seqs, turns and ids shifted (the
   builder of ``audit_throughput.py``); the two sizes show whether memory grows with the
   log;
+* ``calls-<N>.jsonl``: a clean log of ``--events`` events (default 2,000,000; 0 skips),
+  more than half of them tool calls and results: turns of ten steps, each an
+  assistant/message asking for two calls, the calls and their results, every record
+  in the shape of its type's record in the ``todo_write`` log, every id fresh (what a
+  fold keeps per call, a reading per tool result, shows here);
+* ``children-<N>/``: a parent log with ``--children`` subagent calls (default 4,000; 0
+  skips) whose results name no child, and as many children, copies of a real child
+  log whose headers name the parent (``view`` of the folder against its ``audit``);
 * ``record-<N>mib.jsonl``: a real log whose one tool result holds a text of N MiB
   (``--record-mib``, default 100), so the record is one line of that size;
 * ``golden-<N>mb/``: this repo's scenarios and goldens with one golden
@@ -34,8 +42,8 @@ measures ``audit --format json`` of each (``--archives-only``: only these):
 * ``member-1tb.tar.zst``: a real log, then a member named like a log declaring 1 TB;
 * ``members-1m.tar.zst``: ``--members`` (default 1,000,000) empty members named like logs.
 
-    python3 bench/bounds.py [--sizes 12 50] [--record-mib 100] [--golden-mb 140] [--members N]
-                            [--archives-only] [--code DIR]
+    python3 bench/bounds.py [--sizes 12 50] [--events 2000000] [--children 4000] [--record-mib 100]
+                            [--golden-mb 140] [--members N] [--archives-only] [--code DIR]
 """
 
 from __future__ import annotations
@@ -52,6 +60,8 @@ import sys
 import tarfile
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +75,12 @@ import audit_throughput as at  # noqa: E402  (a sibling script, not a package)
 
 MB = 1_000_000
 TEMPLATE = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/todo-write/session.jsonl"
+PARENT = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagent-parallel"
+"""A parent log and its children (``session.jsonl``, ``session.1.jsonl``)."""
+NAMESPACE = uuid.UUID("0b6f1c52-2d7e-4b8e-9a51-3c9e4f7d2a60")
+CALL_ROWS = [("audit", ["audit", "--format", "json"]), ("render acp", ["render", "acp"]),
+             ("view -o", ["view", "-o", "{page}"])]
+"""The commands measured on the long log of tool calls (its page to a file)."""
 COMMANDS: list[tuple[str, list[str]]] = [
     ("audit", ["audit", "--format", "json"]),
     ("render acp", ["render", "acp"]),
@@ -84,6 +100,107 @@ def build_long(corpus: Path, target: Path, size: int) -> None:
         raise SystemExit(f"error: {corpus / TEMPLATE} is missing or cannot be repeated")
     built = at.Built()
     at.build_long(template, target, 0, size, built)
+
+
+def _fresh(name: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, name))
+
+
+def calls_lines(recs: list[dict[str, Any]], events: int, calls: int = 2, steps: int = 10) -> Iterator[bytes]:
+    """The lines of a clean log of at least ``events`` events, more than half of them
+    tool calls and results: turns of ``steps`` steps, each an assistant/message asking
+    for ``calls`` calls, the calls and their results. Each record has the shape of its
+    type's first record in ``recs`` (a real log, header first), every id fresh (UUIDs,
+    as the harness writes them). The tests build their logs with it too."""
+    first: dict[str, dict[str, Any]] = {}
+    for rec in recs:
+        first.setdefault(rec["type"], rec)
+    user, message, result = first["user/message"]["data"], first["assistant/message"]["data"], first["tool/result"]
+    time0 = first["tool/call"]["time"]
+    seq = 0
+
+    def line(type_: str, data: dict[str, Any], **extra: Any) -> bytes:
+        nonlocal seq
+        seq += 1
+        return orjson.dumps({"type": type_, "seq": seq - 1, "time": time0 + seq, "data": data, **extra}) + b"\n"
+
+    yield orjson.dumps(recs[0]) + b"\n"
+    args = '{"file_path": "a.txt"}'
+    block = result["data"]["message"]["content"][0]
+    turn = number = 0
+    while seq < events:
+        turn += 1
+        yield line("turn/start", {"turn": turn})
+        yield line("user/message", {**user, "id": _fresh(f"u{turn}")}, surfaceOp="append")
+        for step in range(1, steps + 1):
+            at = {"turn": turn, "step": step}
+            ids = [f"call_{number + i}" for i in range(calls)]
+            number += calls
+            yield line("step/start", at)
+            yield line("assistant/message", {**at, "message": {**message["message"], "id": _fresh(f"m{turn}.{step}"),
+                       "content": [{"type": "tool-call", "id": i, "name": "read", "arguments": args} for i in ids]},
+                       "usage": message["usage"]}, sourceEventSeqs=[], surfaceOp="append")
+            called = seq
+            for i in ids:
+                yield line("tool/call", {**at, "callId": i, "name": "read", "arguments": args})
+            for k, i in enumerate(ids):
+                yield line("tool/result", {**at, "message": {
+                    **result["data"]["message"], "id": _fresh(i), "source": {"kind": "tool", "callId": i},
+                    "content": [{**block, "toolCallId": i, "content": [{"type": "text", "text": "1: alpha"}]}]}},
+                    sourceEventSeqs=[called + k], surfaceOp="append")
+            yield line("step/end", at)
+        yield line("turn/end", {"turn": turn, "reason": {"kind": "completed"}})
+
+
+def build_calls(corpus: Path, target: Path, events: int) -> None:
+    recs = [orjson.loads(line) for line in (corpus / TEMPLATE).read_bytes().splitlines() if line]
+    with target.open("wb") as out:
+        out.writelines(calls_lines(recs, events))
+
+
+def build_children(corpus: Path, folder: Path, n: int) -> None:
+    """A parent with ``n`` subagent calls whose results name no child (each in a step of
+    its own, in the shapes of the real parent's records), and ``n`` children: the real
+    child log, each with a fresh id, its header naming the parent."""
+    parent = [orjson.loads(line) for line in (corpus / PARENT / "session.jsonl").read_bytes().splitlines() if line]
+    child = (corpus / PARENT / "session.1.jsonl").read_bytes()
+    child_id = orjson.loads(child.split(b"\n", 1)[0])["id"].encode()
+    first: dict[str, dict[str, Any]] = {}
+    for rec in parent:
+        first.setdefault(rec["type"], rec)
+    call, result, message = first["tool/call"], first["tool/result"], first["assistant/message"]["data"]
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    records = [parent[0], {**first["turn/start"], "seq": 0}]
+    for i in range(n):
+        at = {"turn": 1, "step": i + 1}
+        call_id = f"call_child_{i}"
+        call_block = {"type": "tool-call", "id": call_id, "name": call["data"]["name"],
+                      "arguments": call["data"]["arguments"]}
+        records += [
+            {"type": "step/start", "data": at},
+            {"type": "assistant/message", "data": {**at, "message": {**message["message"], "id": _fresh(f"m{i}"),
+             "content": [call_block]}}, "sourceEventSeqs": [], "surfaceOp": "append"},
+            {"type": "tool/call", "data": {**call["data"], **at, "callId": call_id}},
+            {"type": "tool/result", "data": {**at, "message": {
+                **result["data"]["message"], "id": _fresh(f"r{i}"), "source": {"kind": "tool", "callId": call_id},
+                "content": [{**result["data"]["message"]["content"][0], "toolCallId": call_id}]}},
+             "surfaceOp": "append"},
+            {"type": "step/end", "data": at},
+        ]
+        (tmp / f"session.{i + 1}.jsonl").write_bytes(child.replace(child_id, _fresh(f"child{i}").encode()))
+    records.append({**first["turn/end"]})
+    with (tmp / "session.jsonl").open("wb") as out:
+        out.write(orjson.dumps(records[0]) + b"\n")
+        for seq, rec in enumerate(records[1:]):
+            called = seq - 1 if rec["type"] == "tool/result" else None
+            rec = {"type": rec["type"], "seq": seq, "time": call["time"] + seq, "data": rec["data"],
+                   **{k: v for k, v in rec.items() if k in ("surfaceOp",)},
+                   **({"sourceEventSeqs": [called]} if called is not None else
+                      {"sourceEventSeqs": rec["sourceEventSeqs"]} if "sourceEventSeqs" in rec else {})}
+            out.write(orjson.dumps(rec) + b"\n")
+    tmp.rename(folder)
 
 
 def build_record(corpus: Path, target: Path, mib: int) -> None:
@@ -271,10 +388,11 @@ def measure(args: list[str], out_dir: Path, code: Path = at.REPO_ROOT) -> dict[s
     if code not in (0, 1):
         raise SystemExit(f"error: replay {' '.join(args)} exited {code}: {err.decode(errors='replace')[-2000:]}")
     finding = ""
-    if args[0] == "view":  # the page's path is printed: its size is the output
+    if args[0] == "view":  # the page's (the index's) path is printed: its size is the output
         page = Path(head.decode().strip())
         size = page.stat().st_size
-        page.unlink()
+        if page.name != "index.html":
+            page.unlink()
     elif bomb:  # the archive's own finding comes last
         files = orjson.loads(head)["files"]
         finding = " ".join(f"{f['rule']}: {f['message']}" for f in files[-1]["findings"]) if files else ""
@@ -287,6 +405,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "replay-bench-bounds")
     parser.add_argument("--corpus", type=Path, default=at.default_corpus())
     parser.add_argument("--sizes", type=int, nargs="+", default=[12, 50], help="long-log sizes in MB")
+    parser.add_argument("--events", type=int, default=2_000_000, help="events of the log of tool calls (0: none)")
+    parser.add_argument("--children", type=int, default=4000, help="children of the parent (0: none)")
     parser.add_argument("--record-mib", type=int, default=100)
     parser.add_argument("--members", type=int, default=1_000_000, help="empty members of the members bomb")
     parser.add_argument("--archives-only", action="store_true", help="only the archive bombs")
@@ -302,6 +422,8 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     longs = [out / f"long-{size}mb.jsonl" for size in args.sizes]
     record = out / f"record-{args.record_mib}mib.jsonl"
+    calls = out / f"calls-{args.events}.jsonl"
+    children = out / f"children-{args.children}"
     if args.build_only:
         build_bombs(args.corpus, out, args.members)
         if args.archives_only:
@@ -311,6 +433,10 @@ def main() -> int:
                 build_long(args.corpus, path, size * MB)
         if not record.exists():
             build_record(args.corpus, record, args.record_mib)
+        if args.events and not calls.exists():
+            build_calls(args.corpus, calls, args.events)
+        if args.children and not children.exists():
+            build_children(args.corpus, children, args.children)
         if args.golden_mb:
             build_golden_trees(out, args.golden_mb)
         return 0
@@ -350,6 +476,28 @@ def main() -> int:
             row[name] = r
             cells.append(f"{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['output'] / MB:>9.1f}")
         print(f"{label:20}" + "".join(cells), flush=True)
+    if args.events:
+        print(f"\n{calls.name}: {args.events:,} events, {calls.stat().st_size / MB:.0f} MB")
+        print(f"{'':20}{'s':>8}{'RSS MB':>9}{'out MB':>9}")
+        for label, command in CALL_ROWS:
+            page.unlink(missing_ok=True)
+            r = measure([*(a.replace("{page}", str(page)) for a in command), str(calls)], out, args.code.resolve())
+            results.setdefault(label, {})[f"{args.events:,} events"] = r
+            print(f"{label:20}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['output'] / MB:>9.1f}", flush=True)
+    if args.children:
+        site = out / "children-site"
+        print(f"\n{children.name}: a parent, {args.children:,} subagent calls naming no child, {args.children:,} "
+              "children")
+        print(f"{'':20}{'s':>8}{'RSS MB':>9}")
+        timed = {}
+        for label, command in [("audit", ["audit", "--format", "json", str(children)]),
+                               ("view -o DIR", ["view", str(children), "-o", str(site), "--force"])]:
+            shutil.rmtree(site, ignore_errors=True)
+            r = measure(command, out, args.code.resolve())
+            results.setdefault(label, {})[f"{args.children:,} children"] = timed[label] = r
+            print(f"{label:20}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}", flush=True)
+        shutil.rmtree(site, ignore_errors=True)
+        print(f"view / audit: {timed['view -o DIR']['seconds'] / timed['audit']['seconds']:.2f} x (target 2 x)")
     if args.golden_mb:
         golden = golden_tree(out, args.golden_mb) / "goldens" / GOLDEN[0] / GOLDEN[1]
         print(f"\n{GOLDEN[0]}/{GOLDEN[1]}: {golden.stat().st_size / MB:.0f} MB")

@@ -33,7 +33,7 @@ from replay.log.reader import Limits
 from replay.output import json_bytes
 from replay.parallel import MAX_JOBS, usable_cpus, workers_for
 from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, LOCALES, PROFILE_NAMES, SURFACES, Locale
-from replay.render.site_layout import DEFAULT_SITE, SITE_MARKER
+from replay.render.site_layout import DEFAULT_SITE, SITE_MARKER, SITE_NAMES
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS, RULE_HELP_FORMATS
 from replay.scenarios import SCENARIOS
 from replay.style import sanitize, style_for, use_color
@@ -538,7 +538,10 @@ def _one_page(paths: tuple[str, ...], output: str | None) -> bool:
               help="The language of every label.")
 @click.option("--open", "open_browser", is_flag=True, help="Also open the index (or the page) in a web browser.")
 @click.option("--force", is_flag=True, help=f"Write the site into a folder that is not empty and has no "
-                                            f"{SITE_MARKER} (a site replay wrote).")
+                                            f"{SITE_MARKER} (a site replay wrote). A site replaces "
+                                            f"{', '.join(SITE_NAMES)} and nothing else; it is refused, with or "
+                                            "without --force, when those hold a file replay did not write, or when "
+                                            "the folder holds the logs to read.")
 @audit_choice_options
 @jobs_option("audits")
 @scheduler_option

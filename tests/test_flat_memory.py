@@ -93,3 +93,38 @@ def test_a_long_tool_output_is_cut_on_the_page_with_its_size(tmp_path: Path) -> 
     zh = tmp_path / "zh.html"
     run = CliRunner().invoke(main, ["render", "web", "--html", "--locale", "zh", "-o", str(zh), str(path)])
     assert "……已截断：显示前 65536 个字符，共 640000 个" in zh.read_text(encoding="utf-8")
+
+
+PER_EVENT = 30
+"""Bytes of memory a reading may keep per event of a log of tool calls: a few in arrays
+(the surface's nodes, each tool result's print and message id); a dict entry and its
+int objects, as were kept per surface event and tool result before, cost about 100."""
+
+
+@pytest.fixture(scope="module")
+def call_logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    from bench.bounds import calls_lines
+
+    folder = tmp_path_factory.mktemp("calls")
+    small, large = folder / "small.jsonl", folder / "large.jsonl"
+    recs = records(TODO_WRITE)
+    small.write_bytes(b"".join(calls_lines(recs, 2_000)))
+    large.write_bytes(b"".join(calls_lines(recs, 8_000)))
+    return small, large
+
+
+@pytest.mark.parametrize("name", ["audit", "render acp"])
+def test_memory_per_tool_call_is_a_few_bytes(name: str, call_logs: tuple[Path, Path], tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log four times longer, more than half of it tool calls and results: what the
+    longer one costs more, per event it adds, is bounded (a long log of calls once cost
+    its audit about 105 bytes an event, its ACP rendering 40; now 19 and 6)."""
+    import replay.log.bounded
+
+    monkeypatch.setattr(replay.log.bounded, "BLOCK", 1 << 15)
+    small, large = call_logs
+    _peak(COMMANDS[name], small, tmp_path / "a.out", traced=False)
+    a = _peak(COMMANDS[name], small, tmp_path / "a.out")
+    b = _peak(COMMANDS[name], large, tmp_path / "b.out")
+    added = 6_000
+    assert (b - a) / added < PER_EVENT, f"{name}: {a / 1e6:.2f} MB → {b / 1e6:.2f} MB for {added:,} more events"

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import os
 import re
 import shutil
@@ -324,6 +325,9 @@ LOG_COMMANDS: list[tuple[list[str], str | None]] = [
     (["plan"], None),
     (["plan", "--at", "20"], None),
     (["view"], None),
+    (["export", "-o", "{export}", "--events"], None),
+    (["export", "-o", "{database}"], None),
+    (["export", "--format", "otlp", "-o", "{traces}"], None),
 ]
 
 
@@ -338,12 +342,15 @@ def test_every_command_survives_a_hostile_log(recipe: Any) -> None:
         box.seal()
         for args, report in LOG_COMMANDS:
             argv = [a.replace("{junit}", str(work / "junit.xml")).replace("{page}", str(work / "page.html"))
-                    .replace("{baseline}", str(work / "baseline.json")) for a in args]
+                    .replace("{baseline}", str(work / "baseline.json")).replace("{export}", str(work / "export"))
+                    .replace("{database}", str(work / "export.duckdb")).replace("{traces}", str(work / "traces"))
+                    for a in args]
             out = _run([*argv, str(path)], report=report)
             if args[0] == "view" and out.strip():
                 _check_file(Path(out.strip()), "the page", args)
         _check_file(work / "page.html", "the page", ["render", "web", "--html"])
         _check_file(work / "junit.xml", "JUnit XML", ["audit", "--junit"])
+        _check_export(work / "export", data)
         # The log as a harness scenario folder (with its input.json and golden), imported
         # as a scenario and rendered by conformance.
         harness = work / "harness" / "case"
@@ -354,6 +361,22 @@ def test_every_command_survives_a_hostile_log(recipe: Any) -> None:
              report="text")
         _run(["conformance", str(work / "harness")], report="text")
         _run(["conformance", "--format", "json", str(work / "harness")])
+
+
+def _check_export(folder: Path, data: bytes) -> None:
+    """The export's strings are the log's, exactly: its header's (a lone surrogate, which
+    UTF-8 cannot hold, as U+FFFD)."""
+    pq = pytest.importorskip("pyarrow.parquet", reason="the export extra (pyarrow) is not installed")
+    rows = pq.read_table(folder / "sessions.parquet").to_pylist()
+    assert len(rows) == 1
+    try:
+        header = json.loads(data.split(b"\n", 1)[0])
+    except ValueError:
+        return  # a damaged or compressed header: nothing to compare
+    for key, column in (("cwd", "cwd"), ("id", "session_id")):
+        value = header.get(key) if isinstance(header, dict) else None
+        if isinstance(value, str) and rows[0][column] is not None:
+            assert rows[0][column] == value.encode("utf-16", "surrogatepass").decode("utf-16", "replace"), key
 
 
 # -- hostile trees -----------------------------------------------------------------------

@@ -24,23 +24,26 @@ def pyarrow() -> Any:
 
 
 def _text(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if not isinstance(value, str):
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return value
 
 
 def _whole(value: Any) -> Any:
-    return value if type(value) is not int or INT_MIN <= value <= INT_MAX else None
+    return value if type(value) is int and INT_MIN <= value <= INT_MAX else None
 
 
 def _time(value: Any) -> Any:
-    return value if type(value) is not int or -TIME_LIMIT <= value <= TIME_LIMIT else None
+    return value if type(value) is int and -TIME_LIMIT <= value <= TIME_LIMIT else None
 
 
 def _clean(kind: str, values: list[Any]) -> list[Any]:
+    """The values a column of ``kind`` can hold: anything else is null (a row's
+    value of another type than its column's, a text UTF-8 cannot hold: see above)."""
     if kind == STRING:
         return [_text(v) for v in values]
     if kind == INT:
@@ -48,9 +51,10 @@ def _clean(kind: str, values: list[Any]) -> list[Any]:
     if kind == TIME:
         return [_time(v) for v in values]
     if kind == STRINGS:
-        return [None if v is None else [_text(s) for s in v] for v in values]
+        return [[_text(s) for s in v] if isinstance(v, list) else None for v in values]
     if kind == ITEMS:
-        return [None if v is None else [{k: _text(s) for k, s in item.items()} for item in v] for v in values]
+        return [[{k: _text(s) for k, s in item.items()} for item in v if isinstance(item, dict)]
+                if isinstance(v, list) else None for v in values]
     return values
 
 

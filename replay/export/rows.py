@@ -1,11 +1,11 @@
 """One log's rows, made where the audit reads it: ``ExportWatch`` reads every log
 alongside its audit (``replay.check.engine.Watch``), folding it with the session
 browser's own fold (``replay.project.session.SessionFold``: the same times, turns,
-steps, tokens and call outcomes), and writes the log's ``turns``, ``steps``,
-``tool_calls``, ``plans`` (and ``events``) rows as Parquet parts into the export's
-staging folder, in the worker process that read it. What travels back is the
-session's own facts (``LogFacts``) and the names of its parts; the ``sessions`` and
-``findings`` rows are made by the caller from them and from the audit's report."""
+steps, tokens and call outcomes) into its ``turns``, ``steps``, ``tool_calls``, ``plans``
+(and ``events``) rows: a large log's are written as Parquet parts into the export's
+staging folder, in the worker process that read it; a small log's travel back. With
+them travel the session's own facts (``LogFacts``); the ``sessions`` and ``findings``
+rows are made by the caller from them and from the audit's report."""
 
 from __future__ import annotations
 
@@ -53,6 +53,14 @@ class LogFacts:
     """…or a small log's, a list of values per column (they travel back, and are made
     Arrow in batches: a part per log would be a file per log and table, most of the
     export's time)."""
+
+
+def _may_count(ev: Event) -> bool:
+    """Whether a chunk may be a ``usage`` or ``finish`` one (the only ones that count):
+    a typed chunk whose bytes name neither, and escape nothing, is neither, and its
+    data need not be decoded (most of an export's time, else)."""
+    raw = getattr(ev, "raw", None)
+    return not raw or b'"usage"' in raw or b'"finish"' in raw or b"\\u" in raw
 
 
 def _int(value: Any) -> int | None:
@@ -114,9 +122,12 @@ class LogRows(Reading):
                 times = [ev.time for ev in chunks]
                 fold.span(min(times), max(times))
                 for ev in chunks:
-                    chunk = ev.data.get("chunk")
+                    if not _may_count(ev):
+                        continue
+                    data = ev.data
+                    chunk = data.get("chunk")
                     if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
-                        fold.chunk(ev.data, chunk)
+                        fold.chunk(data, chunk)
                 if events is not None:
                     events.extend((ev.seq, ev.type, item.turn, item.step, ev.time, ev.line) for ev in chunks)
             elif kind is ChunkRun:
@@ -133,8 +144,17 @@ class LogRows(Reading):
 
     def _event(self, ev: Event) -> None:
         fold = self.fold
-        fold.event(ev)
         kind = ev.type
+        if kind == "assistant/chunk" and not _may_count(ev):  # its time only (see _may_count)
+            t = ev.time
+            if type(t) is int:
+                fold.span(t, t)
+            if self.events is not None:
+                body = getattr(ev, "body", None)
+                turn, step = (body.turn, body.step) if body is not None else (None, None)
+                self.events.append((ev.seq, kind, turn, step, t, ev.line))
+            return
+        fold.event(ev)
         if self.generation is None:
             self.generation = generation_of(ev)
         if kind == "tool/call":

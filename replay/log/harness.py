@@ -200,19 +200,24 @@ def load_harness_scenario(folder: Path) -> HarnessScenario:
         return None if name is None else folder / name
 
     golden, live, load = files.goldens
-    steps = _read_input(files)
+    notes = list(files.notes)
+    steps = _read_input(files, notes)
     return HarnessScenario(folder.name, folder, folder / files.primary, tuple(folder / c for c in files.children),
                            path(golden), steps, path(live), path(load), path(files.override), files.tree,
-                           files.notes)
+                           tuple(notes))
 
 
-def _read_input(files: HarnessFiles) -> Any:
+def _read_input(files: HarnessFiles, notes: list[str]) -> Any:
     """The parsed ``input.json``; ``None`` when it is absent or not JSON (the scenario
-    then renders as a client without capabilities). One past ``MAX_SIDE_BYTES`` is
-    refused."""
+    then renders as a client without capabilities), or cannot be read (past
+    ``MAX_SIDE_BYTES``: as the importer, it is left out, and ``notes`` says why)."""
     if files.input is None:
         return None
-    raw = files.tree.read(files.input, limit=MAX_SIDE_BYTES, what="the steps file")
+    try:
+        raw = files.tree.read(files.input, limit=MAX_SIDE_BYTES, what="the steps file")
+    except FsError as exc:
+        notes.append(f"{files.input}: not read ({exc})")
+        return None
     if raw is None:
         return None
     ok, value = parse(raw.decode("utf-8", "replace"))

@@ -12,6 +12,7 @@ from typing import Any
 
 from replay.findings import Example, Finding, Rule
 from replay.log.event import DictEvent, Event
+from replay.log.seqmap import SeqIds
 from replay.log.values import hashable, is_nonempty_str, is_safe_int
 from replay.output import show
 
@@ -96,7 +97,7 @@ class Migrator:
 
     def __init__(self, session_id: str | None) -> None:
         self._session_id = session_id if session_id is not None else ""
-        self._tool_result_ids: dict[int, Any] = {}
+        self._tool_result_ids = SeqIds()
 
     def _legacy_id(self, seq: int) -> str:
         return f"legacy-message:{self._session_id}:{seq}"

@@ -97,6 +97,9 @@ class ModeResult:
     extra: int = 0
     changed: int = 0
     first_diff: LineDiff | None = None
+    approximate: bool = False
+    """The streams were too costly to align exactly: aligned linearly (the counts are an
+    upper bound of what differs)."""
 
     @property
     def exact(self) -> bool:
@@ -114,7 +117,8 @@ class ModeResult:
             parts.append(f"{counted(self.missing, 'golden line')} not rendered")
         if self.extra:
             parts.append(f"{counted(self.extra, 'rendered line')} not in the golden")
-        return f"{self.matching}/{self.expected} golden lines rendered in order; " + ", ".join(parts)
+        aligned = " (too costly to align exactly: aligned linearly)" if self.approximate else ""
+        return f"{self.matching}/{self.expected} golden lines rendered in order{aligned}; " + ", ".join(parts)
 
 
 def what_differs(modes: Sequence[ModeResult]) -> str:
@@ -224,7 +228,7 @@ def compare_mode(mode: Mode, golden: str, expected: Sequence[str], got: Sequence
     """Align the two streams and say what differs."""
     aligned = align_lines(expected, got, ACP_STREAM.focus)  # as the ACP streams producer compares
     return ModeResult(mode, golden, len(expected), len(got), aligned.matching, aligned.missing, aligned.extra,
-                      aligned.changed, aligned.first)
+                      aligned.changed, aligned.first, aligned.approximate)
 
 
 def _golden_name(scenario: HarnessScenario) -> str:

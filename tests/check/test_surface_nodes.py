@@ -1,6 +1,7 @@
-"""The surface's node sequence (``SurfaceNodes``) behaves exactly as the plain list it
-replaced (``list.index`` + slice assignment), including repeated and non-integer seqs,
-and a replace costs the nodes it removes, not the length of the surface."""
+"""The surface's node sequence (``SurfaceNodes``, compact, and ``LinkedNodes``, the
+general form it falls back to) behaves exactly as the plain list it replaced
+(``list.index`` + slice assignment), including repeated and non-integer seqs, and a
+replace costs the nodes it removes, not the length of the surface."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.check.surface import SurfaceNodes
+from replay.check.nodes import LinkedNodes, SurfaceNodes
 
 
 class ListNodes:
@@ -43,9 +44,8 @@ ops = st.lists(st.one_of(st.tuples(st.just("append"), seqs),
                          st.tuples(st.just("replace"), seqs, seqs, seqs)), max_size=60)
 
 
-@given(ops)
-def test_same_answers_as_the_list_it_replaced(script: list[tuple[Any, ...]]) -> None:
-    mine, ref = SurfaceNodes(), ListNodes()
+def _same_answers(mine: SurfaceNodes | LinkedNodes, script: list[tuple[Any, ...]]) -> None:
+    ref = ListNodes()
     for op in script:
         if op[0] == "append":
             mine.append(op[1])
@@ -58,6 +58,50 @@ def test_same_answers_as_the_list_it_replaced(script: list[tuple[Any, ...]]) -> 
             mine.replace(got, seq)  # type: ignore[arg-type]
             ref.replace(want, seq)
     assert list(mine) == ref.nodes
+
+
+@given(ops)
+def test_same_answers_as_the_list_it_replaced(script: list[tuple[Any, ...]]) -> None:
+    _same_answers(SurfaceNodes(), script)
+    _same_answers(LinkedNodes(), script)
+
+
+# A log's own order: each event's seq above the last (the compact form's case), a
+# replace's run anywhere in the surface; now and then a seq out of order or repeated.
+steps = st.lists(st.one_of(
+    st.tuples(st.just("append")), st.tuples(st.just("replace"), st.integers(0, 40), st.integers(0, 5)),
+    st.tuples(st.just("odd"), st.one_of(st.integers(0, 40), st.integers(0, 40).map(float)))), max_size=80)
+
+
+@given(steps)
+def test_same_answers_in_a_logs_own_order(shape: list[tuple[Any, ...]]) -> None:
+    script: list[tuple[Any, ...]] = []
+    for seq, step in enumerate(shape, 1):
+        if step[0] == "append":
+            script.append(("append", seq))
+        elif step[0] == "odd":
+            script.append(("append", step[1]))
+        else:  # start and end: seqs of the recent past
+            script.append(("replace", max(0, seq - step[1]), max(0, seq - step[1] + step[2]), seq))
+    _same_answers(SurfaceNodes(), script)
+
+
+def test_compaction_replaces_from_the_first_node_linearly() -> None:
+    """Every replace from the first node on, over what the earlier ones removed:
+    each dead node is stepped over once, not once per replace."""
+    nodes = SurfaceNodes()
+    seq = 0
+    for _ in range(200):
+        for _ in range(50):
+            nodes.append(seq)
+            seq += 1
+        first = next(iter(nodes))
+        run = nodes.span(first, seq - 1)
+        assert isinstance(run, list) and len(run) == 51 - (first == 0)
+        nodes.replace(run, seq)
+        seq += 1
+    assert list(nodes) == [seq - 1]
+    assert max(nodes._jump) <= seq  # every path shortened to a live slot or the end
 
 
 def test_a_replace_costs_what_it_removes() -> None:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from replay.cli import main
 from replay.goldens.streams import align_lines
 from replay.log.harness import golden_update_lines, load_harness_scenario
-from replay.scenarios.conformance import run_conformance
+from replay.scenarios.conformance import compare_mode, run_conformance
 from tests.helpers import corpus_file
 
 SCENARIO = "acp-2026-07-23/bash-spill"
@@ -86,10 +86,15 @@ def test_an_input_json_that_is_not_a_regular_file_is_left_out_unread(folder: Pat
     assert code == 0, out
 
 
-def test_an_input_json_past_its_cap_is_refused(folder: Path) -> None:
-    (folder / "input.json").write_bytes(b" " * ((16 << 20) + 1))
+def test_an_input_json_past_its_cap_is_left_out_as_the_importer_leaves_it(folder: Path) -> None:
+    steps = folder / "input.json"
+    steps.write_bytes(b" " * ((16 << 20) + 1))
+    scenario = load_harness_scenario(folder)
+    assert scenario.input is None
+    assert scenario.notes == (f"input.json: not read ({steps}: the steps file is larger than 16777216 bytes; "
+                              "refused)",)
     code, out = _cli("render", "acp", folder)
-    assert code == 1 and "input.json: the steps file is larger than 16777216 bytes" in out, out
+    assert code == 0, out
 
 
 def test_a_golden_line_nested_too_deep_is_refused_at_its_line(folder: Path) -> None:
@@ -130,3 +135,12 @@ def test_an_alignment_of_many_equal_lines_runs_under_its_budget() -> None:
     assert aligned.approximate
     assert (aligned.matching, aligned.missing, aligned.extra, aligned.changed) == (20_000, 0, 0, 1)
     assert aligned.first is not None and aligned.first.summary == "a: expected 1, got 3"
+
+
+def test_conformance_says_when_its_alignment_was_approximate() -> None:
+    expected = ['{"a":1}'] * 20_000 + ['{"a":2}']
+    got = ['{"a":1}'] * 19_999 + ['{"a":3}', '{"a":2}']
+    result = compare_mode("live", "stdout.expected.jsonl", expected, got)
+    assert result.approximate
+    assert result.what_differs == ("20000/20001 golden lines rendered in order (too costly to align exactly: "
+                                   "aligned linearly); 1 changed")
