@@ -441,7 +441,9 @@ def test_hostile_logs_stay_inert(tmp_path: Path) -> None:
         assert "<img" not in text and "<b>x" not in text and "\u202e" not in text and "\u2066" not in text
     index = parse((site / INDEX).read_text(encoding="utf-8"))
     cell = index.find("td", "title")
-    assert html.unescape(cell.attrs["data-v"]) == sanitize_shown(HOSTILE_TITLE + LONG_NAME)  # whole, for the filter
+    whole = sanitize_shown(HOSTILE_TITLE + LONG_NAME)
+    assert html.unescape(cell.find("div", "t").attrs["title"]) == sanitize_shown((HOSTILE_TITLE + LONG_NAME)[:1000])
+    assert whole.startswith(html.unescape(cell.find("div", "t").attrs["title"]))  # its start, for the tooltip
     assert cell.text == sanitize_shown(clipped(HOSTILE_TITLE + LONG_NAME))  # shown with its long word cut
     page = parse((site / _rows(site)[0][1]).read_text(encoding="utf-8"))
     assert page.find("h1").text == sanitize_shown(HOSTILE_TITLE + LONG_NAME)
