@@ -34,7 +34,7 @@ from replay.log.reader import Limits
 from replay.output import json_bytes
 from replay.parallel import MAX_JOBS, usable_cpus, workers_for
 from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, LOCALES, PROFILE_NAMES, SURFACES, Locale
-from replay.render.site_layout import DEFAULT_SITE, SITE_MARKER
+from replay.render.site_layout import DEFAULT_SITE, SITE_MARKER, SITE_NAMES
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS, RULE_HELP_FORMATS
 from replay.scenarios import SCENARIOS
 from replay.style import sanitize, style_for, use_color
@@ -292,7 +292,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     shown = reporting.shows_progress and not files_only and sys.stderr.isatty()
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
     held = shows_bar(count, shown)
-    out = stdout()
+    out = stdout(reporting.writes_json)
     text = io.StringIO() if held else None  # the report waits until the bar is done
     view = AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None,
                      files_only=files_only, summary_only=options["write_baseline"] is not None)
@@ -358,7 +358,7 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
                                  context=context, on_scenario=lambda r: advance(r.name),
                                  pending=None if pending is None else _folder_tree(Path(pending),
                                                                                    Path(PENDING_FOLDER)))
-    echo(reporting.render(report, style_for(sys.stdout, no_color), verbose))
+    echo(reporting.render(report, style_for(sys.stdout, no_color), verbose), reporting.writes_json)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if fmt == "github" and summary:
         try:  # a failure to write it is said on stderr, never the check's verdict
@@ -554,7 +554,10 @@ def _one_page(paths: tuple[str, ...], output: str | None) -> bool:
               help="The language of every label.")
 @click.option("--open", "open_browser", is_flag=True, help="Also open the index (or the page) in a web browser.")
 @click.option("--force", is_flag=True, help=f"Write the site into a folder that is not empty and has no "
-                                            f"{SITE_MARKER} (a site replay wrote).")
+                                            f"{SITE_MARKER} (a site replay wrote). A site replaces "
+                                            f"{', '.join(SITE_NAMES)} and nothing else; it is refused, with or "
+                                            "without --force, when those hold a file replay did not write, or when "
+                                            "the folder holds the logs to read.")
 @audit_choice_options
 @cache_options
 @jobs_option("audits")
@@ -685,7 +688,7 @@ def conformance(roots: tuple[Path, ...], fmt: str, profile: str | None) -> None:
     report = run_conformance(roots, profile=cast(Any, profile))
     if not report.scenarios:
         raise click.UsageError("no harness scenario folders with a stdout golden under the given roots")
-    echo(CONFORMANCE_FORMATS[fmt].render(report))
+    echo(CONFORMANCE_FORMATS[fmt].render(report), CONFORMANCE_FORMATS[fmt].writes_json)
     sys.exit(1 if report.failed else 0)
 
 
@@ -768,7 +771,7 @@ def rules(names: tuple[str, ...], fmt: str) -> None:
         raise click.BadParameter(f"{unknown[0]!r} is not a rule id (`replay rules` lists them)", param_hint="RULE")
     helps = [rule_help(w) for w in (wanted or list(RULES))]
     reporting = RULE_HELP_FORMATS[fmt] if names else RULE_FORMATS[fmt]
-    echo(reporting.render(helps, style_for(sys.stdout)))
+    echo(reporting.render(helps, style_for(sys.stdout)), reporting.writes_json)
 
 
 @main.command(short_help="Compare two logs or goldens, record by record.")
@@ -790,7 +793,7 @@ def diff(a: Path, b: Path, fmt: str, normalize: bool, full: bool, no_color: bool
     from replay.scenarios.compare_logs import diff_logs
 
     result = diff_logs(a, b, normalize=normalize, full=full, limits=_limits(options))
-    echo(diff_json(result) if fmt == "json" else diff_text(result, style_for(sys.stdout, no_color)))
+    echo(diff_json(result) if fmt == "json" else diff_text(result, style_for(sys.stdout, no_color)), fmt == "json")
     sys.exit(0 if result.same else 1)
 
 
@@ -803,7 +806,7 @@ def plan(path: str, at: int | None, **options: Any) -> None:
     """Print the standing plan (the todos projection) of one log as JSON; null when none."""
     from replay.view.surface import plan_of
 
-    out = stdout()
+    out = stdout(writes_json=True)
     out.write_bytes(json_bytes(plan_of(path, at, _limits(options))) + b"\n")
     out.flush()
 

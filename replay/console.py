@@ -21,7 +21,7 @@ import click
 from replay.describe import reason
 from replay.output import OutputError, TextOut
 from replay.signals import WORDS, Signals, installed, pending
-from replay.style import sanitize
+from replay.style import sanitize, sanitize_json
 
 CLEAR_BAR = "\r\x1b[2K\x1b[?25h"
 """What ends a progress bar: its line cleared, the cursor shown again (the bar hides it)."""
@@ -145,9 +145,14 @@ class _Report(TextOut):
     """Standard output for a report: no write once Ctrl-C came (``KeyboardInterrupt``
     instead), so an interrupted command prints no report, whenever the signal came."""
 
+    terminal_json = False
+    """A JSON report on a terminal: written through ``sanitize_json``."""
+
     def write_bytes(self, data: str | bytes) -> None:
         if _interrupted():
             raise KeyboardInterrupt
+        if self.terminal_json:
+            data = sanitize_json(data if isinstance(data, str) else data.decode("utf-8", "surrogateescape"))
         super().write_bytes(data)
 
 
@@ -206,16 +211,20 @@ class Group(click.Group):
 # -- output --------------------------------------------------------------------------------
 
 
-def stdout() -> TextOut:
+def stdout(writes_json: bool = False) -> TextOut:
     """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
-    and turns a write that fails into ``OutputError``."""
+    and turns a write that fails into ``OutputError``. For a JSON report
+    (``writes_json``) on a terminal, what the sanitizer escapes is written as JSON
+    escapes (``replay.style.sanitize_json``): a text report is sanitized as it is made."""
     sys.stdout.flush()
-    return _Report(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
+    out = _Report(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
+    out.terminal_json = writes_json and sys.stdout.isatty()
+    return out
 
 
-def echo(text: str) -> None:
+def echo(text: str, writes_json: bool = False) -> None:
     """Write a report to standard output (see ``stdout``)."""
-    out = stdout()
+    out = stdout(writes_json)
     out.write(text)
     out.flush()
 

@@ -171,7 +171,7 @@ class Tree:
         except FileNotFoundError:
             return None
         except NotADirectoryError:
-            raise FsError(f"{self.path}: {_kind_at(self.path)}, not a folder; refused") from None
+            raise FsError(f"{self.path}: {not_a_folder(self.path)}; refused") from None
         except OSError as exc:
             raise FsError(f"{self.path}: cannot open the folder ({reason(exc)})") from None
 
@@ -186,6 +186,8 @@ class Tree:
                     self.path.mkdir(parents=True, exist_ok=True)
                 except FileExistsError:
                     pass  # not a folder: said when it is opened
+                except NotADirectoryError:
+                    raise FsError(f"{self.path}: cannot create the folder: {not_a_folder(self.path)}") from None
                 except OSError as exc:
                     raise FsError(f"{self.path}: cannot create the folder ({reason(exc)})") from None
                 fd = self._open_named()
@@ -558,6 +560,21 @@ def _kind_at(path: Path) -> str:
         return "not a folder"
 
 
+def not_a_folder(path: Path) -> str:
+    """Why ``path`` cannot be (or be made) a folder, naming the part of it at fault:
+    ``afile is a regular file, not a folder`` for ``afile/site``."""
+    parts = path.parts
+    for end in range(1, len(parts) + 1):
+        prefix = Path(*parts[:end])
+        try:
+            mode = os.stat(prefix).st_mode
+        except OSError:
+            break
+        if not stat.S_ISDIR(mode):
+            return f"{prefix} is {kind(mode)}, not a folder" if prefix != path else f"{kind(mode)}, not a folder"
+    return "not a folder"
+
+
 def _lexists(dir_fd: int, name: str) -> bool:
     try:
         os.lstat(name, dir_fd=dir_fd)
@@ -736,6 +753,8 @@ def _write_output(path: Path, chunks: Iterable[bytes | str]) -> None:
         st = os.stat(path)
     except FileNotFoundError:
         st = None
+    except NotADirectoryError:
+        raise FsError(f"{path}: cannot write: {not_a_folder(path)}") from None
     except OSError as exc:
         raise FsError(f"{path}: cannot write ({reason(exc)})") from None
     if st is not None and stat.S_ISDIR(st.st_mode):
@@ -960,12 +979,14 @@ def _do(tree: Tree, steps: list[Step], label: str) -> None:
                 if tree.is_folder(*target) and not tree.exists(*aside):
                     tree.move(target, aside)
                 tree.move(source, target)
-        elif "delete" in step:
-            tree.delete(*_step_parts(step, "delete"))
+        elif "delete" in step:  # a file that cannot be deleted is left, never a commit that cannot end
+            with contextlib.suppress(FsError):
+                tree.delete(*_step_parts(step, "delete"))
         elif "remove" in step:
             parts = _step_parts(step, "remove")
-            if tree.exists(*parts):
-                tree.remove_tree(*parts)
+            with contextlib.suppress(FsError):
+                if tree.exists(*parts):
+                    tree.remove_tree(*parts)
         else:
             raise FsError(f"not a commit step: {step!r}")
         fault(f"{label}:{number}")

@@ -24,7 +24,8 @@ pages; XML 1.0 cannot carry C0 controls even as character references), every mes
 on stderr, the HTML page (its text and its timeline data), and whatever ``render``
 writes to a terminal (the stdio transcript sanitizes its content itself, keeping its
 own colour codes). JSON reports are for machines and carry the text as it is (escaped
-by their own syntax, a lone surrogate as ``\\uXXXX``); so do files that are faithful
+by their own syntax, a lone surrogate as ``\\uXXXX``), except on a terminal, where
+``sanitize_json`` writes what ``sanitize`` escapes as JSON escapes; so do files that are faithful
 replays (goldens, ``render -o``), where only a lone surrogate, which UTF-8 cannot
 carry, is written as U+FFFD.
 """
@@ -98,6 +99,20 @@ def _escape(match: re.Match[str]) -> str:
     if 0xD800 <= code <= 0xDFFF:
         return "\ufffd"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def sanitize_json(text: str) -> str:
+    """JSON text with every character ``sanitize`` escapes written as a JSON escape
+    (U+202E as ``\\u202e``): the same document for a parser, and nothing in it drives or
+    reorders a terminal. What a JSON report is written through on a terminal. (JSON's
+    own syntax is ASCII: these characters are only ever inside its strings.)"""
+    if _UNSAFE_IN_BLOCK.search(text) is None:
+        return text
+    return _UNSAFE_IN_BLOCK.sub(_json_escape, text)
 
 
 def sanitize(text: str, *, keep_newlines: bool = False) -> str:

@@ -105,19 +105,24 @@ def test_value_level_damage_never_raises(base: str, picks: list[tuple[int, int, 
     _check(data, len(recs))
 
 
-@given(st.lists(st.text(alphabet="ab\n", max_size=40).map(str.encode), max_size=8))
-def test_replay_diff_splits_lines_as_a_whole_split_would(blocks: list[bytes]) -> None:
-    """``replay diff --normalize`` splits its input into lines block by block (linear in
-    the input); the lines are those of the whole input, each with its newline."""
+@given(st.lists(st.text(alphabet='ab\n{}"', max_size=40).map(str.encode), max_size=8),
+       st.lists(st.sampled_from([b'{"type":"x","time":5}\n', b'{"time":1}', b"\n"]), max_size=3))
+def test_replay_diff_normalizes_lines_as_a_whole_split_would(blocks: list[bytes], records: list[bytes]) -> None:
+    """``replay diff --normalize`` normalizes its input a block at a time (linear in the
+    input): what it writes is the whole input's lines, each normalized, however the
+    input is cut into blocks; a line past the record cap is ``TooLarge``."""
     import pytest
 
     from replay.log.bounded import TooLarge
-    from replay.scenarios.compare_logs import _lines
+    from replay.scenarios.compare_logs import _normal, _normalized
 
-    whole = b"".join(blocks)
-    expected = [line + b"\n" for line in whole.split(b"\n")[:-1]] + ([whole.rsplit(b"\n", 1)[-1]]
-                                                                      if not whole.endswith(b"\n") and whole else [])
-    assert list(_lines(iter(blocks), 1 << 20)) == expected
-    if any(len(line) > 5 for line in whole.split(b"\n")):
+    whole = b"".join([*records, *blocks])
+    pieces = [*records, *blocks]
+    lines = whole.split(b"\n")
+    expected = b"\n".join(_normal(line) for line in lines[:-1]) + (b"\n" if len(lines) > 1 else b"") + \
+        (_normal(lines[-1]) if lines[-1] else b"")
+    assert b"".join(_normalized(iter(pieces), 1 << 20)) == expected
+    assert b"".join(_normalized(iter([whole]), 1 << 20)) == expected
+    if any(len(line) > 25 for line in lines):
         with pytest.raises(TooLarge):
-            list(_lines(iter(blocks), 5))
+            b"".join(_normalized(iter(pieces), 25))

@@ -8,6 +8,8 @@ read as the next run reads it (``replay.fs.recover`` first)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -18,9 +20,11 @@ from pathlib import Path
 import pytest
 
 from replay.fs import FAULT, JOURNAL_PREFIX, Tree, recover
-from tests.helpers import TODO_WRITE, dump, records
+from tests.helpers import REPO, TODO_WRITE, corpus_file, dump, records
 
 KILLED = -9
+LEFT = (".replay-site-", ".replay-pending-", ".replay-aside-", JOURNAL_PREFIX)
+"""What a run stages or leaves in a tree's root (never a reader's)."""
 
 
 def _replay(*args: str, fault: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -34,8 +38,12 @@ def _replay(*args: str, fault: str | None = None, cwd: Path | None = None) -> su
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file below ``root`` (hidden leftovers of a run excluded) by its path."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not p.relative_to(root).parts[0].startswith(".replay-site-")
-            and not p.name.startswith((JOURNAL_PREFIX, ".replay-aside-"))}
+            if p.is_file() and not p.relative_to(root).parts[0].startswith(LEFT)}
+
+
+def leftovers(root: Path) -> list[str]:
+    """What runs left in ``root``: journals, staging and aside folders."""
+    return sorted(p.name for p in root.iterdir() if p.name.startswith(LEFT))
 
 
 def _log(root: Path, name: str) -> None:
@@ -45,13 +53,14 @@ def _log(root: Path, name: str) -> None:
 
 
 def _every_step(run: Callable[[str], subprocess.CompletedProcess[str]], prefix: str,
-                check: Callable[[str, subprocess.CompletedProcess[str]], None]) -> int:
-    """``run`` with the fault at ``prefix:0``, ``prefix:1`` … until a run gets past
-    the last step (it then exits 0, as without a fault); ``check`` after each run."""
-    for step in range(200):
+                check: Callable[[str, subprocess.CompletedProcess[str]], None], done_code: int = 0) -> int:
+    """``run`` with the fault at ``prefix:0`` (``write`` counts from 1), ``prefix:1`` …
+    until a run gets past the last step (it then exits ``done_code``, as without a
+    fault); ``check`` after each run. The last step that stopped the run."""
+    for step in range(1 if prefix == "write" else 0, 200):
         done = run(f"{prefix}:{step}")
         check(f"{prefix}:{step}", done)
-        if done.returncode == 0:
+        if done.returncode == done_code:
             return step
     raise AssertionError("no run got past the last step")
 
@@ -116,3 +125,143 @@ def test_a_site_killed_while_it_is_staged_is_the_old_one_and_the_next_run_cleans
     assert any(p.name.startswith(".replay-site-build-") for p in site.iterdir())
     assert _replay("view", str(logs), "-o", str(site), "--jobs", "1").returncode == 0
     assert sorted(p.name for p in site.iterdir()) == [".replay-site", "index.html", "rules", "sessions"]
+    assert leftovers(site) == []
+
+
+TWO = ("parallel-plan-two", "multi-turn")
+"""The scenarios of the small repo the pending tests run in."""
+
+
+def _small_repo(tmp_path: Path) -> Path:
+    """Two of the repo's scenarios and their goldens: a check of them takes a second."""
+    root = tmp_path / "repo"
+    for name in TWO:
+        shutil.copytree(REPO / "scenarios" / name, root / "scenarios" / name)
+        shutil.copytree(REPO / "goldens" / name, root / "goldens" / name)
+    return root
+
+
+def _flip(root: Path, scenario: str) -> None:
+    path = root / "scenarios" / scenario / "scenario.json"
+    doc = json.loads(path.read_text())
+    todo = doc.setdefault("tools", {}).setdefault("todo_write", {})
+    todo["allowParallelInProgress"] = not todo.get("allowParallelInProgress", True)
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+def _true_manifest(pending: Path) -> None:
+    """Every entry of the manifest names a file there that hashes to it."""
+    manifest = pending / "manifest.json"
+    if not manifest.exists():
+        return
+    for entry in json.loads(manifest.read_text())["entries"]:
+        data = (pending / entry["scenario"] / entry["artefact"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["pending_sha256"], entry
+
+
+@pytest.mark.slow
+def test_a_pending_set_is_whole_after_a_kill_at_each_step(tmp_path: Path) -> None:
+    """`check --pending` over an older pending set, killed at each file it writes and
+    at each step of its commit: the pending folder (manifest and files) is the old set
+    or the new one, whole, and its manifest is true; the next check is not refused."""
+    root = _small_repo(tmp_path)
+    pending = root / ".replay" / "pending"
+    _flip(root, TWO[0])
+    assert _replay("check", "--jobs", "1", "--pending", cwd=root).returncode == 1
+    old = snapshot(pending)
+    kept = tmp_path / "old-pending"
+    shutil.copytree(pending, kept)
+    _flip(root, TWO[1])
+    assert _replay("check", "--jobs", "1", "--pending", str(tmp_path / "fresh"), cwd=root).returncode == 1
+    new = snapshot(tmp_path / "fresh")
+    assert len(new) > len(old) > 1
+
+    def run(fault: str) -> subprocess.CompletedProcess[str]:
+        shutil.rmtree(pending)
+        shutil.copytree(kept, pending)
+        return _replay("check", "--jobs", "1", "--pending", cwd=root, fault=fault)
+
+    def check(fault: str, done: subprocess.CompletedProcess[str]) -> None:
+        assert done.returncode in (KILLED, 1), (fault, done.stderr)
+        pending_tree = Tree.named(pending)
+        recover(pending_tree)  # what the next command that takes the folder's lock does first
+        assert snapshot(pending) in (old, new), fault
+        _true_manifest(pending)
+
+    for prefix in ("write", "commit"):
+        last = _every_step(lambda fault: run(f"kill@{fault}"), prefix, check, done_code=1)
+        assert last >= (len(new) - len(old) if prefix == "write" else 3), prefix
+    assert _replay("check", "--jobs", "1", "--pending", cwd=root).returncode == 1
+    assert snapshot(pending) == new
+    assert leftovers(pending) == []  # what the dead runs staged is gone
+
+
+@pytest.mark.slow
+def test_an_accept_killed_at_any_step_is_finished_by_the_next_and_never_blames_the_files(tmp_path: Path) -> None:
+    """`replay accept` killed while it writes the goldens and at each step of its commit:
+    the manifest is true afterwards (it never lists a file that is gone), and the next
+    accept accepts every golden without saying a pending file "changed after it was
+    written": the goldens are then those the pending set held."""
+    root = _small_repo(tmp_path)
+    _flip(root, TWO[0])
+    pending = root / ".replay" / "pending"
+    assert _replay("check", "--jobs", "1", "--pending", cwd=root).returncode == 1
+    kept_pending, kept_goldens = tmp_path / "old-pending", tmp_path / "old-goldens"
+    shutil.copytree(pending, kept_pending)
+    shutil.copytree(root / "goldens", kept_goldens)
+    wanted = {f"{TWO[0]}/{name}": data for name, data in snapshot(pending / TWO[0]).items()}
+
+    def run(fault: str) -> subprocess.CompletedProcess[str]:
+        for folder, kept in ((pending, kept_pending), (root / "goldens", kept_goldens)):
+            shutil.rmtree(folder)
+            shutil.copytree(kept, folder)
+        return _replay("accept", cwd=root, fault=fault)
+
+    def check(fault: str, done: subprocess.CompletedProcess[str]) -> None:
+        assert done.returncode in (KILLED, 0), (fault, done.stderr)
+        _true_manifest(pending)
+        again = _replay("accept", cwd=root)
+        assert again.returncode == 0 and "changed after it was written" not in again.stdout + again.stderr, fault
+        goldens = snapshot(root / "goldens")
+        assert {k: goldens[k] for k in wanted} == wanted, fault
+        assert not (pending / "manifest.json").exists()
+
+    for fault in ("write:1", "write:4"):  # killed while it writes the goldens (the pending folder untouched)
+        done = run(f"kill@{fault}")
+        assert done.returncode == KILLED
+        check(fault, done)
+    _every_step(lambda fault: run(f"kill@{fault}"), "commit", check)
+
+
+@pytest.mark.slow
+def test_an_import_killed_before_it_publishes_leaves_no_scenario_and_blocks_nothing(tmp_path: Path) -> None:
+    """`replay new --from-log` killed at each file it stages (and just before its one
+    rename): no scenario of that name, `check` and `refresh` still run (the leftover
+    is no scenario), and the next import removes what the dead one staged."""
+    root = _small_repo(tmp_path)
+    log = str(corpus_file(TODO_WRITE))
+    for write in (1, 2, 3):
+        done = _replay("new", "imported", "--from-log", log, cwd=root, fault=f"kill@write:{write}")
+        if done.returncode != KILLED:
+            break
+        assert not (root / "scenarios" / "imported").exists()
+        assert [p.name for p in (root / "scenarios").iterdir() if p.name.startswith(".new-")]
+        checked = _replay("check", "--jobs", "1", cwd=root)
+        assert checked.returncode == 0 and "rename the folder" not in checked.stdout, checked.stdout
+        assert _replay("refresh", "--jobs", "1", "--dry-run", cwd=root).returncode == 0
+    assert _replay("new", "imported", "--from-log", log, cwd=root).returncode == 0
+    assert sorted(p.name for p in (root / "scenarios").iterdir()) == sorted([*TWO, "imported", "scenario.schema.json"])
+
+
+def test_an_older_importers_leftover_is_named_and_never_a_scenario(tmp_path: Path) -> None:
+    """A staging folder named as replay named it before (no process id), holding a
+    whole scenario.json: `check` runs without it, and `replay new` says what it is."""
+    root = _small_repo(tmp_path)
+    leftover = root / "scenarios" / ".new-imported-0123456789ab"
+    shutil.copytree(root / "scenarios" / TWO[0], leftover)
+    checked = _replay("check", "--jobs", "1", cwd=root)
+    assert checked.returncode == 0, checked.stdout
+    made = _replay("new", "another", cwd=root)
+    assert made.returncode == 0
+    assert (f"{Path('scenarios') / leftover.name} is what an interrupted `replay new` left (it is never read as a "
+            "scenario): delete it") in made.stdout

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from replay.checker import event_error
 from replay.findings import Example, Finding, Rule
-from replay.log.event import ENVELOPE_KEYS, KNOWN_TYPES, Event
+from replay.hints import command
+from replay.log.event import ENVELOPE_KEYS, KNOWN_TYPES, REMOVED_TYPES, Event
 from replay.log.values import is_nonneg_safe_int, is_safe_int
 from replay.output import show
 
@@ -92,5 +93,8 @@ def type_problem(ev: Event, out: list[Finding]) -> None:
     """B6: a type today's harness does not know, not marked ignorable."""
     t = ev.type
     if t not in KNOWN_TYPES and ev.record.get("ignorable") is not True:
+        removed = (". (Earlier harnesses wrote this type and today's removed it; their ACP agent streamed nothing "
+                   f"for it, which is why {command('conformance')} can find this log's recorded streams byte-exact: "
+                   "they are the earlier harness's.)") if t in REMOVED_TYPES else ""
         out.append(event_error(B6, ev, f'today\'s harness does not know the event type "{t}", and the event is '
-                               'not marked "ignorable": true, so it refuses the log'))
+                               f'not marked "ignorable": true, so it refuses the log{removed}'))

@@ -1,11 +1,11 @@
 """One log's rows, made where the audit reads it: ``ExportWatch`` reads every log
 alongside its audit (``replay.check.engine.Watch``), folding it with the session
 browser's own fold (``replay.project.session.SessionFold``: the same times, turns,
-steps, tokens and call outcomes), and writes the log's ``turns``, ``steps``,
-``tool_calls``, ``plans`` (and ``events``) rows as Parquet parts into the export's
-staging folder, in the worker process that read it. What travels back is the
-session's own facts (``LogFacts``) and the names of its parts; the ``sessions`` and
-``findings`` rows are made by the caller from them and from the audit's report."""
+steps, tokens and call outcomes) into its ``turns``, ``steps``, ``tool_calls``, ``plans``
+(and ``events``) rows: a large log's are written as Parquet parts into the export's
+staging folder, in the worker process that read it; a small log's travel back. With
+them travel the session's own facts (``LogFacts``); the ``sessions`` and ``findings``
+rows are made by the caller from them and from the audit's report."""
 
 from __future__ import annotations
 

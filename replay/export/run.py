@@ -7,11 +7,12 @@ made where it is read (``replay.export.rows.ExportWatch``), and the tables writt
 - one DuckDB database (``-o FILE.duckdb``), or
 - OpenTelemetry traces (``--format otlp``: ``replay.export.otlp``).
 
-The worker that reads a log writes its rows as Parquet parts into a staging folder
-of ``OUT`` (so memory stays flat and a cluster's workers write their own); the parts
-are then joined in the order of the audit's report (the tables are the same, row for
-row, whatever ran them), row groups bounded, and the result is published in one step
-per file: the old tables are replaced only once the new ones are whole. Nothing is
+Each log's rows are made by the worker that reads it: a large log's are written
+there as Parquet parts into a staging folder of ``OUT`` (so memory stays flat and a
+cluster's workers write their own), a small log's travel back with its report. Each
+table is written as the reports come, in their order (the tables are the same, row for
+row, whatever ran them), row groups bounded, and the result is published file by file:
+the old tables are replaced only once the new ones are whole. Nothing is
 written outside ``OUT`` (``FILE.duckdb``: outside its folder, and only the file and a
 staging folder beside it). Values are data: written as the log holds them, never put
 into SQL text (DuckDB reads the Arrow batches)."""
@@ -49,6 +50,9 @@ STAGING = ".replay-export-staging-"
 MARKER = ".replay-export"
 """The file that marks a folder as one ``replay export`` wrote (it may write there again)."""
 DATABASE = "export.duckdb"
+DUCKDB_MEMORY = "128MB"
+"""What DuckDB may hold while it builds the database from the staged Parquet (one
+thread: the batches come in order, one at a time)."""
 CONVERT_ROWS = 4096
 """Rows of small logs held as Python values before they are made Arrow (at once)."""
 
@@ -236,7 +240,7 @@ def _write_duckdb(sink: Sink, staging: str, request: ExportRequest) -> None:
     duckdb = require("duckdb", "export", "a DuckDB export")
     pa = pyarrow()
     path = sink.local(staging, "out", DATABASE)
-    con = duckdb.connect(str(path))
+    con = duckdb.connect(str(path), config={"threads": 1, "memory_limit": DUCKDB_MEMORY})
     try:
         for table in _tables(request):
             reader = pa.RecordBatchReader.from_batches(arrow_schema(table), _staged_batches(sink, staging, table))

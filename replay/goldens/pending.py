@@ -20,6 +20,8 @@ Rejecting drops entries only.
 from __future__ import annotations
 
 import hashlib
+import os
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,7 +41,7 @@ from pydantic import (
 )
 
 from replay import __version__
-from replay.fs import Tree
+from replay.fs import JOURNAL_PREFIX, Commit, FsError, Tree, abandoned, recover
 from replay.goldens import PENDING_FOLDER
 from replay.goldens.diff import Comparator, stream_changes
 from replay.goldens.lines import Change
@@ -47,6 +49,7 @@ from replay.goldens.select import Selection, SelectorError
 from replay.goldens.store import GoldenStore, StoreError, StoreLocked
 from replay.hints import command
 from replay.validation import validation_problems
+from replay.words import counted
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -54,6 +57,9 @@ FORMAT = 1
 DEFAULT_FOLDER = Path(PENDING_FOLDER)
 MAX_MANIFEST_BYTES = 16 << 20
 MAX_ENTRIES = 100_000
+STAGING = ".replay-pending-"
+"""The hidden folder of the pending folder a run writes its pending goldens and manifest
+in (``.replay-pending-<pid>-<random>``) before they are committed in one step."""
 LOCK_WAIT = 30.0
 """How long a pending write waits for another (pytest workers write side by side)."""
 
@@ -182,14 +188,61 @@ class PendingStore:
             raise PendingError(f"{self.manifest_path}: not a pending-goldens manifest replay can use ({problems}); "
                                f"delete {self.root} and run {command('check', '--pending')} again") from None
 
-    def save(self, manifest: Manifest) -> None:
+    def staging(self) -> str:
+        """A new staging folder's name (see ``STAGING``)."""
+        return f"{STAGING}{os.getpid()}-{secrets.token_hex(4)}"
+
+    def commit(self, staging: str, manifest: Manifest, moved: Iterable[Entry] = (),
+               deleted: Iterable[tuple[str, str]] = ()) -> None:
+        """In one step (``replay.fs.Commit``): the files of ``moved`` staged in
+        ``staging`` take their places, the files ``deleted`` go, and ``manifest`` (staged
+        here first) replaces the manifest; the staging folder is removed. Killed half-way,
+        the next command that takes the folder's lock finishes it."""
+        tree = self.files.tree
         try:
+            commit = Commit(tree)
+            for entry in moved:
+                commit.replace((staging, entry.scenario, entry.artefact), (entry.scenario, entry.artefact))
             if manifest.entries:
-                text = manifest.model_dump_json(indent=2) + "\n"
-                self.files.write_top(MANIFEST, text.encode())
+                tree.write(staging, MANIFEST, data=(manifest.model_dump_json(indent=2) + "\n").encode(),
+                           what="manifest")
+                commit.replace((staging, MANIFEST), (MANIFEST,))
             else:
-                self.files.delete_top(MANIFEST)
-        except StoreError as exc:
+                commit.delete(MANIFEST)
+            for scenario, artefact in deleted:  # after the manifest: it never lists a file that is gone
+                commit.delete(scenario, artefact)
+            commit.remove_tree(staging)
+            commit.run()
+        except FsError as exc:
+            if not any(e.name.startswith(f"{JOURNAL_PREFIX}{os.getpid()}-") for e in tree.entries()):
+                tree.remove_tree(staging)  # not begun: nothing of it is left
+                raise PendingError(f"{str(exc).replace(f'{staging}/', '')}; nothing was written to "
+                                   f"{self.root}: the folder is as it was") from None
+            raise PendingError(f"{exc}; the next replay command that uses {self.root} finishes what was begun") \
+                from None
+        for scenario in sorted({scenario for scenario, _ in deleted}):
+            tree.remove_folder_if_empty(scenario)
+
+    def save(self, manifest: Manifest) -> None:
+        """Replace the manifest (a commit of it alone)."""
+        self.commit(self.staging(), manifest)
+
+    def half_done(self) -> bool:
+        """Whether a run that is no longer running left a commit of this folder half-done."""
+        try:
+            return any(e.is_file and abandoned(e.name, JOURNAL_PREFIX) for e in self.files.tree.entries())
+        except FsError as exc:
+            raise PendingError(str(exc)) from None
+
+    def recover(self) -> None:
+        """Finish what a killed run left half-committed, and remove what it staged."""
+        tree = self.files.tree
+        try:
+            recover(tree)
+            for entry in tree.entries():
+                if entry.is_dir and abandoned(entry.name, STAGING):
+                    tree.remove_tree(entry.name)
+        except FsError as exc:
             raise PendingError(str(exc)) from None
 
     def path(self, entry: Entry) -> str:
@@ -199,6 +252,7 @@ class PendingStore:
     def lock(self, wait: float = LOCK_WAIT) -> Iterator[None]:
         try:
             with self.files.lock_folder(wait):
+                self.recover()
                 yield
         except StoreLocked:
             raise PendingError(f"{self.root} is in use by another replay command (a `check --pending`, an accept "
@@ -209,15 +263,18 @@ class PendingStore:
 
 class PendingWriter:
     """Collects what ``check --pending`` (or the pytest plugin under CI) hands over,
-    writing each pending golden's bytes at once; ``commit`` then writes the manifest."""
+    writing each pending golden's bytes at once into a staging folder; ``commit`` then
+    puts them and the manifest in place, in one step. The caller holds the lock."""
 
     def __init__(self, store: PendingStore) -> None:
         self.store = store
         self.added: dict[str, Entry] = {}
+        self.staging = store.staging()
 
     def add(self, scenario: str, artefact: str, golden: bytes | None, data: bytes) -> None:
-        """Write one pending golden; ``PendingError`` when its names are not ones a
-        manifest may hold, or it cannot be written (nothing is recorded then)."""
+        """Stage one pending golden; ``PendingError`` when its names are not ones a
+        manifest may hold, or it cannot be written: then nothing of this run is left
+        (what it staged is removed) and the message says so."""
         try:
             fields = {"scenario": scenario, "artefact": artefact,
                       "golden_sha256": None if golden is None else sha256(golden), "pending_sha256": sha256(data),
@@ -226,15 +283,30 @@ class PendingWriter:
         except ValidationError as exc:
             raise PendingError(f"{self.store.root}/{scenario}/{artefact}: not written as a pending golden "
                                f"({'; '.join(validation_problems(exc))})") from None
+        tree = self.store.files.tree
         try:
-            self.store.files.write(scenario, artefact, data)
-        except StoreError as exc:
-            raise PendingError(str(exc)) from None
+            tree.write(self.staging, scenario, artefact, data=data, what="pending golden")
+        except FsError as exc:
+            written = sorted(self.added)
+            self.discard()
+            shown = str(exc).replace(f"{self.staging}/", "")
+            listed = ", ".join(written[:5]) + (f" and {len(written) - 5} more" if len(written) > 5 else "")
+            before = (f"the {counted(len(written), 'pending golden')} this run wrote before it ({listed}) "
+                      f"{'was' if len(written) == 1 else 'were'} removed" if written
+                      else "this run had written no other pending golden")
+            raise PendingError(f"{shown}; nothing was written to {self.store.root}: {before}, and the folder is as "
+                               "it was") from None
         self.added[entry.key] = entry
 
+    def discard(self) -> None:
+        """Remove what this run staged (nothing of it was committed)."""
+        self.added.clear()
+        self.store.files.tree.remove_tree(self.staging)
+
     def commit(self, replaced: Callable[[str, str], bool] | None = None) -> int:
-        """Write the manifest: the old entries, less those ``replaced`` says this run was
-        asked about (their files go too), plus this run's. The number now pending."""
+        """Put this run's pending goldens in place and write the manifest, in one step:
+        the old entries, less those ``replaced`` says this run was asked about (their
+        files go too), plus this run's. The number now pending."""
 
         def gone(scenario: str, artefact: str) -> bool:
             return replaced is not None and replaced(scenario, artefact)
@@ -243,15 +315,17 @@ class PendingWriter:
                 if e.key not in self.added and not gone(e.scenario, e.artefact)]
         keep = {e.key for e in kept} | set(self.added)
         entries = sorted([*kept, *self.added.values()], key=lambda e: (e.scenario, e.artefact))
-        self.store.save(Manifest(entries=entries))  # first: the manifest never lists a file deleted below
+        deleted = []
         try:
             for scenario in self.store.files.scenarios():
                 for name in self.store.files.files(scenario):
                     if f"{scenario}/{name}" not in keep and gone(scenario, name) \
                             and self.store.names.file_problem(name) is None:
-                        self.store.files.delete(scenario, name)
+                        deleted.append((scenario, name))
         except StoreError as exc:
-            raise PendingError(f"{exc} (the manifest is written; what it lists is pending)") from None
+            self.discard()
+            raise PendingError(f"{exc} (nothing was written)") from None
+        self.store.commit(self.staging, Manifest(entries=entries), self.added.values(), deleted)
         return len(entries)
 
 
@@ -323,7 +397,11 @@ class Workflow:
         return f"{self.goldens.root}/{entry.key}"
 
     def entries(self, selection: Selection | None = None) -> list[Entry]:
-        """The pending entries selected; ``SelectorError`` for a selector that selects none."""
+        """The pending entries selected; ``SelectorError`` for a selector that selects none.
+        A commit a killed run left half-done is finished first (under the lock)."""
+        if self.pending.half_done():
+            with self.pending.lock():  # which finishes it
+                pass
         entries = self.pending.manifest().entries
         if selection is None or selection.everything:
             return entries
@@ -384,9 +462,12 @@ class Workflow:
             return self._decide(wanted, self._reject_one)
 
     def _decide(self, wanted: list[Entry], decide_one: Callable[[Entry], Decision]) -> list[Decision]:
-        """Decide each entry, then write the manifest: what was decided leaves it, what
-        was refused (or could not be finished) stays, so it never lists a file that is
-        gone nor drops one that is still there."""
+        """Decide each entry (an accept writes its golden), then, in one step, drop the
+        decided entries from the manifest and delete their files: what was refused (or
+        could not be finished) stays. The pending folder is never changed before that
+        step, so a run killed while it writes goldens leaves every entry pending and
+        whole (the next accept finds those goldens already holding their bytes), and
+        one killed during the step is finished by the next command."""
         manifest = self.pending.manifest()
         current = {e.key: e for e in manifest.entries}
         decisions = []
@@ -402,7 +483,9 @@ class Workflow:
                     del current[entry.key]
                 decisions.append(decision)
         finally:
-            self.pending.save(Manifest(entries=list(current.values())))
+            decided = [(d.entry.scenario, d.entry.artefact) for d in decisions if d.action != "refused"]
+            if decided:
+                self.pending.commit(self.pending.staging(), Manifest(entries=list(current.values())), (), decided)
         return decisions
 
     def _accept_one(self, entry: Entry) -> Decision:
@@ -434,12 +517,16 @@ class Workflow:
         return self._drop(entry, Decision(entry, "accepted", golden_path))
 
     def _drop(self, entry: Entry, decision: Decision) -> Decision:
-        """Delete the entry's pending file after its decision; one that cannot be
-        deleted (a folder in its place) turns the decision into a refusal."""
+        """The entry's decision, its pending file to be deleted with the manifest's
+        step; one that cannot be (a folder in its place) turns it into a refusal."""
         try:
-            self.pending.files.delete(entry.scenario, entry.artefact)
-        except StoreError as exc:
+            folder = self.pending.files.tree.is_folder(entry.scenario, entry.artefact)
+        except FsError as exc:
             return Decision(entry, "refused", decision.golden, f"{exc}; it stays pending")
+        if folder:
+            return Decision(entry, "refused", decision.golden,
+                            f"{self.pending.path(entry)}: a folder, not the golden; refused (remove it by "
+                            "hand); it stays pending")
         return decision
 
     def _reject_one(self, entry: Entry) -> Decision:

@@ -48,6 +48,10 @@ KNOWN_TYPES = frozenset({
     "feedback/record", "web/deepseek-search-llm-request",
 })
 """``KNOWN_SESSION_EVENT_TYPES`` of the harness (48 entries, spec §2.1)."""
+REMOVED_TYPES = frozenset({"context/message"})
+"""Types earlier harnesses wrote and today's removed (spec §2.6): not migrated, so a log
+holding one is refused, although its ACP agent streamed nothing for them (a
+conformance run of the streams that harness recorded can still match)."""
 
 
 class Event(msgspec.Struct, gc=False, eq=False):

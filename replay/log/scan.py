@@ -120,10 +120,12 @@ A8 = Rule(
     "A8", "format", "storage", "damage is tolerated only after the last complete turn (a torn tail)",
     explanation="""
         A turn/end is the harness's commit point. Damage (rules A6 and A7) before the last decodable
-        turn/end means committed history is broken, and the log is refused. Damage after it is the
-        tail of a write a crash cut short: the harness truncates it and repairs the log. A last record
-        without a newline is always such a torn tail. The audit reports every damaged record, where
-        the harness stops at the first.""",
+        turn/end, or on that turn/end's own line (a seq gap there), means committed history is
+        broken, and the log is refused. Damage after it is the tail of a write a crash cut short: the
+        harness truncates it and repairs the log. A last record without a newline is always such a
+        torn tail. The audit reports every damaged record, where the harness stops at the first: in
+        a log refused for earlier damage, damage after the last turn/end says so, not how loading
+        would cut the log.""",
     examples=[
         Example(
             "a last record without a newline", bad_line=3, final_newline=False,

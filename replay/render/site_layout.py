@@ -17,3 +17,5 @@ STAGING = ".replay-site-build-"
 """The hidden folder of the site's folder a site is written into before it is published."""
 OLD = ".replay-site-old-"
 """The hidden folder of the site's folder the folders a new site replaces are moved into."""
+SITE_NAMES = (INDEX, f"{SESSIONS}/", f"{RULES_FOLDER}/", SITE_MARKER)
+"""The names a site replaces in its folder, as ``--help`` says them."""

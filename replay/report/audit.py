@@ -358,6 +358,8 @@ def audit_document(result: AuditResult) -> dict[str, Any]:
 class AuditJson(AuditReporter):
     """One JSON document (docs/guides/audit.md documents its schema)."""
 
+    writes_json = True
+
     def finish(self, result: AuditResult) -> None:
         # The document is gone before its text is made: a large audit holds the bytes
         # and the text at once, never the dicts as well.

@@ -33,6 +33,9 @@ R = TypeVar("R")
 class Reporter(Generic[U, R]):
     """Writes one format of a result to ``stream``, in ``style`` (colour on or off)."""
 
+    writes_json: ClassVar[bool] = False
+    """Whether the format is a JSON document (on a terminal, written through
+    ``replay.style.sanitize_json``)."""
     shows_progress: ClassVar[bool] = False
     """Whether a progress bar runs on the terminal (stderr) while this format is
     produced, for a run long enough to need one."""

@@ -115,6 +115,8 @@ def _mode_doc(m: ModeResult) -> dict[str, Any]:
 class ConformanceJson(ConformanceReporter):
     """One JSON document: every scenario with each stream's result, and the score."""
 
+    writes_json = True
+
     def finish(self, result: ConformanceReport) -> None:
         summary: dict[str, Any] = {
             "scenarios": len(result.scenarios),

@@ -106,6 +106,8 @@ class RulesJson(RulesReporter):
     """A JSON array of ``{rule, kind, domain, summary, explanation, harness, example,
     bad_line, example_findings}``."""
 
+    writes_json = True
+
     def finish(self, result: Sequence[RuleHelp]) -> None:
         self.write(orjson.dumps([rule_dict(h) for h in result], option=orjson.OPT_INDENT_2).decode())
         self.write("\n")

@@ -170,6 +170,8 @@ def sarif_document(result: AuditResult, cwd: str | None = None, baseline: bool =
 class AuditSarif(AuditReporter):
     """One SARIF 2.1.0 log (see the module docstring)."""
 
+    writes_json = True
+
     needs_fingerprints = True
 
     def finish(self, result: AuditResult) -> None:

@@ -151,6 +151,8 @@ def check_document(result: CheckReport) -> dict[str, Any]:
 class CheckJson(CheckReporter):
     """One JSON document: every scenario with its files and changes, and a summary."""
 
+    writes_json = True
+
     def finish(self, result: CheckReport) -> None:
         self.write(json_bytes(check_document(result), indent=True).decode())
         self.write("\n")

@@ -27,7 +27,14 @@ from replay.goldens.store import GoldenStore, StoreError, as_tree
 from replay.parallel import Batch, in_order
 from replay.scenarios.artefacts import Producer, comparator, render_artefacts
 from replay.scenarios.names import pending_store
-from replay.scenarios.scenario import SCENARIO_FILE, SCENARIO_NAME_RULE, ScenarioError, is_scenario_name, run_scenario
+from replay.scenarios.scenario import (
+    SCENARIO_FILE,
+    SCENARIO_NAME_RULE,
+    STAGING,
+    ScenarioError,
+    is_scenario_name,
+    run_scenario,
+)
 
 
 @dataclass
@@ -49,10 +56,12 @@ class ScenarioResult:
 def scenario_names(scenarios_root: Tree | Path) -> list[str]:
     """The scenarios of a tree: every folder holding an entry named ``scenario.json``
     (a link, a FIFO: running it says what is wrong), and every link in a folder's
-    place (refused when run, never followed). ``StoreError`` when the tree's root is
+    place (refused when run, never followed); not what ``replay new`` stages (``STAGING``:
+    a killed import's leftover is no scenario). ``StoreError`` when the tree's root is
     a link replay found (see ``replay.fs``) or cannot be listed."""
     tree = as_tree(scenarios_root)
-    return [e.name for e in tree.entries() if e.is_link or (e.is_dir and tree.exists(e.name, SCENARIO_FILE))]
+    return [e.name for e in tree.entries() if not e.name.startswith(STAGING)
+            and (e.is_link or (e.is_dir and tree.exists(e.name, SCENARIO_FILE)))]
 
 
 def as_selection(names: Selection | Sequence[str] | None) -> Selection:
@@ -253,7 +262,11 @@ def check_scenarios(
     with folder.lock():
         folder.manifest()  # an untrusted manifest is refused before anything runs
         writer = PendingWriter(folder)
-        results = check(writer)
+        try:
+            results = check(writer)
+        except BaseException:
+            writer.discard()  # nothing of an interrupted or failed run is published
+            raise
         count = writer.commit(checked_scope(selection, selected))
     written = PendingWritten(str(folder.root), count, folder.root == Path(PENDING_FOLDER))
     return CheckReport(str(store.root), results, replace(context, pending=written))

@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Literal
 
 from replay.goldens.streams import LineDiff, align_lines
-from replay.log.event import Event
+from replay.hints import command
+from replay.log.event import KNOWN_TYPES, Event
 from replay.log.harness import (
     HarnessScenario,
     find_harness_scenarios,
@@ -209,6 +210,25 @@ def _log_events(source: Source) -> tuple[list[Event], str, str | None]:
     return events, (header.id if header else None) or "", header.cwd if header else None
 
 
+def refused_types(events: Iterable[Event]) -> list[str]:
+    """The event types of a log that make today's harness refuse it (unknown to it and
+    not marked ignorable: rule B6), in order of first sight."""
+    seen: dict[str, None] = {}
+    for ev in events:
+        if ev.type not in KNOWN_TYPES and ev.type not in seen and ev.record.get("ignorable") is not True:
+            seen[ev.type] = None
+    return list(seen)
+
+
+def refused_note(types: Sequence[str]) -> str | None:
+    """Why a log conformance renders is one the audit says today's harness refuses."""
+    if not types:
+        return None
+    named = ", ".join(types)
+    return (f"today's harness refuses this log ({named}: a type it does not know, rule B6 of {command('audit')}); "
+            "the goldens are the streams the harness that wrote it recorded, and they are compared as they are")
+
+
 def rendered_update_lines(
     log_path: Path, *, terminal_output: bool, presenters: PresenterRegistry | None = None, mode: Mode = "live",
     profile: Profile = DEFAULT_PROFILE,
@@ -259,6 +279,12 @@ def _compare(scenario: HarnessScenario, source: Source, profile: Profile,
             got = [line for line in got if f'"sessionUpdate":"{USER_CHUNK}"' not in line]
             modes.append(compare_mode("load", f"{_golden_name(scenario)} as a load replays it", expected, got))
     return tuple(modes)
+
+
+def _refused(scenario: HarnessScenario) -> str | None:
+    """``refused_note`` of the scenario's recorded log."""
+    events, _, _ = _log_events(scenario.source())
+    return refused_note(refused_types(events))
 
 
 def _log_profile(scenario: HarnessScenario) -> Profile | None:
@@ -336,6 +362,9 @@ def check_conformance(
                                _compare(scenario, scenario.source(), profile, presenters),
                                overridden=scenario.override is not None)
     exact = all(m.exact for m in result.modes)
+    refused = _refused(scenario)
+    if refused is not None:
+        result = replace(result, reason=refused)
     if scenario.slash_commands:
         return replace(result, status="not derivable",
                        reason=f"slash command prompt {scenario.slash_commands[0]!r}: its output is never logged")

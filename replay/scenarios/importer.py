@@ -54,7 +54,7 @@ from replay.agent.tools import ToolReply
 from replay.check.engine import LogReport, audit_sources
 from replay.describe import kind, reason
 from replay.findings import Severity
-from replay.fs import FsError, Tree
+from replay.fs import FsError, Tree, abandoned
 from replay.goldens.store import as_tree
 from replay.hints import command, line
 from replay.jsjson import parse
@@ -72,6 +72,7 @@ from replay.scenarios.scenario import (
     SCENARIO_NAME_RULE,
     SCHEMA_FILE,
     SCHEMA_REF,
+    STAGING,
     Run,
     Scenario,
     ScenarioError,
@@ -86,8 +87,6 @@ MAX_LOG_BYTES = Limits().max_log_bytes
 """The largest log an import copies (the audit's log cap)."""
 _MAX_DEPTH = re.compile(r"exceeds maxDepth ([0-9]+)")
 _SINGLE_REJECTION = "at most one task may be in_progress"
-_STAGING = ".new-"
-"""The prefix of the hidden folder an import or a scaffold is written in before it is published."""
 
 
 class NewScenarioError(Exception):
@@ -172,10 +171,12 @@ class _Staging:
     def __init__(self, tree: Tree, name: str) -> None:
         self.tree = tree
         self.name = name
-        self.folder = f"{_STAGING}{name}-{secrets.token_hex(6)}"
+        self.folder = f"{STAGING}{os.getpid()}-{secrets.token_hex(6)}-{name}"
         self.files: list[str] = []
+        self.notes: list[str] = []
 
     def __enter__(self) -> _Staging:
+        self.notes = _clean_staging(self.tree)
         try:
             self.tree.make_folder(self.folder)
         except OSError as exc:
@@ -194,13 +195,29 @@ class _Staging:
         return Source(shown, TreeFile(self.tree, (self.folder, name)), is_file=True)
 
     def publish(self) -> list[str]:
-        notes = _ensure_schema(self.tree)
+        notes = [*self.notes, *_ensure_schema(self.tree)]
         try:
             self.tree.rename_new(self.folder, self.name)
         except FileExistsError:
             raise NewScenarioError(f"{self.tree.at(self.name)} appeared while it was being written; nothing was "
                                    "changed") from None
         return notes
+
+
+def _clean_staging(tree: Tree) -> list[str]:
+    """Remove the staging folders of imports that are no longer running (killed before
+    they published); one named as an older replay named them (no process id) is said,
+    for the user to delete."""
+    notes = []
+    for entry in tree.entries():
+        if not entry.is_dir or not entry.name.startswith(STAGING):
+            continue
+        if abandoned(entry.name, STAGING):
+            tree.remove_tree(entry.name)
+        elif not entry.name[len(STAGING):].split("-", 1)[0].isdigit():
+            notes.append(f"{tree.at(entry.name)} is what an interrupted {command('new')} left (it is never read "
+                         "as a scenario): delete it")
+    return notes
 
 
 def _ensure_schema(tree: Tree) -> list[str]:
@@ -368,7 +385,9 @@ def _summarize(source: Source, name: str) -> _Log:
     turn: int | None = None
     prompted: set[int] = set()
     calls: dict[str, tuple[str, Any]] = {}
+    events = 0
     for ev in iter_events(log.items()):
+        events += 1
         if ev.seq < found.seed:
             continue
         data = ev.data if isinstance(ev.data, dict) else {}
@@ -418,6 +437,10 @@ def _summarize(source: Source, name: str) -> _Log:
             found.title_requests += 1
         elif ev.type == TITLE and isinstance(data.get("source"), dict) and data["source"].get("kind") == "provider":
             found.provider_titles.append(data.get("title"))
+    if found.seed > events:
+        raise NewScenarioError(f"{source.path}: its header's seedLength ({found.seed}) is more than the log's "
+                               f"{counted(events, 'event')}: a fork's seed is events of the log itself, so no event "
+                               "would be its own (fix the header, or import its parent)")
     return found
 
 

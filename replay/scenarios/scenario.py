@@ -575,6 +575,9 @@ def _write_schema() -> None:
 
 
 _SCENARIO_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+STAGING = ".new-"
+"""The prefix of the hidden folder of the scenario tree ``replay new`` writes a scenario in
+before it publishes it (``.new-<pid>-<random>-<name>``): never a scenario, whatever it holds."""
 SCENARIO_NAME_RULE = ("not a scenario name: a scenario is a folder named with letters, digits, '.', '_' and '-', "
                       "starting with a letter or digit, at most 100 characters")
 """What ``is_scenario_name`` asks, in words (``replay new``, a check, a pending manifest)."""

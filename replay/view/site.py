@@ -55,9 +55,11 @@ from replay.fs import (
     Tree,
     abandoned,
     recover,
+    within,
     write_output,
     write_temporary,
 )
+from replay.log.discover import local_path
 from replay.log.reader import AuditItem, LogRead
 from replay.log.source import PassedOver, display_path, ignore
 from replay.output import OutputError
@@ -73,6 +75,8 @@ from replay.render.web.session_page import (
     page_chunks,
 )
 from replay.render.web.site_index import Row, index_chunks
+from replay.style import sanitize
+from replay.urls import is_url
 
 NAME_CHARS = 60
 """Characters of a log's path kept in its page's name (the rest is a hash)."""
@@ -366,17 +370,82 @@ def breaking(entries: list[_Entry]) -> dict[str, list[Breaking]]:
 # -- writing and publishing ------------------------------------------------------------
 
 
+MARKER_HEAD = b"A session browser replay wrote; each run rewrites this folder. The files it wrote:\n"
+"""The marker's first line; the files the site wrote follow, one a line."""
+MAX_MARKER_BYTES = 64 << 20
+_OLD_MARKER = b"A session browser replay wrote; each run rewrites this folder.\n"
+"""The marker of a site written before the marker listed its files (its pages are
+recognised by their names)."""
+
+
+def _written(tree: Tree) -> set[str] | None:
+    """The files the site in ``tree`` says it wrote (its marker), ``None`` when there is
+    no marker; a marker that lists none (an older replay's) counts its pages."""
+    try:
+        raw = tree.read(SITE_MARKER, limit=MAX_MARKER_BYTES, what="the site's marker")
+    except FsError:
+        return None
+    if raw is None:
+        return None
+    if raw.startswith(MARKER_HEAD):
+        return set(raw[len(MARKER_HEAD):].decode("utf-8", "replace").splitlines())
+    if raw == _OLD_MARKER:
+        return {INDEX, *(f"{folder}/{e.name}" for folder in (RULES_FOLDER, SESSIONS)
+                         for e in tree.entries(folder) if e.is_file and e.name.endswith(".html"))}
+    return set()
+
+
+def _foreign(tree: Tree, written: set[str]) -> list[str]:
+    """What, under the names a site replaces, replay did not write (by ``written``)."""
+    found = []
+    for name in PUBLISHED:
+        if name == SITE_MARKER or not tree.exists(name):
+            continue
+        if name in (RULES_FOLDER, SESSIONS) and tree.is_folder(name):
+            found += [f"{name}/{e.name}" + ("/" if e.is_dir else "") for e in tree.entries(name)
+                      if not e.is_file or f"{name}/{e.name}" not in written]
+        elif name not in written:
+            found.append(name + ("/" if tree.is_folder(name) else ""))
+    return found
+
+
 def claim(tree: Tree, force: bool) -> None:
     """``SiteRefused`` when the folder holds anything but a site replay wrote (or what
-    a run of it left behind), unless ``force``."""
+    a run of it left behind), unless ``force``; and, ``force`` or not, when a file under
+    the names a site replaces is not one replay wrote there (its marker lists what it
+    wrote): a site never deletes a file it did not write."""
     names = [e for e in tree.entries() if not e.name.startswith((STAGING, OLD, *LEFTOVER_PREFIXES))]
-    if not names or force:
+    if not names:
         return
-    marker = next((e for e in names if e.name == SITE_MARKER), None)
-    if marker is not None and marker.is_file:
-        return
-    raise SiteRefused(f"{tree.path}: not empty, and not a site replay wrote (it has no {SITE_MARKER}): "
-                      "name a new or empty folder, or add --force to write the site into it")
+    written = _written(tree)
+    if written is None and not force:
+        raise SiteRefused(f"{tree.path}: not empty, and not a site replay wrote (it has no {SITE_MARKER}): "
+                          "name a new or empty folder, or add --force to write the site into it")
+    foreign = _foreign(tree, written or set())
+    if foreign:
+        shown = ", ".join(str(tree.at(f)) for f in foreign[:3]) + (f" and {len(foreign) - 3} more"
+                                                                   if len(foreign) > 3 else "")
+        raise SiteRefused(f"{tree.path}: {shown}: not written by replay, and a site replaces {_replaced()}; refused "
+                          "(replay never deletes a file it did not write): move them away, or name another folder")
+
+
+def _replaced() -> str:
+    return ", ".join(f"{n}/" if n in (RULES_FOLDER, SESSIONS) else n for n in PUBLISHED)
+
+
+def refuse_inputs(tree: Tree, paths: Sequence[str]) -> None:
+    """``SiteRefused`` when the site's folder holds one of the inputs, or lies inside
+    one: the site would be written over or among the logs it is made of."""
+    site = os.path.realpath(tree.path)
+    for path in paths:
+        local = local_path(path)
+        if path == "-" or is_url(local):
+            continue
+        real = os.path.realpath(local)
+        if within(Path(real), Path(site)) or within(Path(site), Path(real)):
+            where = "holds" if within(Path(real), Path(site)) else "is inside"
+            raise SiteRefused(f"{tree.path}: {where} {sanitize(path)}, a path to read; the site goes to a folder "
+                              "apart from its logs")
 
 
 def _clean(tree: Tree) -> None:
@@ -391,15 +460,18 @@ def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult,
     """The whole site, into the staging folder."""
     locale = request.locale
     rows = [Row(e.report, e.shown, f"{SESSIONS}/{e.name}", e.facts, len(e.children)) for e in entries]
+    names: list[str] = []
     with tree.writer(staging) as write:
         for name, page in rule_pages(locale, request.rule_text, breaking(entries)):
             write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
+            names.append(f"{RULES_FOLDER}/{name}")
         for entry in entries:
             write(SESSIONS, entry.name, what="session page", durable=False,
                   data=page_chunks(_draft(entry, spool), entry.report, entry.shown, page_links(entry), locale,
                                    entry.failure))
         write(INDEX, data=index_chunks(rows, result, locale, passed_over), what="index", durable=False)
-        write(SITE_MARKER, data=b"A session browser replay wrote; each run rewrites this folder.\n", durable=False)
+        names += [f"{SESSIONS}/{entry.name}" for entry in entries]
+        write(SITE_MARKER, data=MARKER_HEAD + "".join(f"{n}\n" for n in [*names, INDEX]).encode(), durable=False)
 
 
 PUBLISHED = (RULES_FOLDER, SESSIONS, INDEX, SITE_MARKER)
@@ -425,6 +497,7 @@ def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
     drafted where its log is audited. ``on_report`` is told each log's report."""
     tree = request.out
     tree.check_root()
+    refuse_inputs(tree, request.audit.paths)
     recover(tree)  # a publication a killed run left half-done is finished first
     claim(tree, request.force)
     passed: list[str] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -164,3 +165,39 @@ def test_parts_written_by_workers_give_the_same_tables_in_bounded_row_groups(
         assert max(ours.metadata.row_group(i).num_rows for i in range(ours.num_row_groups)) <= 40, table
         assert ours.read().to_pylist() == pq.read_table(exported[0] / f"{table}.parquet").to_pylist(), table
     assert sorted(p.name for p in tmp_path.iterdir()) == ["parts"]
+
+
+def test_every_session_holds_what_the_session_browser_shows(exported: tuple[Path, int, str], corpus: Path) -> None:
+    """The same audit with the session browser's watch: each log's page facts (its header,
+    times, turns, steps, calls and how they ended, tokens, models, plan, title,
+    generation) are its sessions row's."""
+    from replay.check.audit import Audit, AuditRequest
+    from replay.check.engine import Attached
+    from replay.view.site import PageWatch
+
+    drafts: dict[str, Any] = {}
+
+    def attached(item: Attached) -> None:
+        drafts.setdefault(item.path, item.value.facts)  # type: ignore[attr-defined]
+
+    Audit(AuditRequest((str(corpus),)), watch=PageWatch()).run(attached=attached)
+    sessions = rows(exported[0], "sessions")
+    assert len(drafts) == len(sessions)
+
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+
+    def ms(value: Any) -> Any:
+        return None if value is None else (value - epoch) // timedelta(milliseconds=1)
+
+    for s in sessions:
+        f = drafts[s["path"]]
+        assert (s["session_id"], s["parent_session"], s["cwd"], ms(s["created"]), ms(s["first_time"]),
+                s["duration_ms"], s["turns"], s["steps"], s["tool_calls"],
+                (s["tool_calls"] - s["tool_calls_failed"] - s["tool_calls_interrupted"] - s["tool_calls_pending"],
+                 s["tool_calls_failed"], s["tool_calls_interrupted"], s["tool_calls_pending"]),
+                (s["input_tokens"], s["output_tokens"], s["cache_read_tokens"], s["cache_write_tokens"],
+                 s["reasoning_tokens"]), tuple(s["models"]),
+                None if s["plan_total"] is None else (s["plan_done"], s["plan_total"]), s["title"],
+                s["generation"]) == \
+            (f.session_id, f.parent, f.cwd, f.created, f.start, f.duration, f.turns, f.steps, f.calls, f.outcomes,
+             f.tokens, f.models, f.plan, f.title, f.generation), s["path"]

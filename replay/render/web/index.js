@@ -73,11 +73,12 @@
     const q = filter.value.trim().toLowerCase();
     if (q) {
       if (searchText === null) {
-        const text = (r, name) => {
-          const cell = r.querySelector("td." + name);
-          return cell ? (cell.dataset.v !== undefined ? cell.dataset.v : cell.textContent) : "";
+        const text = (r) => {
+          const path = r.querySelector("td.path");
+          const title = r.querySelector("td.title .t");
+          return (path ? path.dataset.v : "") + "\n" + (title ? title.title || title.textContent : "");
         };
-        searchText = rows.map((r) => (text(r, "path") + "\n" + text(r, "title")).toLowerCase());
+        searchText = rows.map((r) => text(r).toLowerCase());
       }
       if (!searchText[i].includes(q)) return false;
     }

@@ -53,6 +53,8 @@ WORD_CHARS = 48
 of 10,000 characters would cost the browser's layout about a second per row."""
 TEXT_CHARS = 400
 """Characters of a title shown in an index cell (the whole title is its tooltip)."""
+TIP_CHARS = 1000
+"""Characters of a title kept in its cell's tooltip, which the filter matches."""
 NAMES_SHOWN = 3
 """Tools named in a row's tools cell (the others counted, all in its tooltip)."""
 _SPACE = re.compile(r"\s+")
@@ -132,13 +134,12 @@ def row_html(row: Row, ss: SiteStrings, root: str = "") -> str:
         target = f"{href}#L{line}" if line is not None else f"{href}#findings-title"
         status_text += f" · <a class=\"rule\" href=\"{target}\">{esc(rule)}</a>"
     n = len(report.findings)
-    cells = [f"<td class=\"path\" data-v=\"{esc(row.shown)}\"><a href=\"{href}\" title=\"{esc(row.shown)}\">"
-             f"{_path_html(short)}</a></td>",
+    cells = [f"<td class=\"path\" data-v=\"{esc(row.shown)}\"><a href=\"{href}\">{_path_html(short)}</a></td>",
              f"<td class=\"state\" data-v=\"{status_rank(report, status)}\"><span class=\"status\" "
              f"data-status=\"{status}\">{status_text}</span></td>",
              f"<td class=\"num\" data-v=\"{n}\">"
              + (f"<a href=\"{href}#findings-title\">{count(n)}</a>" if n else "0") + "</td>",
-             f"<td class=\"title\" data-v=\"{esc(title)}\"><div class=\"t\" title=\"{esc(title)}\">"
+             f"<td class=\"title\"><div class=\"t\" title=\"{esc(title[:TIP_CHARS])}\">"
              f"{esc(clipped(title))}</div></td>"]
     if facts is not None:
         start = facts.start if facts.start is not None else facts.created
@@ -162,7 +163,7 @@ def row_html(row: Row, ss: SiteStrings, root: str = "") -> str:
         plan_cell = "<td class=\"num\" data-v=\"\"></td>"
     named = "".join(f"<span class=\"name\">{esc(clipped(t))}</span>" for t in tools[:NAMES_SHOWN])
     more = f"<span class=\"name\">+{len(tools) - NAMES_SHOWN}</span>" if len(tools) > NAMES_SHOWN else ""
-    cells.append(f"<td class=\"tools\" data-v=\"{len(tools)}\" title=\"{esc(', '.join(tools))}\">{named}{more}</td>")
+    cells.append(f"<td class=\"tools\" data-v=\"{len(tools)}\">{named}{more}</td>")
     cells += token_cells
     cells.append("<td class=\"models\">" + "".join(f"<span class=\"name\">{esc(clipped(m))}</span>" for m in models)
                  + "</td>")

@@ -441,7 +441,9 @@ def test_hostile_logs_stay_inert(tmp_path: Path) -> None:
         assert "<img" not in text and "<b>x" not in text and "\u202e" not in text and "\u2066" not in text
     index = parse((site / INDEX).read_text(encoding="utf-8"))
     cell = index.find("td", "title")
-    assert html.unescape(cell.attrs["data-v"]) == sanitize_shown(HOSTILE_TITLE + LONG_NAME)  # whole, for the filter
+    whole = sanitize_shown(HOSTILE_TITLE + LONG_NAME)
+    assert html.unescape(cell.find("div", "t").attrs["title"]) == sanitize_shown((HOSTILE_TITLE + LONG_NAME)[:1000])
+    assert whole.startswith(html.unescape(cell.find("div", "t").attrs["title"]))  # its start, for the tooltip
     assert cell.text == sanitize_shown(clipped(HOSTILE_TITLE + LONG_NAME))  # shown with its long word cut
     page = parse((site / _rows(site)[0][1]).read_text(encoding="utf-8"))
     assert page.find("h1").text == sanitize_shown(HOSTILE_TITLE + LONG_NAME)
@@ -537,6 +539,60 @@ def test_a_child_is_named_by_its_whole_session_id() -> None:
 
     assert [_names("started session s12.", sid) for sid in ("s1", "s12", "s")] == [False, True, False]
     assert _names("child abc-def-1 done", "abc-def-1") and not _names("child abc-def-12", "abc-def-1")
+
+
+def test_force_never_deletes_a_file_replay_did_not_write(tmp_path: Path) -> None:
+    """`--force` into a folder holding the user's own `sessions/` and `rules/`: refused,
+    naming the files, which survive; a site replay wrote, with a file the user put in
+    its `sessions/`, is refused too, and the file survives."""
+    logs = tmp_path / "logs"
+    _log(logs, "a/session.jsonl", records(TODO_WRITE))
+    mine = tmp_path / "mine"
+    (mine / "sessions").mkdir(parents=True)
+    (mine / "rules").mkdir()
+    (mine / "sessions" / "my-notes.txt").write_text("mine")
+    (mine / "rules" / "firewall.conf").write_text("allow")
+    code, out = _view(str(logs), "-o", str(mine), "--force")
+    assert code == 2
+    assert out.endswith(f"Error: Invalid value for -o: {mine}: {mine / 'rules' / 'firewall.conf'}, "
+                        f"{mine / 'sessions' / 'my-notes.txt'}: not written by replay, and a site replaces rules/, "
+                        "sessions/, index.html, .replay-site; refused (replay never deletes a file it did not write): "
+                        "move them away, or name another folder\n")
+    assert (mine / "sessions" / "my-notes.txt").read_text() == "mine"
+    assert (mine / "rules" / "firewall.conf").read_text() == "allow"
+    site = tmp_path / "site"
+    assert _view(str(logs), "-o", str(site))[0] == 0
+    (site / "sessions" / "my-notes.txt").write_text("mine")
+    for force in ((), ("--force",)):
+        code, out = _view(str(logs), "-o", str(site), *force)
+        assert code == 2 and f"{site / 'sessions' / 'my-notes.txt'}: not written by replay" in out
+    assert (site / "sessions" / "my-notes.txt").read_text() == "mine"
+    (site / "sessions" / "my-notes.txt").unlink()
+    assert _view(str(logs), "-o", str(site), "--force")[0] == 0  # its own pages are replaced
+
+
+@pytest.mark.parametrize("where", ["the logs' folder", "a folder above it", "inside it"])
+def test_a_site_folder_that_holds_or_lies_in_the_inputs_is_refused(tmp_path: Path, where: str) -> None:
+    """`replay view logs -o logs --force` with the logs under `logs/sessions/` and
+    `logs/rules/`: refused before anything is read or written; the logs survive."""
+    logs = tmp_path / "logs"
+    first = _log(logs, "sessions/session.jsonl", records(TODO_WRITE))
+    _log(logs, "rules/session.jsonl", records(TODO_WRITE))
+    out_dir = {"the logs' folder": logs, "a folder above it": tmp_path, "inside it": logs / "site"}[where]
+    code, out = _view(str(logs), "-o", str(out_dir), "--force")
+    assert code == 2
+    what = "is inside" if where == "inside it" else "holds"
+    assert out.endswith(f"Error: Invalid value for -o: {out_dir}: {what} {logs}, a path to read; the site goes to a "
+                        "folder apart from its logs\n")
+    assert first.read_bytes() == dump(records(TODO_WRITE)) and (logs / "rules" / "session.jsonl").is_file()
+    assert not (out_dir / INDEX).exists()
+
+
+def test_view_help_says_which_names_a_site_replaces() -> None:
+    result = CliRunner().invoke(main, ["view", "--help"], terminal_width=200)
+    assert ("A site replaces index.html, sessions/, rules/, .replay-site and nothing else; it is refused, with or "
+            "without --force, when those hold a file replay did not write, or when the folder holds the logs to "
+            "read.") in " ".join(result.output.split())
 
 
 def test_a_rule_page_lists_the_sessions_that_break_it(corpus_site: tuple[Path, int, str]) -> None:
