@@ -359,7 +359,7 @@ def build_long(template: Template, target: Path, index: int, size: int, built: B
 
 def run_audit_json(path: Path) -> tuple[int, dict[str, Any]]:
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.run([sys.executable, "-m", "replay", "audit", "--format", "json", str(path)],
+        proc = subprocess.run([sys.executable, "-m", "replay", "audit", "--no-cache", "--format", "json", str(path)],
                               stdout=out, stderr=subprocess.PIPE, check=False)
         out.seek(0)
         body = out.read()
@@ -640,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_pin and hasattr(os, "sched_setaffinity"):
         cpu = args.cpu if args.cpu is not None else min(os.sched_getaffinity(0))
     baseline_cmd = [sys.executable, str(baseline_script), str(corpus_dir)]
-    audit = [sys.executable, "-m", "replay", "audit", "--format", "json"]
+    audit = [sys.executable, "-m", "replay", "audit", "--no-cache", "--format", "json"]
     prefix = ["taskset", "-c", str(cpu)] if cpu is not None else []
     jobs = sorted({1, *args.jobs})
     cluster: subprocess.Popen[str] | None = None

@@ -96,8 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     site = out / "site"
     cpu = args.cpu if args.cpu is not None else (min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                                                  else None)
-    audit = [sys.executable, "-m", "replay", "audit", "--format", "json", "--jobs", "1", str(corpus_dir)]
-    view = [sys.executable, "-m", "replay", "view", str(corpus_dir), "-o", str(site), "--jobs", "1"]
+    audit = [sys.executable, "-m", "replay", "audit", "--no-cache", "--format", "json", "--jobs", "1", str(corpus_dir)]
+    view = [sys.executable, "-m", "replay", "view", "--no-cache", str(corpus_dir), "-o", str(site), "--jobs", "1"]
     print(f"corpus: {corpus_dir}: {manifest['files']} files, {manifest['bytes'] / MB:.1f} MB", flush=True)
     runs: dict[str, list[Any]] = {"audit --jobs 1": [], "view --jobs 1": []}
     for i in range(args.repeat):

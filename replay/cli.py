@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 import click
 
 from replay import __version__
+from replay.check.cache import CACHE_ENV, CACHE_FOLDER, CacheRequest
 from replay.check.engine import Policy
 from replay.check.registry import RULES
 from replay.cluster import SCHEDULER_SECONDS
@@ -202,6 +203,16 @@ audit_choice_options = _options(
                                       "fingerprint of the record, not by line)."),
 )
 """What an audit reports and what fails it: ``replay audit``'s and ``replay view``'s."""
+cache_options = _options(
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the audit cache: read every log."),
+    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar=CACHE_ENV,
+                 metavar="DIR", help=f"The audit cache's folder. [default: {CACHE_FOLDER}/ below the working "
+                                     f"directory, or ${CACHE_ENV}]"),
+    click.option("--verify-cache", is_flag=True,
+                 help="Read every cached log again and reuse its report only if its bytes are unchanged (a "
+                      "periodic full check in CI)."),
+)
+"""The audit cache's options: ``replay audit``'s and ``replay view``'s."""
 scheduler_option = click.option(
     "--scheduler", default=None, metavar="ADDRESS",
     help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its workers read "
@@ -217,11 +228,15 @@ def _audit_request(command: str, paths: tuple[str, ...], options: dict[str, Any]
 
     if jobs is not None and scheduler is not None:
         raise click.UsageError("--jobs and --scheduler exclude each other: the cluster's workers do the work")
+    if options.get("no_cache") and options.get("verify_cache"):
+        raise click.UsageError("--no-cache excludes --verify-cache")
+    # A command without the cache's options (export) keeps none.
+    cache = None if options.get("no_cache", True) else CacheRequest(options["cache_dir"], options["verify_cache"])
     return AuditRequest(
         paths, Policy(options["policy"]), _limits(options), options["select"] or None, options["ignore"] or None,
         options["min_severity"], tuple(Severity(s) for s in options["fail_on"]), options["baseline"],
         write_baseline, fingerprints, jobs=1 if scheduler is not None else _workers(command, jobs),
-        scheduler=scheduler)
+        scheduler=scheduler, cache=cache)
 
 
 def _notes(command: str, notes: Iterable[str]) -> None:
@@ -249,6 +264,7 @@ def _passed_over(command: str) -> Callable[[str, str], None]:
 @no_color_option
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report to this file.")
+@cache_options
 @jobs_option("audits")
 @scheduler_option
 @limit_options
@@ -543,6 +559,7 @@ def _one_page(paths: tuple[str, ...], output: str | None) -> bool:
                                             "without --force, when those hold a file replay did not write, or when "
                                             "the folder holds the logs to read.")
 @audit_choice_options
+@cache_options
 @jobs_option("audits")
 @scheduler_option
 @limit_options

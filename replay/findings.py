@@ -192,6 +192,12 @@ class Rule:
         return Finding(self.id, Severity.WARNING, message, line, seq, type, False, group)
 
 
+def restored(rule: str, severity: Severity, message: str, line: int | None, seq: int | None, type: str | None,
+             tail: bool, group: str | None, fingerprint: str | None, events: int) -> Finding:
+    """A finding as the audit cache kept it (``replay.check.cache``): every field as it was."""
+    return Finding(rule, severity, message, line, seq, type, tail, group, fingerprint, events)
+
+
 def said(f: Finding) -> str:
     """A finding as one line, as a rule's help quotes the audit and its examples record
     it: ``line 3: T5 error: …``."""

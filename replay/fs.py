@@ -442,6 +442,29 @@ class Tree:
             if fd is not None:
                 shutil.rmtree(name, dir_fd=fd, ignore_errors=True)
 
+    def touch(self, *parts: str) -> None:
+        """Set the modification time of the folder ``parts`` to now (when it was last
+        used: a cache's pruning reads it); nothing when it is missing."""
+        with self.folder(*parts) as fd:
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.utime(fd)
+
+    def usage(self, *parts: str) -> tuple[int, int] | None:
+        """The folder ``parts``: the bytes of the regular files it holds (not below
+        it) and its modification time in nanoseconds; ``None`` when it is missing."""
+        with self.folder(*parts) as fd:
+            if fd is None:
+                return None
+            total = 0
+            with contextlib.suppress(OSError):
+                for name in os.listdir(fd):
+                    with contextlib.suppress(OSError):
+                        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                        if stat.S_ISREG(st.st_mode):
+                            total += st.st_size
+            return total, os.fstat(fd).st_mtime_ns
+
     def make_folder(self, *parts: str) -> None:
         """Make the folder ``parts`` (``FileExistsError`` when something has its name)."""
         *folder, name = parts

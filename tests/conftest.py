@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
+from replay.check.cache import CACHE_ENV
 from replay.fs import NO_FSYNC
 
 # Bytecode caches are written for the suite even where PYTHONDONTWRITEBYTECODE is set
@@ -35,6 +36,23 @@ def _no_fsync() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(NO_FSYNC, "1")
         yield
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _audit_cache_per_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A module's fixtures (set up before any test's) their own audit cache too."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("module-audit-cache")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _audit_cache_per_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test its own audit cache (``replay audit`` and ``replay view`` keep one by
+    default, below the working directory, which for many tests is the checkout): a
+    cache never leaks from one test, or one xdist worker, to another, nor into the
+    checkout. The tests of the cache name their own folders."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("audit-cache")))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -667,15 +667,15 @@ def test_more_jobs_than_cpus_or_work_start_no_more_workers_and_say_so(monkeypatc
     monkeypatch.setattr(parallel._Pool, "__init__", counted)
     monkeypatch.setattr(runner, "BATCH_UNITS", 2)
     logs = [str(corpus_file(base)) for base in BASES]  # five logs: three batches
-    alone = CliRunner().invoke(main, ["audit", "--jobs", "1", "--format", "json", *logs])
+    alone = CliRunner().invoke(main, ["audit", "--no-cache", "--jobs", "1", "--format", "json", *logs])
     cpus = usable_cpus()
-    result = CliRunner().invoke(main, ["audit", "--jobs", "64", "--format", "json", *logs])
+    result = CliRunner().invoke(main, ["audit", "--no-cache", "--jobs", "64", "--format", "json", *logs])
     assert started == ([min(cpus, 3)] if cpus > 1 else [])
     assert (result.exit_code, result.stdout_bytes) == (alone.exit_code, alone.stdout_bytes)
     assert result.stderr == f"replay audit: --jobs 64: {_running(cpus)}\n"
     started.clear()
     monkeypatch.setattr(parallel, "usable_cpus", lambda: 8)
-    result = CliRunner().invoke(main, ["audit", "--jobs", "8", "--format", "json", *logs])
+    result = CliRunner().invoke(main, ["audit", "--no-cache", "--jobs", "8", "--format", "json", *logs])
     assert (result.exit_code, result.stdout_bytes, result.stderr) == (alone.exit_code, alone.stdout_bytes, "")
     assert started == [3]
 

@@ -1,7 +1,8 @@
 """The audit of paths, whole, as ``replay audit`` runs it: the paths checked, the logs
 found (folders, archives, URLs, standard input), the rule selection (the command
 line's over the nearest ``[tool.replay.audit]`` table), a baseline applied and one
-written, on this process, worker processes or a Dask cluster.
+written, on this process, worker processes or a Dask cluster, with the audit cache
+(``replay.check.cache``) when the request names one.
 
 ``Audit(request, passed_over)`` prepares it (every usage problem is raised here, before
 a log is read); ``listed()`` finds every log first (for a progress bar, which needs the
@@ -15,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replay.check.baseline import Baseline, baseline_bytes, read_baseline
+from replay.check.cache import AuditCache, CacheRequest, namespace
 from replay.check.engine import Attached, AuditResult, LogReport, Policy, Watch, failing_severities, may_be_log
 from replay.check.fingerprint import Fingerprints
+from replay.check.registry import RULES
 from replay.check.runner import audit_units
 from replay.check.selection import Selection, audit_selection, find_config
 from replay.findings import Severity
@@ -50,6 +53,8 @@ class AuditRequest:
     """Fingerprint every finding (a baseline needs them; so do some report formats)."""
     jobs: int = 1
     scheduler: str | None = None
+    cache: CacheRequest | None = None
+    """Where the audit cache is (``replay.check.cache``); ``None``: no cache."""
 
 
 class Audit:
@@ -60,9 +65,14 @@ class Audit:
         self.request = request
         self.watch = watch
         """Reads every log alongside its audit (``replay.check.engine.Watch``)."""
-        self.selection: Selection = audit_selection(request.select, request.ignore, request.min_severity,
-                                                    find_config())
+        config = find_config()
+        self.selection: Selection = audit_selection(request.select, request.ignore, request.min_severity, config)
         self.baseline = read_baseline(request.baseline) if request.baseline is not None else Baseline()
+        self.cache = None if request.cache is None else AuditCache(
+            request.cache, namespace(tuple(RULES), request.policy, request.limits, self.selection, config,
+                                     self.fingerprints),
+            request.limits, self.fingerprints, watch)
+        """The audit cache this audit reads and writes (``None``: none)."""
         self.passed: list[tuple[str, str]] = []
 
         def pass_over(path: str, why: str) -> None:
@@ -108,9 +118,14 @@ class Audit:
             def done() -> None:
                 finished(next(paths, ""))
 
-        results = audit_units(units, request.policy, request.limits, self.fingerprints, jobs=request.jobs,
-                              scheduler=request.scheduler, passed_over=self._pass_over, watch=self.watch,
-                              attached=attached, finished=done, skip=self.selection.skipped)
+        cache = self.cache
+        passed_over = self._pass_over if cache is None else cache.passed_over(self._pass_over)
+        results = audit_units(units if cache is None else cache.units(units), request.policy, request.limits,
+                              self.fingerprints, jobs=request.jobs, scheduler=request.scheduler,
+                              passed_over=passed_over, watch=self.watch, attached=attached, finished=done,
+                              skip=self.selection.skipped)
+        if cache is not None:
+            results = cache.reports(results, self._pass_over, attached, done)
         for judged in results:
             report = self.selection.apply(judged)
             if request.write_baseline is not None:
@@ -118,6 +133,8 @@ class Audit:
             report = self.baseline.apply(report)
             reports.append(report)
             on_report(report)
+        if cache is not None:
+            cache.save()
         if not reports:
             raise NoLogs("no session logs found in the given paths")
         if request.write_baseline is not None:
@@ -125,8 +142,9 @@ class Audit:
                                                                  self.baseline.root)])
             self.baseline_written = sum(len(r.findings) for r in selected)
         unmatched = self.baseline.unmatched()
+        notes = ((unmatched,) if unmatched is not None else ()) + (() if cache is None else tuple(cache.notes))
         return AuditResult(reports, failing_severities(request.fail_on), self.baseline.matched, tuple(self.passed),
-                           (unmatched,) if unmatched is not None else ())
+                           notes, None if cache is None else cache.hits)
 
     baseline_written: int | None = None
     """How many findings ``run`` wrote as a baseline (``None``: it wrote none)."""

@@ -759,6 +759,8 @@ class AuditResult:
     notes: Sequence[str] = ()
     """What the audit says of itself that no finding says (a baseline of which nothing
     matched), for a report to show beside its findings."""
+    cached: int | None = None
+    """How many logs' reports came from the audit cache (``None``: no cache was used)."""
 
     @cached_property
     def summary(self) -> Summary:

@@ -6,9 +6,10 @@ rules in ``replay.log`` (header, scan, zstd, legacy, reader, archive), storage i
 in ``replay.check.storage``, the session core's in the modules of its domains
 (``replay.check.envelope``, ``messages``, ``requests``, ``surface``, ``seqs``,
 ``dev``), the engine's own in ``replay.check.engine``, the todo domain's in
-``replay.todo.rules``. The table below names, for each rule, its emitter: a stage
-that always runs (the reader, the engine, storage identity) or a per-log checker,
-which an audit leaves out when none of its rules is selected. Adding a rule means
+``replay.todo.rules``, a log's history across audits in ``replay.check.history``.
+The table below names, for each rule, its emitter: a stage that always runs (the
+reader, the engine, storage identity, the audit cache) or a per-log checker, which an
+audit leaves out when none of its rules is selected. Adding a rule means
 declaring it and putting it on the table under its emitter; a test holds the table
 to the code (a rule on the table that no module of its emitter names, or a module
 that names a rule the table gives to another emitter, fails).
@@ -37,14 +38,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType, ModuleType
 
-from replay.check import core, dev, engine, envelope, messages, requests, seqs, storage, surface
+from replay.check import core, dev, engine, envelope, history, messages, requests, seqs, storage, surface
 from replay.checker import Checker
 from replay.findings import Rule
 from replay.log import archive, header, legacy, reader, scan, zstd
 from replay.todo import rules as todo_rules
 from replay.todo.rules import SingleActivePolicy, TodoChecker
 
-_SERIES = ("INTERNAL", "IO", "LIMIT", "A", "B", "C", "D", "T", "P")
+_SERIES = ("INTERNAL", "IO", "LIMIT", "A", "B", "C", "D", "T", "P", "H")
 """The order rules are listed in: replay's own, then the spec's layers, then the
 todo domain's invariants and its policy what-if; by number within a series."""
 
@@ -70,6 +71,9 @@ IDENTITY = Emitter("storage identity", (storage,))
 CORE = Emitter("the session core", (core, envelope, messages, requests, surface, seqs, dev), core.CoreChecker)
 TODO = Emitter("the todo invariant", (todo_rules,), TodoChecker)
 POLICY = Emitter("the policy what-if", (todo_rules,), SingleActivePolicy)
+HISTORY = Emitter("the audit cache", (history,))
+"""A log's history across audits (H1): ``replay.check.cache`` judges it with the words of
+``replay.check.history``, after the log's audit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +99,7 @@ _TABLE: tuple[Code, ...] = (
     *_rows(None, dev.D10, dev.D11, dev.D15, dev.D16, dev.D17),
     *_rows(TODO, todo_rules.T1, todo_rules.T2, todo_rules.T3, todo_rules.T4, todo_rules.T5),
     *_rows(POLICY, todo_rules.P1),
+    *_rows(HISTORY, history.H1),
 )
 
 

@@ -220,10 +220,12 @@ def _fold_entry(places: list[tuple[LogReport, list[Finding]]], reporter: AuditRe
     return out
 
 
-def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style, baselined: int = 0) -> str:
-    """The closing lines: files by outcome, findings by severity (and those a baseline
-    held back), the by-rule table; on a terminal a coloured verdict line after it."""
-    out = ["", files_line(summary), findings_line(summary)]
+def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style, baselined: int = 0,
+                 cached: int | None = None) -> str:
+    """The closing lines: files by outcome (and how many came from the audit cache),
+    findings by severity (and those a baseline held back), the by-rule table; on a
+    terminal a coloured verdict line after it."""
+    out = ["", files_line(summary, cached), findings_line(summary)]
     if baselined:
         out.append(f"{counted(baselined, 'finding')} in the baseline not reported")
     table = rule_table(reports)
@@ -236,10 +238,13 @@ def summary_text(reports: Iterable[LogReport], summary: Summary, style: Style, b
     return text
 
 
-def files_line(summary: Summary) -> str:
-    return (f"{counted(summary.files, 'file')}, {counted(summary.events, 'event')}: {summary.ok} ok, "
+def files_line(summary: Summary, cached: int | None = None) -> str:
+    """Files by outcome; ``cached``: how many reports the audit cache gave (said
+    when there were some)."""
+    line = (f"{counted(summary.files, 'file')}, {counted(summary.events, 'event')}: {summary.ok} ok, "
             f"{summary.warnings_only} with warnings only, {summary.with_errors} with errors, "
             f"{summary.unreadable} unreadable")
+    return f"{line} ({cached} from the cache)" if cached else line
 
 
 def findings_line(summary: Summary) -> str:
@@ -309,11 +314,11 @@ class AuditText(AuditReporter):
         if view.files_only:
             return
         if view.statistics:
-            self.write("\n".join([*rule_table(result.reports), "", files_line(result.summary),
+            self.write("\n".join([*rule_table(result.reports), "", files_line(result.summary, result.cached),
                                    findings_line(result.summary)]).lstrip("\n") + "\n")
             return
         if view.summary_only:
-            self.write("\n".join([files_line(result.summary), findings_line(result.summary)]) + "\n")
+            self.write("\n".join([files_line(result.summary, result.cached), findings_line(result.summary)]) + "\n")
             return
         if view.fold:
             folded = _folded(result.reports)
@@ -325,7 +330,7 @@ class AuditText(AuditReporter):
                 self.write("\n" + self.style.paint("bold", FOLDED_TITLE) + "\n")
                 for places in folded.values():
                     self.write("\n".join(_fold_entry(places, self)) + "\n")
-        self.write(summary_text(result.reports, result.summary, self.style, result.baselined))
+        self.write(summary_text(result.reports, result.summary, self.style, result.baselined, result.cached))
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -345,7 +350,8 @@ def audit_document(result: AuditResult) -> dict[str, Any]:
         "passed_over": [{"path": path, "reason": why} for path, why in result.passed_over],
         "summary": {"files": summary.files, "ok": summary.ok, "failed": summary.failed,
                     "events": summary.events, "errors": summary.errors,
-                    "warnings": summary.warnings, "policy": summary.policy},
+                    "warnings": summary.warnings, "policy": summary.policy,
+                    **({"cached": result.cached} if result.cached else {})},
     }
 
 

@@ -39,8 +39,8 @@ def test_the_cluster_report_is_the_report_of_one_process(local_cluster: Any, mon
         pytest.skip(f"the shared corpus {root} is absent (set REPLAY_CORPUS)")
     paths = sorted(str(p) for p in root.iterdir())
     monkeypatch.setattr(runner, "BATCH_UNITS", 4)  # tasks of 16 logs: many, finishing out of order
-    alone = CliRunner().invoke(main, ["audit", "--jobs", "1", "--format", "json", *paths])
-    on_cluster = CliRunner().invoke(main, ["audit", "--scheduler", local_cluster.scheduler_address,
+    alone = CliRunner().invoke(main, ["audit", "--no-cache", "--jobs", "1", "--format", "json", *paths])
+    on_cluster = CliRunner().invoke(main, ["audit", "--no-cache", "--scheduler", local_cluster.scheduler_address,
                                            "--format", "json", *paths])
     assert alone.exit_code == on_cluster.exit_code == 1
     assert on_cluster.stdout_bytes == alone.stdout_bytes

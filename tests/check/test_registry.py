@@ -48,8 +48,9 @@ def test_rules_are_declared_where_they_fire() -> None:
 
 def test_only_a_rule_makes_a_finding() -> None:
     """Findings are made by their rule (``A6.error(...)``), so each cites a declared
-    rule; besides ``Rule`` itself, only the engine's fold of many findings of one rule
-    into a count makes one, copying the rule of the findings it counts."""
+    rule; besides ``Rule`` itself (and ``restored``, the audit cache's copy of a finding
+    it kept), only the engine's fold of many findings of one rule into a count makes
+    one, copying the rule of the findings it counts."""
     makers = set()
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

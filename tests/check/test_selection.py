@@ -140,7 +140,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 def _audit(*args: str) -> tuple[int, dict[str, Any]]:
-    result = CliRunner().invoke(main, ["audit", "--format", "json", "--policy", "single", *args])
+    result = CliRunner().invoke(main, ["audit", "--no-cache", "--format", "json", "--policy", "single", *args])
     assert result.exit_code in (0, 1), result.output
     return result.exit_code, json.loads(result.output)
 

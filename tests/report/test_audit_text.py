@@ -20,7 +20,7 @@ CORPUS_FOLDERS = ("acp-2026-06-29", "acp-2026-07-23", "sessions-2026-08-20")
 
 
 def _run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, list(args))
+    result = CliRunner().invoke(main, [*args, "--no-cache"])  # compared runs: each reads every log
     return result.exit_code, result.output
 
 

@@ -1,0 +1,585 @@
+"""The audit cache: each log's report kept with what the log held when it was audited,
+so that the next audit of the same archive reads only what changed (``replay audit``
+and ``replay view``; on by default, ``--no-cache`` to skip it).
+
+Where it lives: ``.replay/cache/`` below the working directory (found as a confined
+tree: no component may be a link), or the folder ``--cache-dir`` (or
+``$REPLAY_CACHE_DIR``) names. Below it, one folder per **namespace**: a digest of
+everything that can change a report (replay's version and a digest of its own code,
+the rule table, the policy, the selection with ``[tool.replay.audit]``, whether
+findings are fingerprinted, the caps). A namespace holds ``SHARDS`` shard files, each
+a JSON document of the entries whose key falls in it. Namespaces unused for
+``MAX_AGE_DAYS`` days are removed, then the oldest until the cache holds at most
+``MAX_TOTAL_BYTES``.
+
+**An entry** is one log file (or one archive) named on the command line or found in
+a folder: its storage identity (device, inode, size, modification and change times
+in nanoseconds), its size, the length audited (up to its last complete line; a
+``.jsonl.zstd`` log, up to its last complete frame), a BLAKE2b digest of each
+``BLOCK`` bytes of it, and its reports as the rules judged them (before the selection
+and the baseline, which the caller applies). For a log met again:
+
+* the same identity: its report is reused, the log unread (``--verify-cache`` reads
+  and digests it all the same, and reuses the report only when the bytes match);
+* another identity, the same bytes (``touch``, a copy, a restored CI cache): the
+  report is reused;
+* longer, the bytes audited unchanged: audited again, in full (no checkpoint is
+  resumed: the report is byte for byte the one a cold audit gives);
+* shorter, or the bytes audited changed: audited again in full, and its report
+  gains rule H1's finding (``replay.check.history``), said once.
+
+A file modified within ``RACY_NS`` of being looked at may change again within the
+resolution of its clock without its identity changing: its entry is marked racy and
+its bytes are digested again before its report is reused (what git does with its
+index). Standard input, FIFOs and URLs are never cached; nor are the archives of a
+``Watch`` (the session browser drafts every page of an archive as it reads it).
+
+**One writer**: worker processes return reports; this module, in the parent, looks
+logs up before the work is handed out and writes the entries after it, under the
+namespace's lock, each shard read again, merged and written atomically (``replay.fs``),
+so two audits at once keep each other's entries. A shard that cannot be read, is not
+JSON of this format or of another namespace is ignored (one note for the caller to
+show) and written anew. The cache holds paths and digests, never a URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Literal
+
+import msgspec
+
+from replay import __version__
+from replay.check.engine import Attached, LogReport, Watch
+from replay.check.fingerprint import Fingerprints
+from replay.check.history import Rewrite, rewritten
+from replay.findings import Severity, restored
+from replay.fs import FsError, Locked, Tree
+from replay.log.reader import Limits, Source, read_log
+from replay.log.source import Archive, LocalFile, PassedOver, Unit, ignore
+from replay.log.zstd import MAGIC, FrameWalk
+
+CACHE_FOLDER = Path(".replay") / "cache"
+"""The cache's folder below the working directory, by default."""
+CACHE_ENV = "REPLAY_CACHE_DIR"
+"""The environment variable that names the cache's folder (as ``--cache-dir``)."""
+FORMAT = "replay-audit-cache/1"
+SHARDS = 16
+BLOCK = 1 << 16
+"""The bytes each digest of a log covers: a rewrite is located to one such block."""
+DIGEST = 16
+"""The size of each digest (BLAKE2b)."""
+MAX_AGE_DAYS = 30
+"""A namespace no audit used for this many days is removed."""
+MAX_TOTAL_BYTES = 256 << 20
+"""The most the cache's namespaces hold together: the oldest go first (never the one in use)."""
+RACY_NS = 2_000_000_000
+"""A file modified this recently when it was looked at is digested again before its
+report is reused (its clock may not tell two writes apart)."""
+LOCK_SECONDS = 30.0
+"""How long a writer waits for another audit writing the same namespace."""
+FAULT_ENV = "REPLAY_TEST_CACHE_FAULT"
+"""For the tests only: a path; after writing its first shard, a writer creates this
+file, leaves a half-written temporary file and waits to be killed."""
+
+_NOT_KEPT = frozenset({"INTERNAL", "IO"})
+"""A report with a finding of these rules is not kept: it says what went wrong this time."""
+_NAMESPACE = re.compile(r"^a1-[0-9a-f]{32}$")
+_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# replay's audit cache (see docs/guides/audit.md)\n"
+"""CACHEDIR.TAG: backup tools skip a folder that has it."""
+
+
+@dataclass(frozen=True, slots=True)
+class CacheRequest:
+    """Where the cache is (``folder``; ``None``: ``.replay/cache`` below the working
+    directory) and whether every cached log is read again (``verify``)."""
+
+    folder: Path | None = None
+    verify: bool = False
+
+    def tree(self) -> Tree:
+        return Tree.named(self.folder) if self.folder is not None else Tree.found(CACHE_FOLDER)
+
+
+# -- what a shard holds ------------------------------------------------------------------
+
+_Severity = Literal["error", "warning", "policy"]
+_Count = Annotated[int, msgspec.Meta(ge=0)]
+_FindingRow = tuple[str, _Severity, str, int | None, int | None, str | None, bool, str | None, str | None, int]
+"""A finding's fields, in their order (``replay.findings.Finding``)."""
+
+
+class _Report(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    path: str
+    status: Literal["ok", "findings", "unreadable"]
+    events: _Count
+    findings: list[_FindingRow]
+
+
+class _Entry(msgspec.Struct, forbid_unknown_fields=True):
+    identity: tuple[int, int, int, int, int]
+    racy: bool
+    size: _Count
+    length: _Count
+    blocks: bytes
+    edge: bytes
+    audited: str
+    reports: list[_Report]
+    passed: list[tuple[str, str]]
+    """What the reading of an archive passed over (a link, a device named like a log), and why."""
+
+
+class _Shard(msgspec.Struct, forbid_unknown_fields=True):
+    format: str
+    namespace: str
+    entries: dict[str, _Entry]
+
+
+_decode_shard = msgspec.json.Decoder(_Shard).decode
+_encode = msgspec.json.Encoder()
+
+
+def _stored(report: LogReport) -> _Report:
+    return _Report(report.path, report.status, report.events,
+                   [(f.rule, f.severity.value, f.message, f.line, f.seq, f.type, f.tail, f.group, f.fingerprint,
+                     f.events) for f in report.findings])
+
+
+def _report(stored: _Report) -> LogReport:
+    return LogReport(stored.path, stored.status, stored.events,
+                     [restored(rule, Severity(severity), message, line, seq, kind, tail, group, fingerprint, events)
+                      for rule, severity, message, line, seq, kind, tail, group, fingerprint, events
+                      in stored.findings])
+
+
+# -- the namespace -----------------------------------------------------------------------
+
+
+def code_digest() -> str:
+    """A digest of replay's own code (its modules and package data): a change of it
+    may change a report, with or without a new version."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.blake2b(digest_size=DIGEST)
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json") and p.is_file()):
+        digest.update(str(path.relative_to(root)).encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def namespace(*parts: object) -> str:
+    """The namespace of an audit: a digest of replay's version and code and of
+    ``parts`` (each by its ``repr``: the rule table, the policy, the selection, the
+    caps, …)."""
+    digest = hashlib.blake2b(digest_size=DIGEST)
+    for part in (FORMAT, __version__, code_digest(), *parts):
+        digest.update(repr(part).encode("utf-8", "surrogatepass") + b"\0")
+    return f"a1-{digest.hexdigest()}"
+
+
+# -- reading a log's bytes ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    """What a log holds now: its size, the length an audit of it settles (up to its
+    last complete line or frame), the digest of every ``BLOCK`` of it, and the digest
+    of the bytes from the block of ``earlier`` (an earlier audit's length) to it."""
+
+    size: int
+    length: int
+    blocks: bytes
+    edge: bytes
+    earlier_edge: bytes | None
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=DIGEST).digest()
+
+
+def _edge(fd: int, length: int) -> bytes:
+    """The digest of the bytes from the start of ``length``'s block up to it."""
+    start = length - length % BLOCK
+    return _digest(os.pread(fd, length - start, start))
+
+
+def _scan(path: str, earlier: int | None) -> _Scan:
+    """Read and digest the file at ``path`` (``OSError`` when it cannot be)."""
+    with open(path, "rb", buffering=0) as fh:
+        fd = fh.fileno()
+        blocks = bytearray()
+        size = length = 0
+        walk: FrameWalk | None = None
+        while True:
+            block = fh.read(BLOCK)
+            if not block:
+                break
+            if size == 0 and block[:4] == MAGIC:
+                walk = FrameWalk()
+            if walk is not None:
+                walk.feed(block)
+            else:
+                newline = block.rfind(b"\n")
+                if newline >= 0:
+                    length = size + newline + 1
+            blocks += hashlib.blake2b(block, digest_size=DIGEST).digest()
+            size += len(block)
+        if walk is not None:
+            length = walk.frame if walk.cut else size
+        earlier_edge = _edge(fd, earlier) if earlier is not None and earlier <= size else None
+        return _Scan(size, length, bytes(blocks), _edge(fd, length), earlier_edge)
+
+
+def _change(entry: _Entry, now: _Scan) -> Rewrite | None:
+    """How the bytes an earlier audit read differ now (``None``: unchanged)."""
+    whole = entry.length // BLOCK
+    compared = min(whole, now.size // BLOCK)
+    for i in range(compared):
+        if entry.blocks[i * DIGEST:(i + 1) * DIGEST] != now.blocks[i * DIGEST:(i + 1) * DIGEST]:
+            return Rewrite(i * BLOCK, min((i + 1) * BLOCK, entry.length), entry.length, entry.audited)
+    if now.size < entry.length:
+        return Rewrite(now.size, entry.length, entry.length, entry.audited, shorter=True)
+    if entry.length % BLOCK and now.earlier_edge != entry.edge:
+        return Rewrite(whole * BLOCK, entry.length, entry.length, entry.audited)
+    return None
+
+
+# -- one audit's use of the cache --------------------------------------------------------
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _key(kind: str, path: str) -> str:
+    text = f"{kind}\0{os.path.abspath(path)}\0{path}"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST).hexdigest()
+
+
+def _shard(key: str) -> str:
+    """The shard file of an entry's key."""
+    return f"{int(key[:8], 16) % SHARDS:x}.json"
+
+
+@dataclass(slots=True)
+class _Hit:
+    reports: list[LogReport]
+    unit: Unit
+    passed: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Miss:
+    """A unit handed to the audit, and what the cache will make of its reports."""
+
+    unit: Unit
+    key: str | None = None
+    """``None``: not cached (standard input, a URL, a file that could not be read)."""
+    identity: tuple[int, int, int, int, int] | None = None
+    scan: _Scan | None = None
+    rewrite: Rewrite | None = None
+    reports: list[LogReport] = field(default_factory=list)
+    passed: list[tuple[str, str]] = field(default_factory=list)
+
+    def owns(self, report: LogReport) -> bool:
+        path = self.unit.path
+        if isinstance(self.unit, Archive):
+            return report.path == path or report.path.startswith(path + "/")
+        return report.path == path and not self.reports
+
+
+class AuditCache:
+    """One audit's use of the cache: ``units`` passes on the units to audit (looking
+    the others up), ``reports`` gives every report in order (the cached ones among
+    the audited), ``save`` writes what changed. ``hits`` counts the logs whose report
+    came from the cache; ``notes`` says what went wrong with the cache (one line
+    each, at most one per kind of trouble), never failing the audit."""
+
+    def __init__(self, request: CacheRequest, key: str, limits: Limits, fingerprints: Fingerprints = False,
+                 watch: Watch | None = None) -> None:
+        self.request, self.namespace, self.limits = request, key, limits
+        self.fingerprints, self.watch = fingerprints, watch
+        self.tree = request.tree()
+        self.hits = 0
+        self.notes: list[str] = []
+        self._shards: dict[str, dict[str, _Entry]] = {}
+        self._updates: dict[str, dict[str, _Entry]] = {}
+        self._slots: deque[_Hit | _Miss] = deque()
+        self._passed: PassedOver = ignore
+        self._finished: Callable[[], None] | None = None
+        self._broken = False
+        self._now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        try:
+            self.tree.check_root()
+        except FsError as exc:
+            self._note(f"the audit cache is not used: {exc}")
+            self._broken = True
+
+    # -- notes -----------------------------------------------------------------------
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def _unreadable(self, shard: str, why: str) -> None:
+        if not any(note.startswith("the audit cache at") for note in self.notes):
+            self._note(f"the audit cache at {self.tree.at(self.namespace, shard)} {why}: ignored, written anew")
+
+    # -- shards ----------------------------------------------------------------------
+
+    def _read(self, shard: str) -> dict[str, _Entry]:
+        """The entries of a shard on disk (none when it is missing or unusable)."""
+        try:
+            data = self.tree.read(self.namespace, shard, limit=MAX_TOTAL_BYTES, what="the cache shard")
+        except FsError as exc:
+            self._unreadable(shard, f"cannot be read ({exc})")
+            return {}
+        if data is None:
+            return {}
+        try:
+            doc = _decode_shard(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            self._unreadable(shard, "is not a cache this version of replay wrote")
+            return {}
+        if doc.format != FORMAT or doc.namespace != self.namespace:
+            self._unreadable(shard, "belongs to another cache")
+            return {}
+        if any(entry.length > entry.size or len(entry.blocks) != -(-entry.size // BLOCK) * DIGEST
+               for entry in doc.entries.values()):
+            self._unreadable(shard, "is not a cache this version of replay wrote")
+            return {}
+        return doc.entries
+
+    def _entry(self, key: str) -> _Entry | None:
+        shard = _shard(key)
+        entries = self._shards.get(shard)
+        if entries is None:
+            entries = self._shards[shard] = {} if self._broken else self._read(shard)
+        return entries.get(key)
+
+    def _update(self, key: str, entry: _Entry) -> None:
+        self._updates.setdefault(_shard(key), {})[key] = entry
+
+    # -- looking up ------------------------------------------------------------------
+
+    def _look_up(self, unit: Unit) -> _Hit | _Miss:
+        if self._broken or not isinstance(unit.open, LocalFile):
+            return _Miss(unit)
+        archive = isinstance(unit, Archive)
+        if isinstance(unit, Source) and not unit.is_file:
+            return _Miss(unit)
+        if archive and self.watch is not None:
+            return _Miss(unit)  # the session browser drafts an archive's pages as it reads it
+        kind = "a" if archive else "d" if isinstance(unit, Source) and unit.discovered else "f"
+        key = _key(kind, unit.path)
+        try:
+            st = os.stat(unit.path)
+        except OSError:
+            return _Miss(unit)  # the audit says why it cannot be read
+        identity = _identity(st)
+        entry = self._entry(key)
+        if entry is not None and entry.identity == identity and not entry.racy and not self.request.verify:
+            return self._hit(entry, unit)
+        try:
+            scan = _scan(unit.path, entry.length if entry is not None else None)
+        except OSError:
+            return _Miss(unit)
+        if entry is not None and scan.size == entry.size and scan.blocks == entry.blocks:
+            racy = time.time_ns() - st.st_mtime_ns < RACY_NS
+            if entry.identity != identity or entry.racy != racy:
+                self._update(key, msgspec.structs.replace(entry, identity=identity, racy=racy))
+            return self._hit(entry, unit)
+        rewrite = _change(entry, scan) if entry is not None and not archive else None
+        return _Miss(unit, key, identity, scan, rewrite)
+
+    def _hit(self, entry: _Entry, unit: Unit) -> _Hit:
+        path = unit.path
+        reports = [_report(stored) for stored in entry.reports]
+        if isinstance(unit, Source):  # the name it is given now (the key has it too)
+            reports = [LogReport(path, r.status, r.events, r.findings) for r in reports]
+        return _Hit(reports, unit, [(path, why) for path, why in entry.passed])
+
+    def units(self, units: Iterable[Unit]) -> Iterator[Unit]:
+        """The units to audit, of ``units``; the others are looked up."""
+        for unit in units:
+            slot = self._look_up(unit)
+            self._slots.append(slot)
+            if isinstance(slot, _Miss):
+                yield slot.unit
+
+    # -- the reports, in order ---------------------------------------------------------
+
+    def passed_over(self, told: PassedOver) -> PassedOver:
+        """``told``, which the audit of the units passed on tells what an archive's
+        reading passes over, kept for the archive's entry too."""
+        def tell(path: str, why: str) -> None:
+            for slot in self._slots:
+                if isinstance(slot, _Miss) and isinstance(slot.unit, Archive) and \
+                        (path == slot.unit.path or path.startswith(slot.unit.path + "/")):
+                    slot.passed.append((path, why))
+                    break
+            told(path, why)
+
+        return tell
+
+    def reports(self, audited: Iterable[LogReport], passed_over: PassedOver = ignore,
+                attached: Callable[[Attached], None] | None = None,
+                finished: Callable[[], None] | None = None) -> Iterator[LogReport]:
+        """Every report in the order of the units: those of ``audited`` (the audit of
+        the units ``units`` passed on) among the cached ones. What the reading of a
+        cached archive passed over goes to ``passed_over``, what the watch makes of a
+        cached log (read here, for it alone) to ``attached``, before its reports;
+        ``finished`` is told each cached unit done (as the audit tells the others)."""
+        self._passed = passed_over
+        self._finished = finished
+        slots = self._slots
+        for report in audited:
+            while slots:
+                slot = slots[0]
+                if isinstance(slot, _Hit):
+                    slots.popleft()
+                    yield from self._told(slot, attached)
+                    continue
+                if slot.owns(report):
+                    slot.reports.append(report)
+                    yield self._judged(slot, report)
+                    if isinstance(slot.unit, Source):
+                        slots.popleft()
+                        self._done(slot)
+                    break
+                slots.popleft()
+                self._done(slot)
+            else:  # not a unit this cache passed on (never happens): told as it is
+                yield report
+        while slots:
+            slot = slots.popleft()
+            if isinstance(slot, _Hit):
+                yield from self._told(slot, attached)
+            else:
+                self._done(slot)
+
+    def _told(self, hit: _Hit, attached: Callable[[Attached], None] | None) -> Iterator[LogReport]:
+        for path, why in hit.passed:
+            self._passed(path, why)
+        for report in hit.reports:
+            self.hits += 1
+            if self.watch is not None and isinstance(hit.unit, Source):
+                self._watch(hit.unit, report, attached)
+            yield report
+        if self._finished is not None:
+            self._finished()
+
+    def _watch(self, source: Source, report: LogReport, attached: Callable[[Attached], None] | None) -> None:
+        """Let the watch read a log whose report is cached, as it reads one audited."""
+        assert self.watch is not None
+        log = read_log(source, self.limits)
+        watching = self.watch.start(log)
+        for _ in watching.watched(log.audit_batches()):
+            pass
+        watching.finish(report)
+        for item in self.watch.drain():
+            if attached is not None:
+                attached(item)
+
+    def _judged(self, miss: _Miss, report: LogReport) -> LogReport:
+        """A report as the audit gives it: with rule H1's finding for a rewritten log."""
+        if miss.rewrite is None or not isinstance(miss.unit, Source):
+            return report
+        found = rewritten(miss.rewrite, report.path, self.fingerprints)
+        status = "findings" if report.status == "ok" else report.status
+        return LogReport(report.path, status, report.events, [found, *report.findings])
+
+    def _done(self, miss: _Miss) -> None:
+        """Keep a unit's reports, if the log did not change while it was audited."""
+        if miss.key is None or miss.scan is None or miss.identity is None:
+            return
+        try:
+            st = os.stat(miss.unit.path)
+        except OSError:
+            return
+        if _identity(st) != miss.identity or st.st_size != miss.scan.size:
+            return  # it changed while it was read: the next audit looks again
+        if any(f.rule in _NOT_KEPT for r in miss.reports for f in r.findings):
+            return  # replay failed on it, or a read failed: the next audit tries again
+        racy = time.time_ns() - st.st_mtime_ns < RACY_NS
+        scan = miss.scan
+        entry = _Entry(miss.identity, racy, scan.size, scan.length, scan.blocks, scan.edge, self._now,
+                       [_stored(r) for r in miss.reports], miss.passed)
+        try:
+            _encode.encode(entry)
+        except (UnicodeEncodeError, msgspec.EncodeError):
+            return  # a name or a message JSON cannot carry (a lone surrogate): not kept
+        self._update(miss.key, entry)
+
+    # -- writing -----------------------------------------------------------------------
+
+    def save(self) -> None:
+        """Write the entries that changed (each shard merged with what is on disk now),
+        then prune old namespaces. A cache that cannot be written is a note."""
+        if self._broken:
+            return
+        try:
+            if self._updates:
+                self._write()
+            else:
+                self.tree.touch(self.namespace)
+            self._prune()
+        except (FsError, Locked, OSError, ValueError, msgspec.EncodeError) as exc:
+            self._note(f"the audit cache was not written: {exc}")
+
+    def _write(self) -> None:
+        tree, name = self.tree, self.namespace
+        with tree.root(create=True):
+            pass
+        if not tree.exists("CACHEDIR.TAG"):
+            tree.write("CACHEDIR.TAG", data=_TAG, what="cache tag", durable=False)
+            tree.write(".gitignore", data=b"*\n", what="cache's .gitignore", durable=False)
+        with tree.lock(f"{name}.lock", LOCK_SECONDS, "another audit is writing the cache",
+                       needs="the cache is written there"):
+            tree.clean_temp_files(name)
+            fault = os.environ.get(FAULT_ENV)
+            for shard in sorted(self._updates):
+                entries = self._read(shard)
+                entries.update(self._updates[shard])
+                tree.write(name, shard, data=_encode.encode(_Shard(FORMAT, name, entries)), what="cache shard",
+                           durable=False)
+                if fault:
+                    _fault(tree, name, fault)
+        self._updates.clear()
+
+    def _prune(self) -> None:
+        tree = self.tree
+        found: list[tuple[int, int, str]] = []
+        for entry in tree.entries():
+            if entry.is_dir and _NAMESPACE.match(entry.name) and entry.name != self.namespace:
+                usage = tree.usage(entry.name)
+                if usage is not None:
+                    found.append((usage[1], usage[0], entry.name))
+        current = tree.usage(self.namespace)
+        total = sum(size for _, size, _ in found) + (current[0] if current is not None else 0)
+        oldest = time.time_ns() - MAX_AGE_DAYS * 86_400 * 1_000_000_000
+        for used, size, name in sorted(found):
+            if used < oldest or total > MAX_TOTAL_BYTES:
+                tree.remove_tree(name)
+                tree.delete(f"{name}.lock", what="the lock file")
+                total -= size
+
+
+def _fault(tree: Tree, name: str, marker: str) -> None:
+    """The tests' kill while writing: a temporary file half written beside the shards,
+    the marker made, then a wait for the kill (a minute at most)."""
+    with tree.folder(name) as fd:
+        assert fd is not None
+        temp = os.open(f".tmp-{os.getpid()}-fault", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600, dir_fd=fd)
+        os.write(temp, b'{"format":"replay-audit-cache/1","namesp')
+        os.close(temp)
+    Path(marker).write_bytes(b"")
+    time.sleep(60)
