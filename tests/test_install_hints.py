@@ -74,7 +74,7 @@ def test_the_distribution_is_pyproject_s_name() -> None:
 
 def test_every_install_hint_names_an_extra_that_installs_the_missing_module() -> None:
     hints = list(_hints())
-    assert {extra for _, _, extra in hints} == {"remote", "dask", "pytest"}
+    assert {extra for _, _, extra in hints} == {"remote", "dask", "pytest", "export"}
     packages = importlib.metadata.packages_distributions()
     for where, call, extra in hints:
         assert extra in PROJECT["optional-dependencies"], f"{where}: no extra {extra!r} in pyproject.toml"
