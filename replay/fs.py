@@ -19,6 +19,11 @@ come from a pull request or a downloaded CI artefact, so nothing in them is trus
   fsynced, renamed over it; a new file gets 0666 less the umask, a replaced one keeps
   its mode. Cleanup removes only the temporary files of this process or of a dead one.
   (``REPLAY_TEST_NO_FSYNC=1`` skips the fsyncs: the test suite's knob, ``NO_FSYNC``.)
+* **What is published whole is committed in one step** (``Commit``): staged under names
+  no reader looks at, then moved into place by the steps of a journal, SIGINT and SIGTERM
+  held meanwhile; a run killed half-way leaves the journal, and ``recover`` (called first
+  by every command that publishes into the tree) finishes it. ``FAULT`` is the test
+  suite's hook that kills, signals or fills the disk of the process at a named step.
 
 What a file is and what an OS error means are said by ``replay.describe``;
 ``FsError`` messages name the path and say what to do.
