@@ -191,6 +191,9 @@ def test_a_pending_set_is_whole_after_a_kill_at_each_step(tmp_path: Path) -> Non
     for prefix in ("write", "commit"):
         last = _every_step(lambda fault: run(f"kill@{fault}"), prefix, check, done_code=1)
         assert last >= (len(new) - len(old) if prefix == "write" else 3), prefix
+    for signal_name, status in (("term", 143), ("int", 130)):  # held until the commit is done: the new set
+        done = run(f"{signal_name}@commit:2")
+        assert done.returncode == status and snapshot(pending) == new and leftovers(pending) == [], done.stderr
     assert _replay("check", "--jobs", "1", "--pending", cwd=root).returncode == 1
     assert snapshot(pending) == new
     assert leftovers(pending) == []  # what the dead runs staged is gone
