@@ -30,6 +30,7 @@ from click.testing import CliRunner
 from replay import __version__
 from replay.cli import main
 from replay.hints import DISTRIBUTION
+from replay.render.web import page_assets
 from tests.helpers import REPO, TODO_WRITE, corpus_file
 
 pytestmark = pytest.mark.slow
@@ -153,5 +154,7 @@ def test_the_wheel_installed_far_from_the_checkout_has_everything_replay_reads(
     page = Path(_run([replay, "view", log], cwd=work, env=env).strip())
     assert page.is_relative_to(tmp_path)
     html = page.read_text(encoding="utf-8")
-    for asset in ("page.css", "page.js"):
-        assert (REPO / "replay/render/web" / asset).read_text(encoding="utf-8") in html, asset
+    # The page carries the checkout's stylesheet and script (page.css, site.css, session.css;
+    # page.js, session.js), compacted as a site's session page carries them.
+    for name, asset in (("stylesheet", page_assets.SESSION_CSS), ("script", page_assets.SESSION_SCRIPT)):
+        assert asset in html, name
