@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -141,6 +142,25 @@ class Attached:
     path: str
     value: object = None
     failure: str | None = None
+
+
+class Attachments:
+    """What a ``Watch`` made of each log, held until its report arrives (``add``, then
+    ``take``; first in, first out for a path audited twice)."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[str, deque[Attached]] = {}
+
+    def add(self, item: Attached) -> None:
+        self._waiting.setdefault(item.path, deque()).append(item)
+
+    def take(self, report: LogReport) -> Attached | None:
+        if (queue := self._waiting.get(report.path)) is None:
+            return None
+        item = queue.popleft()
+        if not queue:
+            del self._waiting[report.path]
+        return item
 
 
 class _Watching:

@@ -24,13 +24,12 @@ import os
 import posixpath
 import re
 import secrets
-from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from replay.check.audit import Audit
-from replay.check.engine import Attached, LogReport
+from replay.check.engine import Attachments, LogReport
 from replay.export.arrow import arrow_table, pyarrow
 from replay.export.otlp import LogTrace, in_range
 from replay.export.request import ExportRefused, ExportRequest, ExportResult
@@ -197,16 +196,11 @@ class _Collected:
     def __init__(self, tables: dict[str, _Table], on_report: Callable[[LogReport], None]) -> None:
         self.tables = tables
         self.on_report = on_report
-        self.waiting: dict[str, deque[Attached]] = {}
-
-    def attached(self, item: Attached) -> None:
-        self.waiting.setdefault(item.path, deque()).append(item)
+        self.waiting = Attachments()
+        self.attached = self.waiting.add
 
     def reported(self, report: LogReport) -> None:
-        queue = self.waiting.get(report.path)
-        item = queue.popleft() if queue else None
-        if queue is not None and not queue:
-            del self.waiting[report.path]
+        item = self.waiting.take(report)
         facts = item.value if item is not None and isinstance(item.value, LogFacts) else None
         tables = self.tables
         tables["sessions"].add_row(_sessions_row(report, facts))
@@ -330,21 +324,15 @@ def _export_traces(request: ExportRequest, passed_over: PassedOver,
     staging = f"{STAGING}{os.getpid()}-{secrets.token_hex(4)}"
     watch = ExportWatch(Sink(), staging, traces=True, content=request.with_content)
     traces: list[tuple[str, LogTrace]] = []
-    waiting: dict[str, deque[Attached]] = {}
-
-    def attached(item: Attached) -> None:
-        waiting.setdefault(item.path, deque()).append(item)
+    waiting = Attachments()
 
     def reported(report: LogReport) -> None:
-        queue = waiting.get(report.path)
-        item = queue.popleft() if queue else None
-        if queue is not None and not queue:
-            del waiting[report.path]
+        item = waiting.take(report)
         if item is not None and isinstance(item.value, LogTrace):
             traces.append((report.path, item.value))
         on_report(report)
 
-    result = Audit(request.audit, passed_over, watch=watch).run(reported, attached)
+    result = Audit(request.audit, passed_over, watch=watch).run(reported, waiting.add)
     roots = _families(traces)
     documents = []
     spans = 0

@@ -38,14 +38,13 @@ import posixpath
 import re
 import secrets
 import tempfile
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from replay.check.audit import Audit, AuditRequest
-from replay.check.engine import Attached, AuditResult, LogReport, Reading, Watch
+from replay.check.engine import Attached, Attachments, AuditResult, LogReport, Reading, Watch
 from replay.describe import reason
 from replay.fs import (
     ASIDE_PREFIX,
@@ -203,17 +202,11 @@ def page_name(folder: str, base: str, taken: set[str]) -> str:
 
 def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None]) -> tuple[AuditResult, list[_Entry]]:
     """Audit every log, each page drafted as it is read; the drafts wait in ``spool``."""
-    waiting: dict[str, deque[Attached]] = {}
+    waiting = Attachments()
     entries: list[_Entry] = []
 
-    def attached(item: Attached) -> None:
-        waiting.setdefault(item.path, deque()).append(item)
-
     def reported(report: LogReport) -> None:
-        queue = waiting.get(report.path)
-        item = queue.popleft() if queue else None
-        if queue is not None and not queue:
-            del waiting[report.path]
+        item = waiting.take(report)
         draft = item.value if item is not None and isinstance(item.value, PageDraft) else None
         spooled = None
         if draft is not None:
@@ -228,7 +221,7 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
                               spooled, item.failure if item is not None else None))
         on_report(report)
 
-    result = audit.run(reported, attached)
+    result = audit.run(reported, waiting.add)
     return result, entries
 
 
