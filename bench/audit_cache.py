@@ -24,11 +24,9 @@ Exit status: 0 every target passes, 1 a target fails, 2 setup error.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -67,26 +65,11 @@ def append_to(logs: list[Path]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Benchmark the audit cache on the 220 MB benchmark corpus.")
-    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "replay-bench-corpus",
-                        help="the corpus folder of bench/audit_throughput.py, outside the repo (default: %(default)s)")
-    parser.add_argument("--size-mb", type=float, default=220.0, help="minimum corpus size (default: %(default)s)")
-    parser.add_argument("--corpus", type=Path, default=corpus.default_corpus(),
-                        help="the real logs (default: %(default)s)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement (default: %(default)s)")
-    parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: the first one allowed)")
-    parser.add_argument("--json", action="store_true", help="also print the results as one JSON object")
+    parser = corpus.corpus_parser("Benchmark the audit cache on the 220 MB benchmark corpus.")
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
-    if not args.corpus.is_dir():
-        parser.error(f"--corpus {args.corpus}: no such folder (set REPLAY_CORPUS)")
 
     load_before = os.getloadavg()
-    out: Path = args.out.resolve()
-    corpus.prepare_out(out)
-    size = int(args.size_mb * MB)
-    manifest = corpus.load_manifest(out, size) or corpus.build(out, args.corpus.resolve(), size, 8, 0.6)
+    out, manifest = corpus.prepared_corpus(parser, args)
     work, cache = out / "cache-work", out / "cache"
     if work.exists():
         shutil.rmtree(work)

@@ -417,6 +417,32 @@ def corpus_on_disk(corpus_dir: Path) -> tuple[int, int]:
     return files, total
 
 
+def corpus_parser(description: str) -> argparse.ArgumentParser:
+    """The options every benchmark over this corpus takes: where it is built, its size, the
+    real logs it is built from, the runs, the CPU, JSON output."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "replay-bench-corpus",
+                        help="the corpus folder of bench/audit_throughput.py, outside the repo (default: %(default)s)")
+    parser.add_argument("--size-mb", type=float, default=220.0, help="minimum corpus size (default: %(default)s)")
+    parser.add_argument("--corpus", type=Path, default=default_corpus(), help="the real logs (default: %(default)s)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement (default: %(default)s)")
+    parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: the first one allowed)")
+    parser.add_argument("--json", action="store_true", help="also print the results as one JSON object")
+    return parser
+
+
+def prepared_corpus(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Path, dict[str, Any]]:
+    """The options of ``corpus_parser`` checked, the corpus built (or reused): its folder and manifest."""
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    if not args.corpus.is_dir():
+        parser.error(f"--corpus {args.corpus}: no such folder (set REPLAY_CORPUS)")
+    out: Path = args.out.resolve()
+    prepare_out(out)
+    size = int(args.size_mb * MB)
+    return out, load_manifest(out, size) or build(out, args.corpus.resolve(), size, 8, 0.6)
+
+
 def prepare_out(out: Path) -> None:
     resolved = out.resolve()
     if resolved == REPO_ROOT or REPO_ROOT in resolved.parents:

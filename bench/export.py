@@ -20,11 +20,9 @@ Exit status: 0 every target passes, 1 a target fails, 2 setup error.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -43,26 +41,11 @@ def _size(path: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Benchmark replay export on the 220 MB benchmark corpus.")
-    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "replay-bench-corpus",
-                        help="the corpus folder of bench/audit_throughput.py, outside the repo (default: %(default)s)")
-    parser.add_argument("--size-mb", type=float, default=220.0, help="minimum corpus size (default: %(default)s)")
-    parser.add_argument("--corpus", type=Path, default=corpus.default_corpus(),
-                        help="the real logs (default: %(default)s)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement (default: %(default)s)")
-    parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: the first one allowed)")
+    parser = corpus.corpus_parser("Benchmark replay export on the 220 MB benchmark corpus.")
     parser.add_argument("--events", action="store_true", help="export the events table too")
-    parser.add_argument("--json", action="store_true", help="also print the results as one JSON object")
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
-    if not args.corpus.is_dir():
-        parser.error(f"--corpus {args.corpus}: no such folder (set REPLAY_CORPUS)")
 
-    out: Path = args.out.resolve()
-    corpus.prepare_out(out)
-    size = int(args.size_mb * MB)
-    manifest = corpus.load_manifest(out, size) or corpus.build(out, args.corpus.resolve(), size, 8, 0.6)
+    out, manifest = corpus.prepared_corpus(parser, args)
     corpus_dir = out / "corpus"
     folder, database = out / "export", out / "export.duckdb"
     cpu = args.cpu if args.cpu is not None else (min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
