@@ -20,14 +20,16 @@ from replay.cli import main
 from tests.helpers import TODO_WRITE, dump, index_of, records, todo_turns
 
 COMMANDS = {
-    "audit": ["audit", "--format", "json"],
+    # The audit cache off: a log served from the cache is not read at all, so the small log's
+    # second run would measure no reading (or a reading, by whether its mtime looked racy).
+    "audit": ["audit", "--format", "json", "--no-cache"],
     "render acp": ["render", "acp", "-o", "{out}"],
     "render acp --normalize": ["render", "acp", "--normalize", "-o", "{out}"],
     "render stdio": ["render", "stdio", "-o", "{out}"],
     "render web": ["render", "web", "-o", "{out}"],
     "render web --html": ["render", "web", "--html", "-o", "{out}"],
     "plan": ["plan"],
-    "view": ["view"],
+    "view": ["view", "--no-cache"],
 }
 
 
