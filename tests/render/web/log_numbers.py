@@ -3,6 +3,7 @@ numbers a session page and its index row must show."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,18 @@ def log_numbers(path: Path) -> tuple[str, str, str]:
     return duration, str(calls), " ".join(map(str, tokens))
 
 
+def _events(path: Path) -> Iterator[tuple[Any, dict[str, Any], Any]]:
+    """Each record after the header that is an object with an object ``data``: its type,
+    data and time (the rest count for nothing)."""
+    for raw in path.read_bytes().split(b"\n")[1:]:
+        try:
+            record = orjson.loads(raw) if raw.strip() else None
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("data"), dict):
+            yield record.get("type"), record["data"], record.get("time")
+
+
 def step_numbers(path: Path) -> list[tuple[int | None, int, int]]:
     """Each step that ends, in the order of its ``step/end``: its duration (the
     ``step/end``'s time less its ``step/start``'s), and its input and output tokens
@@ -76,14 +89,7 @@ def step_numbers(path: Path) -> list[tuple[int | None, int, int]]:
     ended: list[tuple[Any, int | None]] = []
     chunk_usage: dict[Any, list[int]] = {}
     message_usage: dict[Any, list[int]] = {}
-    for raw in path.read_bytes().split(b"\n")[1:]:
-        try:
-            record = orjson.loads(raw) if raw.strip() else None
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(record, dict) or not isinstance(record.get("data"), dict):
-            continue
-        kind, data, time = record.get("type"), record["data"], record.get("time")
+    for kind, data, time in _events(path):
         step = tuple(v if type(v) is int else None for v in (data.get("turn"), data.get("step")))
         if kind == "step/start" and type(time) is int:
             starts[step] = time
@@ -111,14 +117,7 @@ def call_durations(path: Path) -> list[int]:
     """Each tool call's time to its result (by call id), from the log's lines alone."""
     called: dict[str, int] = {}
     durations: list[int] = []
-    for raw in path.read_bytes().split(b"\n")[1:]:
-        try:
-            record = orjson.loads(raw) if raw.strip() else None
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(record, dict) or not isinstance(record.get("data"), dict):
-            continue
-        kind, data, time = record.get("type"), record["data"], record.get("time")
+    for kind, data, time in _events(path):
         if kind == "tool/call" and isinstance(data.get("callId"), str) and type(time) is int:
             called[data["callId"]] = time
         elif kind == "tool/result" and type(time) is int:
