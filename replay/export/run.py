@@ -305,6 +305,23 @@ def _ancestor(trace: LogTrace, parent: LogTrace, by_id: dict[tuple[str, str], Lo
     return False
 
 
+def _staging_name() -> str:
+    return f"{STAGING}{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _claimed(sink: Sink, database: str | None) -> str:
+    """The output checked (a confined root), claimed as an export's and cleaned of a dead
+    run's leftovers; the name of this run's staging folder in it."""
+    if sink.tree is not None:
+        try:
+            sink.tree.check_root()
+        except FsError as exc:
+            raise ExportRefused(str(exc)) from None
+    _claim(sink, database)
+    _clean(sink)
+    return _staging_name()
+
+
 def _export_traces(request: ExportRequest, passed_over: PassedOver,
                    on_report: Callable[[LogReport], None]) -> ExportResult:
     from replay.export.otlp import request as trace_request
@@ -313,15 +330,7 @@ def _export_traces(request: ExportRequest, passed_over: PassedOver,
     stream = request.out.endswith(".jsonl")
     sink = Sink(url=request.out.rstrip("/")) if is_url(request.out) and not stream else \
         Sink(tree=Tree.named(Path(request.out))) if not stream else None
-    if sink is not None:
-        if sink.tree is not None:
-            try:
-                sink.tree.check_root()
-            except FsError as exc:
-                raise ExportRefused(str(exc)) from None
-        _claim(sink, None)
-        _clean(sink)
-    staging = f"{STAGING}{os.getpid()}-{secrets.token_hex(4)}"
+    staging = _claimed(sink, None) if sink is not None else _staging_name()
     watch = ExportWatch(Sink(), staging, traces=True, content=request.with_content)
     traces: list[tuple[str, LogTrace]] = []
     waiting = Attachments()
@@ -378,14 +387,7 @@ def export(request: ExportRequest, passed_over: PassedOver = ignore,
     if chosen == "otlp":
         return _export_traces(request, passed_over, on_report)
     sink, database = _target(request)
-    if sink.tree is not None:
-        try:
-            sink.tree.check_root()
-        except FsError as exc:
-            raise ExportRefused(str(exc)) from None
-    _claim(sink, database)
-    _clean(sink)
-    staging = f"{STAGING}{os.getpid()}-{secrets.token_hex(4)}"
+    staging = _claimed(sink, database)
     sink.make_folder(staging)
     watch = ExportWatch(sink, staging, request.events, request.row_group)
     audit = Audit(request.audit, passed_over, watch=watch)
