@@ -47,6 +47,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -213,8 +214,12 @@ def _edge(fd: int, length: int) -> bytes:
 
 def _scan(path: str, earlier: int | None) -> _Scan:
     """Read and digest the file at ``path`` (``OSError`` when it cannot be)."""
-    with open(path, "rb", buffering=0) as fh:
+    # Non-blocking, and only a regular file: a path swapped for a FIFO since it was
+    # looked at is never waited on.
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb", buffering=0) as fh:
         fd = fh.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
         blocks = bytearray()
         size = length = 0
         walk: FrameWalk | None = None
@@ -384,6 +389,8 @@ class AuditCache:
             st = os.stat(unit.path)
         except OSError:
             return _Miss(unit)  # the audit says why it cannot be read
+        if not stat.S_ISREG(st.st_mode) or (not archive and st.st_size > self.limits.max_log_bytes):
+            return _Miss(unit)  # not a regular file, or past the log cap: the audit says what it is
         identity = _identity(st)
         entry = self._entry(key)
         if entry is not None and entry.identity == identity and not entry.racy and not self.request.verify:

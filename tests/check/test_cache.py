@@ -394,6 +394,18 @@ def test_no_url_is_cached(tmp_path: Path) -> None:
     assert [p for p in cache.rglob("*") if p.is_file() and p.suffix == ".json"] == []
 
 
+def test_a_log_past_the_log_cap_is_neither_hashed_nor_cached(tmp_path: Path) -> None:
+    """The cache reads no more of a log than the audit may: one past ``--max-log-bytes``
+    is left to the audit (its LIMIT finding) on every run."""
+    [path] = _small(tmp_path, 1)
+    cache = tmp_path / "cache"
+    cap = str(path.stat().st_size // 2)
+    runs = [_cli("--cache-dir", str(cache), "--max-log-bytes", cap, str(path)) for _ in range(2)]
+    assert [(code, _count("text", out)) for code, out, _ in runs] == [(1, 0), (1, 0)]
+    assert all("LIMIT" in out for _, out, _ in runs)
+    assert [p for p in cache.rglob("*") if p.is_file() and p.suffix == ".json"] == []
+
+
 def test_old_namespaces_are_pruned_by_age_then_by_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _small(tmp_path, 1)
     folder, cache = tmp_path / "logs", tmp_path / "cache"
