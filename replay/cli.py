@@ -585,7 +585,7 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
                                    "or -o DIR/")
         page = build_page(PageRequest(_audit_request("view", paths, options, 1, None),
                                       Path(output) if output else None, cast(Locale, locale)))
-        echo(f"{page.page}\n")
+        echo(f"{sanitize(str(page.page))}\n")
         _notes("view", page.audit.notes)
         _viewed(page.audit, page.page, open_browser)
         return
@@ -598,7 +598,7 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     result = build_site(SiteRequest(request, site, cast(Locale, locale), force,
                                     lambda rule: help_text(rule_help(rule))),
                         _passed_over("view"))
-    echo(f"{result.index}\n")
+    echo(f"{sanitize(str(result.index))}\n")
     _notes("view", result.audit.notes)
     _viewed(result.audit, result.index, open_browser)
 
