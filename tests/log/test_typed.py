@@ -175,6 +175,11 @@ SHAPED = frozenset({"tool/result", "tool/call", "user/message", "assistant/messa
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(LOGS), st.data())
 def test_bent_real_logs_read_and_judge_typed_as_exactly(log: str, draw: st.DataObject) -> None:
+    _same(bent_log(log, draw))
+
+
+def bent_log(log: str, draw: st.DataObject) -> bytes:
+    """The corpus log ``log`` with one to three of its records bent (``bent_record``)."""
     lines = _lines(log)
     recs = records(log)
     shaped = [i for i, r in enumerate(recs) if i and r.get("type") in SHAPED]
@@ -183,7 +188,7 @@ def test_bent_real_logs_read_and_judge_typed_as_exactly(log: str, draw: st.DataO
         index = draw.draw(st.sampled_from(shaped) if shaped and draw.draw(st.booleans())
                           else st.integers(1, len(lines) - 1))
         lines[index] = draw.draw(bent_record(recs[index]))
-    _same(b"\n".join(lines) + b"\n")
+    return b"\n".join(lines) + b"\n"
 
 
 def _leaves() -> list[tuple[str, int, tuple[Any, ...]]]:

@@ -18,8 +18,8 @@ from replay.render.acp.profiles import PROFILES
 from replay.render.acp.stream import normalized_lines
 from replay.render.stdio import render_stdio
 from replay.todo.plan import plan_changes
-from tests.helpers import bytes_source, examples, records
-from tests.log.test_typed import LOGS, SHAPED, _lines, bent_record
+from tests.helpers import bytes_source, examples
+from tests.log.test_typed import LOGS, _lines, bent_log
 
 
 def _facts(fold: SessionFold) -> Any:
@@ -67,14 +67,7 @@ def _surfaces(data: bytes, typed: bool) -> list[Any]:
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(LOGS), st.data())
 def test_bent_real_logs_render_typed_as_exactly(log: str, draw: st.DataObject) -> None:
-    lines = _lines(log)
-    recs = records(log)
-    shaped = [i for i, r in enumerate(recs) if i and r.get("type") in SHAPED]
-    for _ in range(draw.draw(st.integers(1, 3))):
-        index = draw.draw(st.sampled_from(shaped) if shaped and draw.draw(st.booleans())
-                          else st.integers(1, len(lines) - 1))
-        lines[index] = draw.draw(bent_record(recs[index]))
-    data = b"\n".join(lines) + b"\n"
+    data = bent_log(log, draw)
     assert _surfaces(data, typed=True) == _surfaces(data, typed=False)
 
 
