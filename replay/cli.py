@@ -22,17 +22,27 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 import click
 
 from replay import __version__
-from replay.check.cache import CACHE_ENV, CACHE_FOLDER, CacheRequest
+from replay.check.cache import CacheRequest
 from replay.check.engine import Policy
 from replay.check.registry import RULES
-from replay.cluster import SCHEDULER_SECONDS
 from replay.console import Group, echo, progress, shows_bar, stdout
 from replay.findings import Severity
 from replay.fs import FsError, Tree, append_output, write_output
 from replay.goldens import GOLDENS, PENDING_FOLDER
-from replay.log.reader import Limits
+from replay.options import (
+    audit_choice_options,
+    cache_options,
+    folder_tree,
+    jobs_option,
+    limit_options,
+    limits_from,
+    no_color_option,
+    pending_options,
+    scheduler_option,
+    tree_options,
+    workers_asked,
+)
 from replay.output import json_bytes
-from replay.parallel import MAX_JOBS, usable_cpus, workers_for
 from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, LOCALES, PROFILE_NAMES, SURFACES, Locale
 from replay.render.site_layout import DEFAULT_SITE, SITE_MARKER, SITE_NAMES
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS, RULE_HELP_FORMATS
@@ -48,99 +58,6 @@ if TYPE_CHECKING:
     from replay.goldens.select import Selection
 
 _RECURSION_LIMIT = 10_000
-
-# -- options ---------------------------------------------------------------------------------
-
-_DEFAULT_LIMITS = Limits()
-SEVERITY_CHOICES = [s.value for s in Severity]
-
-
-def _options(*options: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    def apply(f: Any) -> Any:
-        for option in reversed(options):
-            f = option(f)
-        return f
-    return apply
-
-
-limit_options = _options(
-    click.option("--max-record-bytes", type=click.IntRange(min=1), default=_DEFAULT_LIMITS.max_record_bytes,
-                 show_default=True, help="Largest single record read; a longer one is a finding."),
-    click.option("--max-log-bytes", "max_log_bytes", type=click.IntRange(min=1),
-                 default=_DEFAULT_LIMITS.max_log_bytes, show_default=True,
-                 help="Most bytes read from one log (file, standard input, FIFO; a zstd log's plaintext: the "
-                      "decompression-bomb guard); more is a finding."),
-    click.option("--max-decompressed-bytes", "old_max_log_bytes", type=click.IntRange(min=1), default=None,
-                 hidden=True),  # the old name of --max-log-bytes: still accepted, with a line that says so
-)
-
-
-def _limits(options: dict[str, Any]) -> Limits:
-    old = options.pop("old_max_log_bytes")
-    if old is not None:
-        click.echo("replay: --max-decompressed-bytes is deprecated: it is --max-log-bytes now", err=True)
-    return Limits(max_record_bytes=options.pop("max_record_bytes"),
-                  max_log_bytes=old if old is not None else options.pop("max_log_bytes"))
-
-
-def _folder_tree(path: Path, own: Path) -> Tree:
-    """A tree option's folder: the repo's own (``own``, its default, typed or not) is
-    opened without following a link at any level; another folder the user named is
-    theirs (the links in its path are followed). Nothing below either is trusted."""
-    return Tree.found(path) if path == own else Tree.named(path)
-
-
-def _tree(ctx: click.Context, param: click.Parameter, value: Path | None) -> Tree | None:
-    if value is None:
-        return None
-    assert isinstance(param, click.Option) and param.default is not None
-    return _folder_tree(Path(value), Path(str(param.default)))
-
-
-def _tree_option(name: str, default: str, what: str) -> Callable[[Any], Any]:
-    return click.option(f"--{name}", f"{name}_dir", type=click.Path(file_okay=False, path_type=Path),
-                        default=Path(default), show_default=True, callback=_tree, help=what)
-
-
-tree_options = _options(_tree_option("scenarios", SCENARIOS, "Folder of scenario folders."),
-                        _tree_option("goldens", GOLDENS, "Folder of golden folders."))
-pending_options = _options(
-    click.option("--pending", "pending_dir", type=click.Path(file_okay=False, path_type=Path),
-                 default=Path(PENDING_FOLDER), show_default=True, callback=_tree,
-                 help="The pending goldens (from `replay check --pending`, or a CI job's artefact)."),
-    tree_options)
-no_color_option = click.option("--no-color", is_flag=True, help="No colour even on a terminal.")
-
-
-def _jobs(ctx: click.Context, param: click.Parameter, jobs: int | None) -> int | None:
-    """``--jobs``: a whole number from 1 to ``MAX_JOBS``."""
-    if jobs is not None and jobs < 1:
-        raise click.BadParameter(f"{jobs}: at least 1 (1 runs in this process)", ctx, param)
-    if jobs is not None and jobs > MAX_JOBS:
-        raise click.BadParameter(f"{jobs}: at most {MAX_JOBS} worker processes (and replay never starts more than "
-                                 f"the usable CPUs: {usable_cpus()} here)", ctx, param)
-    return jobs
-
-
-def jobs_option(what: str) -> Callable[[Any], Any]:
-    return click.option(
-        "--jobs", "-j", type=int, callback=_jobs, default=None,
-        help=f"Worker processes (default: the usable CPUs; 1 {what} in this process; at most {MAX_JOBS}, and never "
-             "more than the usable CPUs). The results are the same for any number.")
-
-
-def _workers(command: str, jobs: int | None) -> int:
-    """The worker processes for ``--jobs`` (the usable CPUs when not given); asking
-    for more than the usable CPUs is said once on stderr."""
-    if jobs is None:
-        return usable_cpus()
-    used = workers_for(jobs)
-    if used < jobs:
-        click.echo(f"replay {command}: --jobs {jobs}: " + (
-            f"running at most {used} worker processes, as many as the usable CPUs" if used > 1 else
-            "running in this process, as this machine has 1 usable CPU"), err=True)
-    return used
-
 
 def _selection(names: tuple[str, ...]) -> Selection:
     """The goldens the selectors name (``replay.goldens.select``; not an audit's rule selection)."""
@@ -185,41 +102,6 @@ def main() -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
 
 
-audit_choice_options = _options(
-    click.option("--select", multiple=True, metavar="RULES",
-                 help="Report only these rules: ids (A6, D1) or series (T, B), comma-separated or repeated. "
-                      "[default: every rule, or the select of [tool.replay.audit] in pyproject.toml]"),
-    click.option("--ignore", multiple=True, metavar="RULES",
-                 help="Do not report these rules (ids or series); a more specific --select wins."),
-    click.option("--min-severity", type=click.Choice(SEVERITY_CHOICES), default=None,
-                 help="Report only findings this severe or more (policy < warning < error). [default: policy]"),
-    click.option("--policy", type=click.Choice([p.value for p in Policy]), default=Policy.PARALLEL.value,
-                 show_default=True,
-                 help="todo_write policy for the what-if (P1); 'single' reports parallel in_progress items."),
-    click.option("--fail-on", type=click.Choice(SEVERITY_CHOICES), multiple=True,
-                 help="Severities that make the exit code 1 (errors always do). Repeatable."),
-    click.option("--baseline", "baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                 metavar="FILE", help="Report only findings not in this baseline (matched by file, rule and the "
-                                      "fingerprint of the record, not by line)."),
-)
-"""What an audit reports and what fails it: ``replay audit``'s and ``replay view``'s."""
-cache_options = _options(
-    click.option("--no-cache", is_flag=True, help="Neither read nor write the audit cache: read every log."),
-    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar=CACHE_ENV,
-                 metavar="DIR", help=f"The audit cache's folder. [default: {CACHE_FOLDER}/ below the working "
-                                     f"directory, or ${CACHE_ENV}]"),
-    click.option("--verify-cache", is_flag=True,
-                 help="Read every cached log again and reuse its report only if its bytes are unchanged (a "
-                      "periodic full check in CI)."),
-)
-"""The audit cache's options: ``replay audit``'s and ``replay view``'s."""
-scheduler_option = click.option(
-    "--scheduler", default=None, metavar="ADDRESS",
-    help="Run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes; its workers read "
-         f"the logs themselves (needs the dask extra). Given up on (exit 2) when it does not answer within "
-         f"{SCHEDULER_SECONDS:g} s.")
-
-
 def _audit_request(command: str, paths: tuple[str, ...], options: dict[str, Any], jobs: int | None,
                    scheduler: str | None, write_baseline: Path | None = None,
                    fingerprints: bool = False) -> AuditRequest:
@@ -233,9 +115,9 @@ def _audit_request(command: str, paths: tuple[str, ...], options: dict[str, Any]
     # A command without the cache's options (export) keeps none.
     cache = None if options.get("no_cache", True) else CacheRequest(options["cache_dir"], options["verify_cache"])
     return AuditRequest(
-        paths, Policy(options["policy"]), _limits(options), options["select"] or None, options["ignore"] or None,
+        paths, Policy(options["policy"]), limits_from(options), options["select"] or None, options["ignore"] or None,
         options["min_severity"], tuple(Severity(s) for s in options["fail_on"]), options["baseline"],
-        write_baseline, fingerprints, jobs=1 if scheduler is not None else _workers(command, jobs),
+        write_baseline, fingerprints, jobs=1 if scheduler is not None else workers_asked(command, jobs),
         scheduler=scheduler, cache=cache)
 
 
@@ -354,9 +236,9 @@ def check(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, fmt: s
                            datetime.now(UTC).astimezone(), socket.gethostname(), ci_flag or in_ci(os.environ))
     reporting = CHECK_FORMATS[fmt]
     with progress(count, "checking", reporting.shows_progress) as advance:
-        report = check_scenarios(scenarios_dir, goldens_dir, selection, full=full, jobs=_workers("check", jobs),
+        report = check_scenarios(scenarios_dir, goldens_dir, selection, full=full, jobs=workers_asked("check", jobs),
                                  context=context, on_scenario=lambda r: advance(r.name),
-                                 pending=None if pending is None else _folder_tree(Path(pending),
+                                 pending=None if pending is None else folder_tree(Path(pending),
                                                                                    Path(PENDING_FOLDER)))
     echo(reporting.render(report, style_for(sys.stdout, no_color), verbose), reporting.writes_json)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -392,7 +274,7 @@ def refresh(names: tuple[str, ...], scenarios_dir: Tree, goldens_dir: Tree, prun
     from replay.scenarios.check import refresh_scenarios
 
     result = refresh_scenarios(scenarios_dir, goldens_dir, _selection(names), prune=prune, dry_run=dry_run,
-                               full=full, jobs=_workers("refresh", jobs))
+                               full=full, jobs=workers_asked("refresh", jobs))
     echo(RefreshText.render(result, style_for(sys.stdout, no_color)))
     sys.exit(1 if result.failed else 0)
 
@@ -519,7 +401,7 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
     from replay.view.surface import render as render_surface
 
     to_terminal = output is None and sys.stdout.isatty()
-    limits = _limits(options)
+    limits = limits_from(options)
     chunks = render_surface(RenderRequest(
         cast(Any, surface), path, limits, color=use_color(sys.stdout, no_color) if output is None else False,
         terminal=to_terminal, **options))
@@ -594,7 +476,7 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     from replay.view.site import SiteRequest, build_site
 
     request = _audit_request("view", paths, options, jobs, scheduler)
-    site = _folder_tree(Path(output) if output is not None else Path(DEFAULT_SITE), Path(DEFAULT_SITE))
+    site = folder_tree(Path(output) if output is not None else Path(DEFAULT_SITE), Path(DEFAULT_SITE))
     result = build_site(SiteRequest(request, site, cast(Locale, locale), force,
                                     lambda rule: help_text(rule_help(rule))),
                         _passed_over("view"))
@@ -742,7 +624,7 @@ def new(name: str, from_log: Path | None, force: bool, use_override: bool, local
 
     if from_log is None and (force or use_override or locale != DEFAULT_LOCALE):
         raise click.UsageError("--force, --use-override and --locale belong to an import (--from-log PATH)")
-    root = _folder_tree(scenarios_dir if scenarios_dir is not None else Path(SCENARIOS), Path(SCENARIOS))
+    root = folder_tree(scenarios_dir if scenarios_dir is not None else Path(SCENARIOS), Path(SCENARIOS))
     out = stdout()
     style = style_for(sys.stdout, no_color)
     try:
@@ -792,7 +674,7 @@ def diff(a: Path, b: Path, fmt: str, normalize: bool, full: bool, no_color: bool
     from replay.report.snapshot import diff_json, diff_text
     from replay.scenarios.compare_logs import diff_logs
 
-    result = diff_logs(a, b, normalize=normalize, full=full, limits=_limits(options))
+    result = diff_logs(a, b, normalize=normalize, full=full, limits=limits_from(options))
     echo(diff_json(result) if fmt == "json" else diff_text(result, style_for(sys.stdout, no_color)), fmt == "json")
     sys.exit(0 if result.same else 1)
 
@@ -807,7 +689,7 @@ def plan(path: str, at: int | None, **options: Any) -> None:
     from replay.view.surface import plan_of
 
     out = stdout(writes_json=True)
-    out.write_bytes(json_bytes(plan_of(path, at, _limits(options))) + b"\n")
+    out.write_bytes(json_bytes(plan_of(path, at, limits_from(options))) + b"\n")
     out.flush()
 
 

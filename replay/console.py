@@ -55,8 +55,8 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "replay.todo.plan.SeqOutOfRange": (2, "--at"),
     # Failures (exit 1, "replay COMMAND: …" on stderr): a tree, a lock, a pending folder,
     # an import the audit or a test run refused.
-    "replay.fs.FsError": (1, "replay"),
-    "replay.fs.Locked": (1, "replay"),
+    "replay.fs.tree.FsError": (1, "replay"),
+    "replay.fs.tree.Locked": (1, "replay"),
     "replay.goldens.pending.PendingError": (1, "replay"),
     "replay.scenarios.importer.ImportRefused": (1, "replay"),
     # The file said what it looks like (exit 1, the message alone).

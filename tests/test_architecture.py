@@ -246,7 +246,25 @@ def _strings(path: Path) -> Iterator[tuple[int, str]]:
 
 def test_no_library_message_spells_a_command_itself() -> None:
     """Every command a message suggests is spelt by ``replay.hints`` (a renamed command
-    or option is one change there); the command line spells its own."""
+    or option is one change there); the command line (its commands and shared options) spells its own."""
     found = [f"{path.relative_to(REPO)}:{line}: {text!r}" for path in sorted(PACKAGE.rglob("*.py"))
-             if path.name not in ("cli.py", "hints.py") for line, text in _strings(path) if _COMMANDS.search(text)]
+             if path.name not in ("cli.py", "options.py", "hints.py")
+             for line, text in _strings(path) if _COMMANDS.search(text)]
     assert found == []
+
+
+def test_every_error_in_the_exit_table_is_a_class_that_exists() -> None:
+    """``replay.console.ERRORS`` is keyed by where a class is defined; a class moved to
+    another module would silently fall out of the table (and exit with a traceback)."""
+    import importlib
+
+    from replay.console import ERRORS
+
+    missing = []
+    for key in ERRORS:
+        module, _, name = key.rpartition(".")
+        found = getattr(importlib.import_module(module), name, None)
+        if not (isinstance(found, type) and issubclass(found, Exception) and found.__module__ == module):
+            missing.append(key)
+    assert missing == []
+

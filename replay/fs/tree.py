@@ -1,46 +1,16 @@
-"""The confined tree: the one module that opens, lists, reads, writes and deletes files
-in folders replay does not trust, and writes the outputs a user names.
+"""The confined tree itself: the descriptors, bounded reads and atomic writes below an
+untrusted folder's root (the package's docstring says the rules)."""
 
-A golden tree, a scenario tree, a pending folder or a harness folder to import may
-come from a pull request or a downloaded CI artefact, so nothing in them is trusted:
-
-* **Nothing is followed or written through a symbolic link below a tree's root**:
-  every folder and file is opened relative to its parent's descriptor with
-  ``O_NOFOLLOW``; a link is refused with its path and why.
-* **The root itself** is trusted only when the user named it (``--goldens DIR``,
-  ``--pending DIR``): then the links in the path they typed are followed, as any
-  command follows the paths it is given. A root replay finds on its own (the default
-  ``goldens``, ``scenarios``, ``.replay/pending`` below the working directory) is
-  opened one component at a time without following a link, root included: a
-  committed ``goldens -> ../elsewhere`` is refused, never written through.
-* **Reads are bounded** and of regular files only (opened non-blocking: a FIFO cannot
-  hang a command); a larger file is refused.
-* **Writes are atomic**: a temporary file ``.tmp-<pid>-<random>`` beside the target,
-  fsynced, renamed over it; a new file gets 0666 less the umask, a replaced one keeps
-  its mode. Cleanup removes only the temporary files of this process or of a dead one.
-  (``REPLAY_TEST_NO_FSYNC=1`` skips the fsyncs: the test suite's knob, ``NO_FSYNC``.)
-* **What is published whole is committed in one step** (``Commit``): staged under names
-  no reader looks at, then moved into place by the steps of a journal, SIGINT and SIGTERM
-  held meanwhile; a run killed half-way leaves the journal, and ``recover`` (called first
-  by every command that publishes into the tree) finishes it. ``FAULT`` is the test
-  suite's hook that kills, signals or fills the disk of the process at a named step.
-
-What a file is and what an OS error means are said by ``replay.describe``;
-``FsError`` messages name the path and say what to do.
-"""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import fcntl
-import json
 import os
 import secrets
 import shutil
-import signal
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -48,7 +18,8 @@ from pathlib import Path, PurePath
 from typing import BinaryIO, Literal
 
 from replay.describe import kind, reason
-from replay.output import OutputError, encoded
+from replay.fs.faults import _write_fault
+from replay.output import encoded
 
 TEMP_PREFIX = ".tmp-"
 """The prefix of every temporary file replay writes (``.tmp-<pid>-<random>``)."""
@@ -742,84 +713,6 @@ def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[by
         _sync(dir_fd)
 
 
-def write_output(path: Path, chunks: Iterable[bytes | str]) -> None:
-    """Write an output the user named (``-o``, ``--junit``, ``--write-baseline``):
-    atomically beside its target (a link they named is followed to its file), or in
-    place when it names a device or a pipe (``/dev/null``, ``/dev/stdout``).
-    ``OutputError`` names the path and says why; on failure ``path`` is untouched."""
-    try:
-        _write_output(path, chunks)
-    except FsError as exc:
-        raise OutputError(str(exc)) from None
-
-
-def _write_output(path: Path, chunks: Iterable[bytes | str]) -> None:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        st = None
-    except NotADirectoryError:
-        raise FsError(f"{path}: cannot write: {not_a_folder(path)}") from None
-    except OSError as exc:
-        raise FsError(f"{path}: cannot write ({reason(exc)})") from None
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise FsError(f"{path}: cannot write (it is a folder)")
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        try:
-            with open(path, "wb") as fh:
-                for chunk in chunks:
-                    for piece in encoded(chunk):
-                        fh.write(piece)
-        except OSError as exc:
-            raise FsError(f"{path}: cannot write ({reason(exc)})") from None
-        return
-    target = Path(os.path.realpath(path)) if st is not None else path
-    try:
-        dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError as exc:
-        raise FsError(f"{path}: cannot write ({reason(exc)})") from None
-    try:
-        write_atomically(dir_fd, path, target.name, chunks, "")
-    finally:
-        os.close(dir_fd)
-
-
-def write_temporary(prefix: str, suffix: str, chunks: Iterable[bytes | str], what: str) -> Path:
-    """A new file in the temporary folder (``$TMPDIR``) holding ``chunks``: its path.
-    On failure nothing is left and ``OutputError`` names the folder and why."""
-    try:
-        fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix)
-    except OSError as exc:
-        raise OutputError(f"{tempfile.gettempdir()}: cannot write {what} ({reason(exc)})") from None
-    os.close(fd)
-    try:
-        write_output(Path(name), chunks)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(name)
-        raise
-    return Path(name)
-
-
-def append_output(path: Path, text: str) -> None:
-    """Append ``text`` to a file the user named (``$GITHUB_STEP_SUMMARY``): the one
-    write that is not atomic, as the file is another program's, shared. ``FsError``
-    names the path and says why it cannot be written."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
-    except OSError as exc:
-        raise FsError(f"{path}: cannot write ({reason(exc)})") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise FsError(f"{path}: cannot write: {kind(mode)}, not a regular file")
-        with os.fdopen(fd, "ab", closefd=False) as fh:
-            for piece in encoded(text):
-                fh.write(piece)
-    except OSError as exc:
-        raise FsError(f"{path}: cannot write ({reason(exc)})") from None
-    finally:
-        os.close(fd)
 
 
 def _flock(fd: int, wait: float, taken: str, shared: bool = False) -> None:
@@ -844,179 +737,3 @@ def _lock_error(path: PurePath, exc: OSError, root_fd: int, name: str, maker: st
     return FsError(f"{path}: cannot take the lock ({reason(exc)})")
 
 
-# -- commits: many renames as one step -------------------------------------------------------
-
-JOURNAL_PREFIX = ".replay-commit-"
-"""The prefix of a commit's journal in its tree's root (``.replay-commit-<pid>-<random>``)."""
-ASIDE_PREFIX = ".replay-aside-"
-"""The prefix of the folder a commit moves the folders it replaces into (removed by its last step)."""
-LEFTOVER_PREFIXES = (JOURNAL_PREFIX, ASIDE_PREFIX)
-"""What a commit may leave in a tree's root: no reader counts these as the tree's own."""
-MAX_JOURNAL_BYTES = 64 << 20
-FAULT = "REPLAY_TEST_FAULT"
-"""The test suite's fault hook: ``ACTION@STEP`` makes this process, at the step named
-``STEP`` (``commit:N``: a commit's journal written and its first ``N`` steps done;
-``write:N``: the ``N``-th file write starts), do ``ACTION``: ``kill`` (SIGKILL itself),
-``term`` or ``int`` (send itself SIGTERM or SIGINT), ``enospc`` (the write fails as on
-a full disk). Unset, nothing happens."""
-_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
-class _Faults:
-    """The counter of ``FAULT``'s ``write:N`` steps (the one state of this module: a test knob)."""
-
-    writes = 0
-
-
-def fault(step: str) -> None:
-    """Do what ``FAULT`` says at ``step``, if it names it (see ``FAULT``)."""
-    wanted = os.environ.get(FAULT)
-    if not wanted:
-        return
-    action, _, at = wanted.partition("@")
-    if at != step:
-        return
-    if action == "kill":
-        os.kill(os.getpid(), signal.SIGKILL)
-    elif action in ("term", "int"):
-        os.kill(os.getpid(), signal.SIGTERM if action == "term" else signal.SIGINT)
-    elif action == "enospc":
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-
-def _write_fault() -> None:
-    if os.environ.get(FAULT):
-        _Faults.writes += 1
-        fault(f"write:{_Faults.writes}")
-
-
-@contextlib.contextmanager
-def signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait (held by the signal mask) until the block is left, where
-    they arrive at once: what must not stop half-way is not stopped half-way."""
-    try:
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
-    except (AttributeError, OSError, ValueError):
-        before = None
-    try:
-        yield
-    finally:
-        if before is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-Step = dict[str, list[str]]
-
-
-class Commit:
-    """Renames and deletions in one tree, done as one step against every signal.
-
-    What a command publishes is first written whole under names no reader looks at (a
-    hidden staging folder, temporary files); then ``run`` writes the journal (the list
-    of steps, atomically and to disk), does each step, and removes the journal, with
-    SIGINT and SIGTERM held from the first to the last. A process killed (SIGKILL, a
-    crash) after the journal is written leaves it behind; ``recover`` (which every
-    command that publishes into the tree calls first) does the steps that are left,
-    so the tree is the new one, whole; killed before, the tree is the old one and the
-    staging is what a dead run left (removed by the next one). Every step is done
-    again safely: a step whose source is gone was done."""
-
-    def __init__(self, tree: Tree) -> None:
-        self.tree = tree
-        self.steps: list[Step] = []
-        self.aside = f"{ASIDE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
-
-    def replace(self, source: tuple[str, ...], target: tuple[str, ...]) -> None:
-        """``source`` (a file or a folder) takes the place of ``target``; a folder at
-        ``target`` is moved aside first, and removed when the commit is done."""
-        for part in (*source, *target):
-            check_name(part)
-        self.steps.append({"replace": list(source), "to": list(target),
-                           "aside": [self.aside, str(len(self.steps))]})
-
-    def delete(self, *parts: str) -> None:
-        """The file ``parts`` deleted (nothing when it is not there)."""
-        for part in parts:
-            check_name(part)
-        self.steps.append({"delete": list(parts)})
-
-    def remove_tree(self, *parts: str) -> None:
-        """The folder ``parts`` removed with all it holds (nothing when it is not there)."""
-        for part in parts:
-            check_name(part)
-        self.steps.append({"remove": list(parts)})
-
-    def run(self) -> None:
-        """The steps, as one (see the class). A step that fails is tried once more with
-        those after it; ``FsError`` when it fails again (the journal then stays, and the
-        next run does what is left)."""
-        journal = f"{JOURNAL_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
-        steps = [*self.steps, {"remove": [self.aside]}]
-        data = json.dumps({"format": 1, "steps": steps}).encode()
-        with signals_held():
-            fault("commit:journal")
-            self.tree.write(journal, data=data, what="commit journal")
-            try:
-                _do(self.tree, steps, "commit")
-            except BaseException:
-                with contextlib.suppress(Exception):  # once more (every step can be done again), else the next run
-                    _do(self.tree, steps, "retry")
-                    self.tree.delete(journal, what="the commit journal")
-                raise
-            self.tree.delete(journal, what="the commit journal")
-
-
-def _step_parts(step: Step, key: str) -> tuple[str, ...]:
-    value = step.get(key)
-    if not isinstance(value, list) or not value or not all(isinstance(p, str) for p in value):
-        raise FsError(f"not a commit step: {step!r}")
-    for part in value:
-        check_name(part)
-    return tuple(value)
-
-
-def _do(tree: Tree, steps: list[Step], label: str) -> None:
-    fault(f"{label}:0")
-    for number, step in enumerate(steps, 1):
-        if "replace" in step:
-            source, target, aside = (_step_parts(step, k) for k in ("replace", "to", "aside"))
-            if tree.exists(*source):
-                if tree.is_folder(*target) and not tree.exists(*aside):
-                    tree.move(target, aside)
-                tree.move(source, target)
-        elif "delete" in step:  # a file that cannot be deleted is left, never a commit that cannot end
-            with contextlib.suppress(FsError):
-                tree.delete(*_step_parts(step, "delete"))
-        elif "remove" in step:
-            parts = _step_parts(step, "remove")
-            with contextlib.suppress(FsError):
-                if tree.exists(*parts):
-                    tree.remove_tree(*parts)
-        else:
-            raise FsError(f"not a commit step: {step!r}")
-        fault(f"{label}:{number}")
-
-
-def recover(tree: Tree) -> int:
-    """Finish the commits of ``tree`` a run that is no longer running left half-done
-    (their journals): the number finished. ``FsError`` names a journal that cannot be
-    read or done."""
-    done = 0
-    for entry in tree.entries():
-        if not entry.is_file or not abandoned(entry.name, JOURNAL_PREFIX):
-            continue
-        raw = tree.read(entry.name, limit=MAX_JOURNAL_BYTES, what="the commit journal")
-        if raw is None:
-            continue
-        try:
-            document = json.loads(raw)
-            steps = document["steps"]
-            if document.get("format") != 1 or not isinstance(steps, list):
-                raise ValueError("not a journal")
-        except (ValueError, KeyError, TypeError, AttributeError):
-            raise FsError(f"{tree.at(entry.name)}: not a commit journal replay wrote; remove it") from None
-        with signals_held():
-            _do(tree, steps, "recover")
-            tree.delete(entry.name, what="the commit journal")
-        done += 1
-    return done
