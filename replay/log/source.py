@@ -148,11 +148,24 @@ def display_path(path: str, cwd: str | None = None) -> str:
     as its URL (as ``replay.urls.redact`` shows it)."""
     if path == "<stdin>" or is_url(path):
         return path
-    base = PurePath(os.path.abspath(cwd if cwd is not None else os.getcwd()))
-    full = PurePath(os.path.abspath(path))
-    if full == base or not full.is_relative_to(base):  # a name: links are not looked at
+    base = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    full = os.path.abspath(path)
+    if base.startswith("//") or full.startswith("//"):  # POSIX's implementation-defined root
+        return _display_path_parts(path, base, full)
+    # Both are normalised absolute names: inside ``base`` is a prefix ending at a "/"
+    # (one name per report: the walk of a large archive calls this thousands of times).
+    root = base.endswith("/")
+    if full == base or not full.startswith(base) or not (root or full[len(base)] == "/"):
+        return os.path.normpath(path) if not os.path.isabs(path) else path  # a name: links are not looked at
+    return full[len(base) if root else len(base) + 1:]
+
+
+def _display_path_parts(path: str, base: str, full: str) -> str:
+    """``display_path`` compared part by part (the exact rule; tests hold the fast one to it)."""
+    base_parts, full_parts = PurePath(base), PurePath(full)
+    if full_parts == base_parts or not full_parts.is_relative_to(base_parts):
         return os.path.normpath(path) if not os.path.isabs(path) else path
-    return os.path.relpath(full, base)
+    return os.path.relpath(full_parts, base_parts)
 
 
 def _walk(folder: str, passed_over: PassedOver) -> Iterator[tuple[str, int]]:
