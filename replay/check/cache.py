@@ -112,9 +112,8 @@ class CacheRequest:
 
 # -- what a shard holds ------------------------------------------------------------------
 
-_Severity = Literal["error", "warning", "policy"]
 _Count = Annotated[int, msgspec.Meta(ge=0)]
-_FindingRow = tuple[str, _Severity, str, int | None, int | None, str | None, bool, str | None, str | None, int]
+_FindingRow = tuple[str, Severity, str, int | None, int | None, str | None, bool, str | None, str | None, int]
 """A finding's fields, in their order (``replay.findings.Finding``)."""
 
 
@@ -150,15 +149,13 @@ _encode = msgspec.json.Encoder()
 
 def _stored(report: LogReport) -> _Report:
     return _Report(report.path, report.status, report.events,
-                   [(f.rule, f.severity.value, f.message, f.line, f.seq, f.type, f.tail, f.group, f.fingerprint,
+                   [(f.rule, f.severity, f.message, f.line, f.seq, f.type, f.tail, f.group, f.fingerprint,
                      f.events) for f in report.findings])
 
 
 def _report(stored: _Report) -> LogReport:
     return LogReport(stored.path, stored.status, stored.events,
-                     [restored(rule, Severity(severity), message, line, seq, kind, tail, group, fingerprint, events)
-                      for rule, severity, message, line, seq, kind, tail, group, fingerprint, events
-                      in stored.findings])
+                     [restored(*row) for row in stored.findings])
 
 
 # -- the namespace -----------------------------------------------------------------------
