@@ -306,7 +306,8 @@ class AuditText(AuditReporter):
         if view.files_only:
             if unit.findings:
                 self.write(sanitize(self.path(unit)) + "\n")
-        elif not view.fold and not view.statistics and not view.summary_only:
+        elif not view.fold and not view.statistics and not view.summary_only and unit.findings:
+            # An ok log shows no line: no name to make, no write (each write looks for a signal).
             self.write(log_text(unit, self.style, self.path(unit), fold=False))
 
     def finish(self, result: AuditResult) -> None:
@@ -323,9 +324,10 @@ class AuditText(AuditReporter):
         if view.fold:
             folded = _folded(result.reports)
             hidden = frozenset(folded)
-            for report in by_what_is_wrong(result.reports):
-                self.write(log_text(report, self.style, self.path(report), hidden=hidden,
-                                    named=_fails(report, result.failing)))
+            # One write for the logs (not one a log: each write looks for a pending signal).
+            self.write("".join(log_text(report, self.style, self.path(report), hidden=hidden,
+                                        named=_fails(report, result.failing))
+                               for report in by_what_is_wrong(result.reports) if report.findings))
             if folded:
                 self.write("\n" + self.style.paint("bold", FOLDED_TITLE) + "\n")
                 for places in folded.values():
