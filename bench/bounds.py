@@ -78,17 +78,17 @@ TEMPLATE = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/todo-write/se
 PARENT = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagent-parallel"
 """A parent log and its children (``session.jsonl``, ``session.1.jsonl``)."""
 NAMESPACE = uuid.UUID("0b6f1c52-2d7e-4b8e-9a51-3c9e4f7d2a60")
-CALL_ROWS = [("audit", ["audit", "--format", "json"]), ("render acp", ["render", "acp"]),
-             ("view -o", ["view", "-o", "{page}"])]
+CALL_ROWS = [("audit", ["audit", "--no-cache", "--format", "json"]), ("render acp", ["render", "acp"]),
+             ("view -o", ["view", "--no-cache", "-o", "{page}"])]
 """The commands measured on the long log of tool calls (its page to a file)."""
 COMMANDS: list[tuple[str, list[str]]] = [
-    ("audit", ["audit", "--format", "json"]),
+    ("audit", ["audit", "--no-cache", "--format", "json"]),
     ("render acp", ["render", "acp"]),
     ("render stdio", ["render", "stdio"]),
     ("render web", ["render", "web"]),
     ("render web --html", ["render", "web", "--html", "-o", "{page}"]),
     ("plan", ["plan"]),
-    ("view", ["view"]),
+    ("view", ["view", "--no-cache"]),
     ("new --from-log", ["new", "imported", "--force", "--scenarios", "{scenarios}", "--from-log"]),
 ]
 
@@ -446,7 +446,7 @@ def main() -> int:
     results: dict[str, dict[str, Any]] = {"audit of an archive bomb": {}}
     print(f"{'audit --format json':28}{'on disk':>10}{'s':>8}{'RSS MB':>9}{'exit':>6}  the archive's finding")
     for name, path in build_bombs(args.corpus, out, args.members):
-        r = measure(["audit", "--format", "json", str(path)], out, args.code.resolve())
+        r = measure(["audit", "--no-cache", "--format", "json", str(path)], out, args.code.resolve())
         results["audit of an archive bomb"][name] = r
         print(f"{name:28}{path.stat().st_size:>10,}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['exit']:>6}  "
               f"{r['finding'][:70]}", flush=True)
@@ -490,8 +490,8 @@ def main() -> int:
               "children")
         print(f"{'':20}{'s':>8}{'RSS MB':>9}")
         timed = {}
-        for label, command in [("audit", ["audit", "--format", "json", str(children)]),
-                               ("view -o DIR", ["view", str(children), "-o", str(site), "--force"])]:
+        for label, command in [("audit", ["audit", "--no-cache", "--format", "json", str(children)]),
+                               ("view -o DIR", ["view", "--no-cache", str(children), "-o", str(site), "--force"])]:
             shutil.rmtree(site, ignore_errors=True)
             r = measure(command, out, args.code.resolve())
             results.setdefault(label, {})[f"{args.children:,} children"] = timed[label] = r

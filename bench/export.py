@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
                                                  else None)
     events = ["--events"] if args.events else []
     commands = {
-        "audit --jobs 1": [sys.executable, "-m", "replay", "audit", "--format", "json", "--jobs", "1", str(corpus_dir)],
+        "audit --jobs 1": [sys.executable, "-m", "replay", "audit", "--no-cache", "--format", "json", "--jobs", "1",
+                           str(corpus_dir)],
         "export parquet": [sys.executable, "-m", "replay", "export", str(corpus_dir), "-o", str(folder), "--jobs", "1",
                            *events],
         "export duckdb": [sys.executable, "-m", "replay", "export", str(corpus_dir), "-o", str(database), "--jobs",

@@ -268,3 +268,13 @@ def test_every_error_in_the_exit_table_is_a_class_that_exists() -> None:
             missing.append(key)
     assert missing == []
 
+
+
+MAX_MODULE_LINES = 800
+"""The most lines a module of ``replay/`` may have: one a reader can hold."""
+
+
+def test_no_module_is_longer_than_a_reader_can_hold() -> None:
+    long = sorted(f"{path.relative_to(REPO)}: {n} lines" for path in PACKAGE.rglob("*.py")
+                  if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES)
+    assert long == []

@@ -39,7 +39,8 @@ from replay.export.sink import Sink
 from replay.fs import FsError, Tree, abandoned, write_output
 from replay.log.source import PassedOver, display_path, ignore
 from replay.output import json_bytes
-from replay.render.web.session_page import SEVERITIES, audit_status
+from replay.render.web.session_draft import SEVERITIES
+from replay.render.web.session_page import audit_status
 from replay.urls import is_url
 from replay.view.site import _CHILD, folder_name, page_name
 

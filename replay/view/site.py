@@ -65,14 +65,8 @@ from replay.output import OutputError
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
 from replay.render.web.rule_pages import Breaking, rule_pages
-from replay.render.web.session_page import (
-    DraftWriter,
-    Link,
-    PageDraft,
-    PageLinks,
-    SessionFacts,
-    page_chunks,
-)
+from replay.render.web.session_draft import DraftWriter, PageDraft, SessionFacts
+from replay.render.web.session_page import Link, PageLinks, page_chunks
 from replay.render.web.site_index import Row, index_chunks
 from replay.style import sanitize
 from replay.urls import is_url

@@ -16,7 +16,7 @@ import replay.view.site as site_module
 from replay.check.engine import LogReport
 from replay.cli import main
 from replay.render.site_layout import INDEX
-from replay.render.web.session_page import Delegation, SessionFacts
+from replay.render.web.session_draft import Delegation, SessionFacts
 from replay.view.site import _delegations, _Entry, _family, _name
 from tests.helpers import corpus_file, dump, index_of, records
 

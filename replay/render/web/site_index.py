@@ -21,7 +21,8 @@ from replay.render.web.audited import Audited, AuditedMany
 from replay.render.web.locale import interpolate
 from replay.render.web.page import esc
 from replay.render.web.page_assets import INDEX_CSP, INDEX_CSS, INDEX_SCRIPT
-from replay.render.web.session_page import SEVERITIES, SessionFacts, audit_status, head_html, help_html
+from replay.render.web.session_draft import SEVERITIES, SessionFacts
+from replay.render.web.session_page import audit_status, head_html, help_html
 from replay.render.web.site_strings import SiteStrings, count, day_of, site_strings
 from replay.words import by_count
 

@@ -14,7 +14,7 @@ from replay.project.tools import ToolCall, ToolResult, clip, first_line, outcome
 from replay.render.web.locale import formatter, interpolate
 from replay.render.web.page import CLIP, esc, pretty_json
 from replay.render.web.row import row_fields
-from replay.render.web.session_page import shown_result
+from replay.render.web.session_draft import shown_result
 from replay.style import sanitize
 from replay.todo.tool import TOOL_NAME
 from tests.helpers import hostile_text
