@@ -20,7 +20,7 @@ from replay.check.engine import Attached, LogReport, Policy, Skip, Told, Watch, 
 from replay.check.fingerprint import Fingerprints
 from replay.log.reader import Limits, Opener
 from replay.log.source import PassedOver, Unit, ignore
-from replay.parallel import Batch, in_order
+from replay.parallel import Batch, fewer_gc_passes, in_order
 
 BATCH_BYTES = 8 << 20
 """A batch closes once it holds this many bytes of logs (a larger log is alone)."""
@@ -66,6 +66,13 @@ def _lost(unit: Unit, why: str) -> list[Told]:
                             "with --jobs 1 to see whether it happens again, and report it)")]
 
 
+def _here(work: Callable[[Unit], list[Told]], units: Iterable[Unit]) -> Iterator[list[Told]]:
+    """``work`` of each unit in this process, with the cyclic collector's passes as rare
+    as a worker process makes them (``fewer_gc_passes``)."""
+    with fewer_gc_passes():
+        yield from map(work, units)
+
+
 def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
                 fingerprints: Fingerprints = False, jobs: int = 1, scheduler: str | Any | None = None,
                 passed_over: PassedOver = ignore, watch: Watch | None = None,
@@ -87,7 +94,7 @@ def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits:
     elif jobs > 1:
         results = in_order(work, batches(units), jobs, _lost)
     else:  # in this process: no batches to balance, no sizes to look up
-        results = map(work, units)
+        results = _here(work, units)
     if attached is None:
         yield from told(results, passed_over, finished=finished)
     else:
