@@ -66,13 +66,6 @@ def _lost(unit: Unit, why: str) -> list[Told]:
                             "with --jobs 1 to see whether it happens again, and report it)")]
 
 
-def _here(work: Callable[[Unit], list[Told]], units: Iterable[Unit]) -> Iterator[list[Told]]:
-    """``work`` of each unit in this process, with the cyclic collector's passes as rare
-    as a worker process makes them (``fewer_gc_passes``)."""
-    with fewer_gc_passes():
-        yield from map(work, units)
-
-
 def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits: Limits | None = None,
                 fingerprints: Fingerprints = False, jobs: int = 1, scheduler: str | Any | None = None,
                 passed_over: PassedOver = ignore, watch: Watch | None = None,
@@ -94,8 +87,11 @@ def audit_units(units: Iterable[Unit], policy: Policy = Policy.PARALLEL, limits:
     elif jobs > 1:
         results = in_order(work, batches(units), jobs, _lost)
     else:  # in this process: no batches to balance, no sizes to look up
-        results = _here(work, units)
-    if attached is None:
-        yield from told(results, passed_over, finished=finished)
-    else:
-        yield from told(results, passed_over, attached, finished)
+        results = map(work, units)
+    # This process audits (``--jobs 1``) or unpickles the workers' reports: either way,
+    # with the cyclic collector's passes as rare as a worker makes them.
+    with fewer_gc_passes():
+        if attached is None:
+            yield from told(results, passed_over, finished=finished)
+        else:
+            yield from told(results, passed_over, attached, finished)
