@@ -448,7 +448,7 @@ def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult,
     locale = request.locale
     rows = [Row(e.report, e.shown, f"{SESSIONS}/{e.name}", e.facts, len(e.children)) for e in entries]
     names: list[str] = []
-    with tree.writer(staging) as write:
+    with tree.writer(staging, staged=True) as write:
         for name, page in rule_pages(locale, request.rule_text, breaking(entries)):
             write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
             names.append(f"{RULES_FOLDER}/{name}")
