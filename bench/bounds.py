@@ -35,6 +35,13 @@ the pending golden (on a pseudo-terminal, answering ``s``: it shows the changes 
 skips) and ``accept`` of it. Prints tables (seconds, peak RSS in MB of 10**6 bytes,
 output size) and, with ``--json``, the figures as JSON.
 
+Each figure an issue sets a target for is printed with its target and ``ok`` or
+``FAILS``: peak RSS under ``RSS_TARGET_MB`` for ``audit``, ``render acp`` and ``view -o`` of
+the log of tool calls, and ``view -o`` of the children's folder within ``CHILDREN_RATIO``
+times the CPU time (user + system, its workers included) of its ``audit``. The exit status
+is 1 when a measured target fails, 0 when every measured one holds (a target whose rows
+are skipped is not measured): the run reads as a pass/fail check.
+
 It also builds three ``.tar.zst`` bombs of hand-made headers, each a few KB on disk, and
 measures ``audit --format json`` of each (``--archives-only``: only these):
 
@@ -78,6 +85,10 @@ TEMPLATE = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/todo-write/se
 PARENT = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagent-parallel"
 """A parent log and its children (``session.jsonl``, ``session.1.jsonl``)."""
 NAMESPACE = uuid.UUID("0b6f1c52-2d7e-4b8e-9a51-3c9e4f7d2a60")
+RSS_TARGET_MB = 150
+"""The peak RSS (MB) each command of ``CALL_ROWS`` stays under on the log of tool calls."""
+CHILDREN_RATIO = 2.0
+"""``view -o`` of the children's folder takes at most this many times its ``audit``'s CPU time."""
 CALL_ROWS = [("audit", ["audit", "--no-cache", "--format", "json"]), ("render acp", ["render", "acp"]),
              ("view -o", ["view", "--no-cache", "-o", "{page}"])]
 """The commands measured on the long log of tool calls (its page to a file)."""
@@ -396,8 +407,13 @@ def measure(args: list[str], out_dir: Path, code: Path = at.REPO_ROOT) -> dict[s
     elif bomb:  # the archive's own finding comes last
         files = orjson.loads(head)["files"]
         finding = " ".join(f"{f['rule']}: {f['message']}" for f in files[-1]["findings"]) if files else ""
-    return {"seconds": round(seconds, 2), "rss_mb": round(usage.ru_maxrss * 1024 / MB, 1), "output": size,
-            "exit": code, "finding": finding}
+    return {"seconds": round(seconds, 2), "cpu": round(usage.ru_utime + usage.ru_stime, 2),
+            "user": round(usage.ru_utime, 2), "sys": round(usage.ru_stime, 2),
+            "rss_mb": round(usage.ru_maxrss * 1024 / MB, 1), "output": size, "exit": code, "finding": finding}
+
+
+def verdict(holds: bool) -> str:
+    return "ok" if holds else "FAILS"
 
 
 def main() -> int:
@@ -444,6 +460,8 @@ def main() -> int:
     subprocess.run([sys.executable, __file__, "--build-only", *sys.argv[1:]], check=True)
     print(f"Python {sys.version.split()[0]}, CPU {at.cpu_model()}, replay from {args.code.resolve()}")
     results: dict[str, dict[str, Any]] = {"audit of an archive bomb": {}}
+    targets: list[tuple[str, bool]] = []
+    """Each measured target: what was measured against what, and whether it holds."""
     print(f"{'audit --format json':28}{'on disk':>10}{'s':>8}{'RSS MB':>9}{'exit':>6}  the archive's finding")
     for name, path in build_bombs(args.corpus, out, args.members):
         r = measure(["audit", "--no-cache", "--format", "json", str(path)], out, args.code.resolve())
@@ -478,26 +496,38 @@ def main() -> int:
         print(f"{label:20}" + "".join(cells), flush=True)
     if args.events:
         print(f"\n{calls.name}: {args.events:,} events, {calls.stat().st_size / MB:.0f} MB")
-        print(f"{'':20}{'s':>8}{'RSS MB':>9}{'out MB':>9}")
+        print(f"{'':20}{'s':>8}{'RSS MB':>9}{'out MB':>9}  target")
         for label, command in CALL_ROWS:
             page.unlink(missing_ok=True)
             r = measure([*(a.replace("{page}", str(page)) for a in command), str(calls)], out, args.code.resolve())
             results.setdefault(label, {})[f"{args.events:,} events"] = r
-            print(f"{label:20}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['output'] / MB:>9.1f}", flush=True)
+            holds = r["rss_mb"] < RSS_TARGET_MB
+            targets.append((f"{label} of {args.events:,} events: peak RSS {r['rss_mb']:.1f} MB < {RSS_TARGET_MB} MB",
+                            holds))
+            print(f"{label:20}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['output'] / MB:>9.1f}  "
+                  f"RSS < {RSS_TARGET_MB} MB: {verdict(holds)}", flush=True)
     if args.children:
         site = out / "children-site"
         print(f"\n{children.name}: a parent, {args.children:,} subagent calls naming no child, {args.children:,} "
               "children")
-        print(f"{'':20}{'s':>8}{'RSS MB':>9}")
+        print(f"{'':20}{'s':>8}{'RSS MB':>9}{'CPU s':>8}{'user':>7}{'sys':>7}")
         timed = {}
         for label, command in [("audit", ["audit", "--no-cache", "--format", "json", str(children)]),
                                ("view -o DIR", ["view", "--no-cache", str(children), "-o", str(site), "--force"])]:
             shutil.rmtree(site, ignore_errors=True)
             r = measure(command, out, args.code.resolve())
             results.setdefault(label, {})[f"{args.children:,} children"] = timed[label] = r
-            print(f"{label:20}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}", flush=True)
+            print(f"{label:20}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['cpu']:>8.2f}{r['user']:>7.2f}"
+                  f"{r['sys']:>7.2f}", flush=True)
         shutil.rmtree(site, ignore_errors=True)
-        print(f"view / audit: {timed['view -o DIR']['seconds'] / timed['audit']['seconds']:.2f} x (target 2 x)")
+        view, audit = timed["view -o DIR"], timed["audit"]
+        ratio = view["cpu"] / max(audit["cpu"], 0.01)
+        holds = ratio <= CHILDREN_RATIO
+        results["view / audit CPU"] = {f"{args.children:,} children": round(ratio, 2)}
+        targets.append((f"view -o of {args.children:,} children: {ratio:.2f} x the CPU time of its audit "
+                        f"<= {CHILDREN_RATIO:g} x", holds))
+        print(f"view / audit: {ratio:.2f} x the CPU time (wall {view['seconds'] / max(audit['seconds'], 0.01):.2f} x); "
+              f"target <= {CHILDREN_RATIO:g} x: {verdict(holds)}")
     if args.golden_mb:
         golden = golden_tree(out, args.golden_mb) / "goldens" / GOLDEN[0] / GOLDEN[1]
         print(f"\n{GOLDEN[0]}/{GOLDEN[1]}: {golden.stat().st_size / MB:.0f} MB")
@@ -509,10 +539,15 @@ def main() -> int:
                 r = measure_tty(command, key, out, args.code.resolve())
             results.setdefault(label, {})[f"{args.golden_mb} MB golden"] = r
             print(f"{label:20}{r['seconds']:>8.2f}{r['rss_mb']:>9.1f}{r['output'] / MB:>9.1f}", flush=True)
+    if targets:
+        print("\ntargets:")
+        for text, holds in targets:
+            print(f"  {verdict(holds):6}{text}")
+    results["targets"] = {text: holds for text, holds in targets}
     if args.json:
         print(orjson.dumps(results).decode())
     shutil.rmtree(out / "tmp", ignore_errors=True)
-    return 0
+    return 0 if all(holds for _, holds in targets) else 1
 
 
 if __name__ == "__main__":

@@ -128,6 +128,51 @@ def test_a_site_killed_while_it_is_staged_is_the_old_one_and_the_next_run_cleans
     assert leftovers(site) == []
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("action", ["kill", "term"])
+def test_a_site_stopped_at_each_page_it_stages_is_the_old_one_and_the_next_run_publishes(tmp_path: Path,
+                                                                                      action: str) -> None:
+    """SIGKILL (SIGTERM) at every file write of a site's staging, each page created at
+    its own name in the staging folder (no temporary file, no rename): the folder is
+    the old site, whole, every time; a killed run's staging is removed by the next run,
+    a terminated run's by itself; the last run publishes the new site, exactly as a
+    run in a new folder writes it."""
+    logs = tmp_path / "logs"
+    _log(logs, "a/session.jsonl")
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    assert _replay("view", str(logs), "-o", str(site), "--jobs", "1").returncode == 0
+    old = snapshot(site)
+    _log(logs, "b/session.jsonl")
+    assert _replay("view", str(logs), "-o", str(fresh), "--jobs", "1").returncode == 0
+    new = snapshot(fresh)
+
+    def run(fault: str) -> subprocess.CompletedProcess[str]:
+        return _replay("view", str(logs), "-o", str(site), "--jobs", "1", fault=f"{action}@{fault}")
+
+    seen: list[str] = []  # which site each stopped run left: the old or the new
+
+    def check(fault: str, done: subprocess.CompletedProcess[str]) -> None:
+        if done.returncode == 0:
+            return
+        if action == "kill":
+            assert done.returncode == KILLED, (fault, done.stderr)
+            recover(Tree.named(site))  # what the next run does first
+        else:
+            assert (done.returncode, done.stderr) == (143, "replay view: terminated\n"), (fault, done.stderr)
+            assert leftovers(site) == [], fault  # a terminated run removes its own staging
+        now = snapshot(site)
+        assert now in (old, new), fault
+        seen.append("old" if now == old else "new")
+
+    last = _every_step(run, "write", check)
+    assert last > len(new)  # every page, the index and the marker were a step, then the commit's journal
+    # Stopped at any write of the staging, the old site; at the journal's (the last write), SIGKILL
+    # comes before it is written (the old site), and SIGTERM waits for the publication's end (the new).
+    assert seen == ["old"] * (len(seen) - 1) + ["old" if action == "kill" else "new"], seen
+    assert snapshot(site) == new
+    assert leftovers(site) == []
+
+
 TWO = ("parallel-plan-two", "multi-turn")
 """The scenarios of the small repo the pending tests run in."""
 

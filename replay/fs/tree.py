@@ -12,7 +12,7 @@ import secrets
 import shutil
 import stat
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import BinaryIO, Literal
@@ -317,12 +317,18 @@ class Tree:
         return "updated" if existed else "created"
 
     @contextlib.contextmanager
-    def writer(self, *parts: str) -> Iterator[Callable[..., None]]:
+    def writer(self, *parts: str, staged: bool = False) -> Iterator[Callable[..., None]]:
         """Many files written below the folder ``parts`` (made as needed) through one
         descriptor of it: ``write(*names, data=…, what="file", durable=True)`` writes the
         file ``names`` (its folders below ``parts`` made as needed, never through a
         link), atomically, as ``write`` writes one. The folder of the last file written
-        is kept open: write a folder's files one after another."""
+        is kept open: write a folder's files one after another.
+
+        ``staged``: ``parts`` is a staging folder this run made, that no reader looks at
+        and that is published whole (``Commit``): each file is new there, created at its
+        own name (never over a file or through a link: ``FsError`` when something is
+        there), with no temporary file and no rename (a run that dies leaves the staging
+        folder, which the next removes)."""
         with self.folder(*parts, create=True) as fd:
             assert fd is not None
             root = self.at(*parts)
@@ -352,8 +358,12 @@ class Tree:
                 for name in names:
                     check_name(name)
                 *folder, name = names
-                write_atomically(folder_of(tuple(folder)), root.joinpath(*names), name,
-                                 [data] if isinstance(data, bytes) else data, what, durable=durable)
+                chunks = [data] if isinstance(data, bytes) else data
+                if staged:
+                    write_new(folder_of(tuple(folder)), root, names, chunks, what, durable=durable)
+                else:
+                    write_atomically(folder_of(tuple(folder)), root.joinpath(*names), name, chunks, what,
+                                     durable=durable)
 
             try:
                 yield write
@@ -713,6 +723,43 @@ def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[by
         _sync(dir_fd)
 
 
+
+
+def write_new(dir_fd: int, root: PurePath, names: Sequence[str], chunks: Iterable[bytes | str], what: str,
+              durable: bool = True) -> None:
+    """A new file ``names[-1]`` in the folder ``dir_fd`` (``root`` / ``names``: its path,
+    for messages) holding ``chunks``, created exclusively at its name (nothing there is
+    replaced, no link followed), fsynced unless not ``durable``. For a folder no reader
+    looks at yet (a staging folder published whole): no temporary file, no rename. On
+    failure what was written of it is removed and ``FsError`` names its path."""
+    name = names[-1]
+
+    def failed() -> str:
+        return f"{root.joinpath(*names)}: cannot write{' the ' + what if what else ''}"
+
+    try:
+        _write_fault()
+        fd = os.open(name, _CREATE, 0o666, dir_fd=dir_fd)
+    except FileExistsError:
+        raise FsError(f"{failed()}: something is in its place in a folder replay has just made") from None
+    except OSError as exc:
+        raise FsError(f"{failed()} ({reason(exc)})") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for chunk in chunks:
+                for piece in encoded(chunk):
+                    fh.write(piece)
+            fh.flush()
+            if durable:
+                _fsync(fh.fileno())
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=dir_fd)
+        if isinstance(exc, OSError):
+            raise FsError(f"{failed()} ({reason(exc)})") from None
+        raise
+    if durable:
+        _sync(dir_fd)
 
 
 def _flock(fd: int, wait: float, taken: str, shared: bool = False) -> None:

@@ -98,8 +98,24 @@ class _Drafting(Reading):
     def batch(self, items: Sequence[AuditItem]) -> None:
         self.writer.batch(items)
 
-    def done(self, report: LogReport) -> PageDraft:
-        return self.writer.done(report)
+    def done(self, report: LogReport) -> Drafted:
+        draft = self.writer.done(report)
+        return Drafted(draft.facts, pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+@dataclass(frozen=True, slots=True)
+class Drafted:
+    """A log's page draft as it travels back from where the log was audited: its facts
+    (the site's links and index need them), and the whole draft pickled there, once
+    (the site spools these bytes as they are, and unpickles a draft when it writes
+    its page)."""
+
+    facts: SessionFacts
+    data: bytes
+
+    def draft(self) -> PageDraft:
+        draft: PageDraft = pickle.loads(self.data)
+        return draft
 
 
 class SiteRefused(Exception):
@@ -201,13 +217,12 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
 
     def reported(report: LogReport) -> None:
         item = waiting.take(report)
-        draft = item.value if item is not None and isinstance(item.value, PageDraft) else None
+        draft = item.value if item is not None and isinstance(item.value, Drafted) else None
         spooled = None
         if draft is not None:
-            data = pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL)
-            spooled = (spool.tell(), len(data))
+            spooled = (spool.tell(), len(draft.data))
             try:
-                spool.write(data)
+                spool.write(draft.data)
             except OSError as exc:  # the temporary folder is full
                 raise OutputError(f"{tempfile.gettempdir()}: cannot write the pages' drafts ({reason(exc)})") \
                     from None
@@ -448,7 +463,7 @@ def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult,
     locale = request.locale
     rows = [Row(e.report, e.shown, f"{SESSIONS}/{e.name}", e.facts, len(e.children)) for e in entries]
     names: list[str] = []
-    with tree.writer(staging) as write:
+    with tree.writer(staging, staged=True) as write:
         for name, page in rule_pages(locale, request.rule_text, breaking(entries)):
             write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
             names.append(f"{RULES_FOLDER}/{name}")
@@ -544,7 +559,7 @@ def build_page(request: PageRequest) -> PageResult:
     result = Audit(request.audit, watch=PageWatch(request.locale)).run(reports.append, drafts.append)
     report = reports[0]
     item = drafts[0] if drafts else None
-    draft = item.value if item is not None and isinstance(item.value, PageDraft) else None
+    draft = item.value.draft() if item is not None and isinstance(item.value, Drafted) else None
     failure = item.failure if item is not None else None
     chunks = page_chunks(draft, report, display_path(report.path), PageLinks(), request.locale, failure)
     if request.output is not None:

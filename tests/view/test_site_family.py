@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from replay.check.engine import LogReport
 from replay.cli import main
 from replay.render.site_layout import INDEX
 from replay.render.web.session_draft import Delegation, SessionFacts
-from replay.view.site import _delegations, _Entry, _family, _name
+from replay.view.site import _delegations, _Entry, _family, _name, page_links
 from tests.helpers import corpus_file, dump, index_of, records
 
 SUBAGENT_MULTI = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagent-multi"
@@ -63,6 +64,38 @@ def test_child_matching_is_linear_in_calls_and_children(monkeypatch: pytest.Monk
         linked = _delegations(parent)
         assert [linked[k] for k in range(n)] == children  # the k-th call, the k-th child either way
         assert len(read) <= n + 1  # one read of each result (a far parent's own, once)
+
+
+def _work(run: Any) -> int:
+    """Every call ``run`` makes, Python's and C's (a regular expression compiled or
+    searched, a list built): the work, whatever way it is done."""
+    calls = 0
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        nonlocal calls
+        calls += 1
+
+    sys.setprofile(count)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+@pytest.mark.parametrize("named", [False, True])
+def test_the_links_of_a_parent_and_its_children_are_linear_work(named: bool) -> None:
+    """Issue 32 row 7 however it is matched: the names, the family and every page's
+    links of a parent with ``n`` calls and ``n`` children are work linear in ``n`` (four
+    times the calls and children cost at most five times the work; a match per call
+    and child costs sixteen times)."""
+    def links(n: int) -> None:
+        parent, children = _family_of(n, named)
+        for entry in (parent, *children):
+            page_links(entry)
+
+    small, large = _work(lambda: links(250)), _work(lambda: links(1000))
+    assert large / small < 5, f"{small} → {large} calls for four times the calls and children"
 
 
 def test_a_child_elsewhere_is_a_child_only_when_its_parent_names_it() -> None:

@@ -25,6 +25,7 @@ sanitizer, then HTML escaping).
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -88,10 +89,17 @@ def audit_status(report: Audited) -> Status:
 
 
 def head_html(title: str, csp: str, style: str, lang: str) -> str:
+    before, after = _head_around(csp, style, lang)
+    return f"{before}{esc(title)}{after}"
+
+
+@functools.lru_cache(maxsize=16)
+def _head_around(csp: str, style: str, lang: str) -> tuple[str, str]:
+    """The head of a page before its title and after it (the same on every page of a kind)."""
     return (f"<!doctype html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{esc(csp)}\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{esc(title)}</title>\n<style>{style}</style>\n</head>\n")
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+            f"</title>\n<style>{style}</style>\n</head>\n")
 
 
 def finding_html(f: Finding, links: PageLinks, ss: SiteStrings, at: bool, transcript: bool = True) -> str:
@@ -202,6 +210,18 @@ def facts_html(facts: SessionFacts | None, report: Audited, shown_path: str, lin
 
 def toolbar_html(facts: SessionFacts | None, ss: SiteStrings) -> str:
     tools = "".join(f"<option value=\"{esc(t)}\">{esc(t)}</option>" for t in (facts.tools if facts else ()))
+    before, after = _toolbar_around(ss)
+    return f"{before}{tools}{after}"
+
+
+@functools.lru_cache(maxsize=16)
+def _toolbar_around(ss: SiteStrings) -> tuple[str, str]:
+    """The toolbar before its tools' options and after them (the same on every page)."""
+    before, _, after = _toolbar_of(ss, "\0").partition("\0")
+    return before, after
+
+
+def _toolbar_of(ss: SiteStrings, tools: str) -> str:
     return (
         "<div class=\"toolbar\" role=\"toolbar\" aria-label=\"" + esc(ss.search_label) + "\">"
         f"<input type=\"search\" id=\"search\" placeholder=\"{esc(ss.search_label)}\" "
@@ -223,6 +243,11 @@ def toolbar_html(facts: SessionFacts | None, ss: SiteStrings) -> str:
 
 
 def help_html(ss: SiteStrings, keys: Sequence[tuple[str, str]]) -> str:
+    return _help_html(ss, tuple(keys))
+
+
+@functools.lru_cache(maxsize=16)
+def _help_html(ss: SiteStrings, keys: tuple[tuple[str, str], ...]) -> str:
     rows = "".join(f"<dt><kbd>{esc(k)}</kbd></dt><dd>{esc(v)}</dd>" for k, v in keys)
     return (f"<dialog id=\"help\" aria-labelledby=\"help-title\"><h2 id=\"help-title\">{esc(ss.help_title)}</h2>"
             f"<dl class=\"keys\">{rows}</dl><form method=\"dialog\"><button type=\"submit\" id=\"help-close\">"
@@ -262,7 +287,11 @@ def page_chunks(draft: PageDraft | None, report: Audited, shown_path: str, links
     yield draft.panel
     yield help_html(ss, (("/", ss.key_search), ("j / k", ss.key_turns), ("n / N", ss.key_matches),
                          ("?", ss.key_help)))
-    yield f"<script>{SESSION_SCRIPT}</script>\n</body>\n</html>\n"
+    yield _SESSION_END
+
+
+_SESSION_END = f"<script>{SESSION_SCRIPT}</script>\n</body>\n</html>\n".encode()
+"""The end of every session page, as bytes (encoded once)."""
 
 
 def findings_section(report: Audited, links: PageLinks, ss: SiteStrings, transcript: bool = True) -> str:
