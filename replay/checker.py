@@ -7,7 +7,8 @@ them: ``replay.check`` imports the domains, never the other way round.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 from replay.findings import Finding, Rule
 from replay.log.event import ChunkRun, ChunkSpan, Event
@@ -53,11 +54,18 @@ class Checker:
                 out.extend(found)
         return out or None
 
-    def hook(self, kind: type[Event]) -> Callable[[Event], Found] | None:
-        """What the engine calls for each event of the class ``kind``: ``event``, unless
-        the checker has a handler of its own for that class (``None``: nothing in such
-        an event for it to judge). The same findings as ``event``, found faster."""
-        return self.event
+    def shape(self) -> Hashable:
+        """What, besides its class, the checker's ``hook`` depends on (the engine looks
+        the hooks up once per process for each class and shape, not per log)."""
+        return None
+
+    @classmethod
+    def hook(cls, kind: type[Event], shape: Hashable) -> Callable[[Any, Event], Found] | None:
+        """What the engine calls, with the log's checker, for each event of the class
+        ``kind`` when the checker's ``shape()`` is ``shape``: ``event``, unless the
+        checker has a handler of its own for that class (``None``: nothing in such an
+        event for it to judge). The same findings as ``event``, found faster."""
+        return cls.event
 
     def finish(self) -> Found:
         """Judge what only the whole log shows."""

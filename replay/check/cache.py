@@ -66,6 +66,7 @@ from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
 from replay.log.reader import Limits, Source, read_log
 from replay.log.source import Archive, LocalFile, PassedOver, Unit, ignore
+from replay.log.walk import identity as _identity
 from replay.log.zstd import MAGIC, FrameWalk
 
 CACHE_FOLDER = Path(".replay") / "cache"
@@ -257,10 +258,6 @@ def _change(entry: _Entry, now: _Scan) -> Rewrite | None:
 # -- one audit's use of the cache --------------------------------------------------------
 
 
-def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
-
-
 def _key(kind: str, path: str) -> str:
     text = f"{kind}\0{os.path.abspath(path)}\0{path}"
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST).hexdigest()
@@ -382,13 +379,17 @@ class AuditCache:
             return _Miss(unit)  # the session browser drafts an archive's pages as it reads it
         kind = "a" if archive else "d" if isinstance(unit, Source) and unit.discovered else "f"
         key = _key(kind, unit.path)
-        try:
-            st = os.stat(unit.path)
-        except OSError:
-            return _Miss(unit)  # the audit says why it cannot be read
-        if not stat.S_ISREG(st.st_mode) or (not archive and st.st_size > self.limits.max_log_bytes):
-            return _Miss(unit)  # not a regular file, or past the log cap: the audit says what it is
-        identity = _identity(st)
+        identity = unit.open.known_identity  # the folder search's status: no second stat
+        if identity is None:
+            try:
+                st = os.stat(unit.path)
+            except OSError:
+                return _Miss(unit)  # the audit says why it cannot be read
+            if not stat.S_ISREG(st.st_mode):
+                return _Miss(unit)  # not a regular file: the audit says what it is
+            identity = _identity(st)
+        if not archive and identity[2] > self.limits.max_log_bytes:
+            return _Miss(unit)  # past the log cap: the audit says what it is
         entry = self._entry(key)
         if entry is not None and entry.identity == identity and not entry.racy and not self.request.verify:
             return self._hit(entry, unit)
@@ -397,7 +398,7 @@ class AuditCache:
         except OSError:
             return _Miss(unit)
         if entry is not None and scan.size == entry.size and scan.blocks == entry.blocks:
-            racy = time.time_ns() - st.st_mtime_ns < RACY_NS
+            racy = time.time_ns() - identity[3] < RACY_NS
             if entry.identity != identity or entry.racy != racy:
                 self._update(key, msgspec.structs.replace(entry, identity=identity, racy=racy))
             return self._hit(entry, unit)

@@ -14,8 +14,7 @@ owns the repair tracker.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from types import MethodType
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from msgspec import UNSET
@@ -83,11 +82,14 @@ class CoreChecker(Positions, DevInvariant, SurfaceJudge, Checker):
             handler(self, ev, out)
         return out or None
 
-    def hook(self, kind: type[Event]) -> Callable[[Event], Found] | None:
-        if not self.scanned or kind is DictEvent or type(self).event is not CoreChecker.event:
-            return self.event  # a subclass's own ``event`` sees every event
-        typed = _TYPED.get(kind)
-        return None if typed is None else MethodType(typed, self)
+    def shape(self) -> Hashable:
+        return self.scanned
+
+    @classmethod
+    def hook(cls, kind: type[Event], shape: Hashable) -> Callable[[Any, Event], Found] | None:
+        if not shape or kind is DictEvent or cls.event is not CoreChecker.event:
+            return cls.event  # a subclass's own ``event`` sees every event
+        return _TYPED.get(kind)
 
     def chunks(self, span: ChunkSpan) -> Found:
         # The span's chunks are plain (of every core rule only D9 can have something to

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
@@ -314,19 +314,69 @@ class _Pass:
     last_line: int = 1
 
 
+Hook = Callable[[Checker, Event], Found]
+"""A checker's handler of one event, unbound: called with the log's checker."""
+Plan = tuple[tuple[tuple[Hook, int], ...], int]
+"""The hooks an event meets, in order (each with the index of its checker among the
+log's), and whether it is a turn/start (1) or a turn/end (2), whose lines the
+judgement needs."""
+TableKey = tuple[tuple[type[Checker], Hashable], ...]
+
+
+class _Table:
+    """The dispatch of one list of checker classes (and their ``shape``): which hooks
+    each item meets. Built once per process for each such list (``_table``) and filled
+    as event classes and types arrive, never per log: a log's checkers are fresh
+    objects, its plans are not."""
+
+    __slots__ = ("by_name", "by_type", "chunk_judges", "every", "plans", "runs", "span_judge")
+
+    def __init__(self, key: TableKey) -> None:
+        self.every = [(c, shape, i) for i, (c, shape) in enumerate(key) if c.interest is None and c.overrides("event")]
+        by_type: dict[str, list[tuple[type[Checker], int]]] = {}
+        for i, (c, _) in enumerate(key):
+            for t in c.interest or ():
+                by_type.setdefault(t, []).append((c, i))
+        self.by_type = by_type
+        self.runs = tuple((c.run, i) for i, (c, _) in enumerate(key) if c.overrides("run"))
+        # the order a single chunk meets them in
+        chunk_judges = [(c, i) for c, _, i in self.every] + by_type.get("assistant/chunk", [])
+        self.chunk_judges = tuple(i for _, i in chunk_judges)
+        self.span_judge = (chunk_judges[0][0].chunks, chunk_judges[0][1]) if len(chunk_judges) == 1 else None
+        self.plans: dict[type, Plan] = {}
+        self.by_name: dict[str, Plan] = {}
+
+    def plan(self, kind: type[Event], t: str) -> Plan:
+        hooks = [(c.hook(kind, shape), i) for c, shape, i in self.every]
+        if t != "assistant/chunk" or "assistant/chunk" in self.by_type:
+            hooks += [(c.event, i) for c, i in self.by_type.get(t, ())]
+        return (tuple((h, i) for h, i in hooks if h is not None),
+                1 if t == "turn/start" else 2 if t == "turn/end" else 0)
+
+
+_TABLES: dict[TableKey, _Table] = {}
+"""Each list of checker classes' dispatch, built the first time a log needs it (a
+cache of what the classes say: the same in every log of the process)."""
+
+
+def _table(judges: Sequence[Checker]) -> _Table:
+    key = tuple((type(c), c.shape()) for c in judges)
+    table = _TABLES.get(key)
+    if table is None:
+        table = _TABLES[key] = _Table(key)
+    return table
+
+
 def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker]) -> _Pass:
     """Feed every item to the checkers that want it, in order: the hot loop of every
     audit. A hook a checker does not override is never called. A span of plain chunks
     goes whole to the one checker that wants chunks (when two do, each chunk goes to
     each, in the order of single events)."""
-    every = [c for c in judges if c.interest is None and c.overrides("event")]
-    by_type: dict[str, list[Checker]] = {}
-    for c in judges:
-        for t in c.interest or ():
-            by_type.setdefault(t, []).append(c)
-    runs = [c.run for c in judges if c.overrides("run")]
-    chunk_judges = every + by_type.get("assistant/chunk", [])  # the order a single chunk meets them in
-    span_judge = chunk_judges[0].chunks if len(chunk_judges) == 1 else None
+    table = _table(judges)
+    runs = table.runs
+    chunk_judges = [judges[i] for i in table.chunk_judges]
+    span_judge = table.span_judge
+    plans, by_name, plan = table.plans, table.by_name, table.plan
     done = _Pass()
     findings, after_damage, damage, groups = done.findings, done.after_damage, done.damage, done.groups
     first_damage: int | None = None
@@ -339,19 +389,6 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
         else:
             findings.extend(found)
 
-    # The hooks an event meets, in order, by its class (a typed class has one type; a
-    # dict event's plan is looked up by its type), and whether it is a turn/start (1)
-    # or a turn/end (2), whose lines the judgement needs.
-    Plan = tuple[tuple[Callable[[Event], Found], ...], int]
-    plans: dict[type, Plan] = {}
-    by_name: dict[str, Plan] = {}
-
-    def plan(kind: type, t: str) -> Plan:
-        hooks = [c.hook(kind) for c in every]
-        if t != "assistant/chunk" or "assistant/chunk" in by_type:
-            hooks += [c.event for c in by_type.get(t, ())]
-        return tuple(h for h in hooks if h is not None), 1 if t == "turn/start" else 2 if t == "turn/end" else 0
-
     for batch in batches:
         if batch:
             last_batch = batch
@@ -363,7 +400,7 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
                     assert isinstance(item, ChunkSpan)
                     events += len(item.chunks)
                     if span_judge is not None:
-                        found = span_judge(item)
+                        found = span_judge[0](judges[span_judge[1]], item)
                         if found:  # each chunk's findings by its own line, as single events are kept
                             for f in found:
                                 keep([f], f.line if f.line is not None else item.line)
@@ -377,8 +414,8 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
                 if cls is ChunkRun:
                     assert isinstance(item, ChunkRun)
                     events += item.count
-                    for judge_run in runs:
-                        found = judge_run(item)
+                    for judge_run, owner in runs:
+                        found = judge_run(judges[owner], item)
                         if found:
                             keep(found, item.line)
                     continue
@@ -394,15 +431,15 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
                 if cls is DictEvent:
                     entry = by_name.get(item.type)
                     if entry is None:
-                        entry = by_name[item.type] = plan(cls, item.type)
+                        entry = by_name[item.type] = plan(DictEvent, item.type)
                 else:
-                    entry = plans[cls] = plan(cls, item.type)
+                    entry = plans[cls] = plan(type(item), item.type)
             if TYPE_CHECKING:  # a class with a plan is an event's
                 assert isinstance(item, Event)
             events += 1
             hooks, mark = entry
-            for hook in hooks:
-                found = hook(item)
+            for hook, owner in hooks:
+                found = hook(judges[owner], item)
                 if found:
                     keep(found, item.line)
             if mark:

@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import BinaryIO
 
-from replay.describe import kind, reason
-from replay.fs import FsError, Tree, within
+from replay.fs import FsError, Tree
 from replay.log.bounded import Spool
 from replay.log.reader import Limits, Opener, Source
+from replay.log.walk import ARCHIVE_SUFFIXES as ARCHIVE_SUFFIXES
+from replay.log.walk import LOG_SUFFIXES as LOG_SUFFIXES
+from replay.log.walk import identity, walk
 from replay.urls import is_url
 
-LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
-ARCHIVE_SUFFIXES = (".tar", ".tar.zst", ".tar.zstd")
 SESSION_LOG = "session.jsonl"
 """A session's log, as the harness names it in a session folder (a scenario folder's
 primary log); child N's is ``child_log(N)``."""
@@ -57,6 +57,9 @@ class LocalFile(Opener):
     path: str
     known_size: int | None = None
     """Its size when the folder search saw it (``None``: look when asked)."""
+    known_identity: tuple[int, int, int, int, int] | None = None
+    """Its storage identity when the folder search saw it (``replay.log.walk.identity``;
+    ``None``: not seen): what the audit cache compares, with no second ``stat``."""
 
     def __call__(self) -> BinaryIO:
         return open(self.path, "rb")
@@ -168,47 +171,6 @@ def _display_path_parts(path: str, base: str, full: str) -> str:
     return os.path.relpath(full_parts, base_parts)
 
 
-def _walk(folder: str, passed_over: PassedOver) -> Iterator[tuple[str, int]]:
-    """The regular log files and archives below ``folder``, sorted, with their sizes;
-    every other candidate is told to ``passed_over`` with the reason."""
-    found: list[tuple[str, int]] = []
-
-    def unlistable(exc: OSError) -> None:
-        passed_over(exc.filename or folder, f"the folder cannot be listed ({reason(exc)})")
-
-    for top, dirs, files in os.walk(folder, onerror=unlistable):
-        dirs.sort()
-        for name in dirs:
-            path = os.path.join(top, name)
-            if os.path.islink(path):
-                passed_over(path, "a symbolic link to a folder (links are not followed)")
-        for name in sorted(files):  # what is passed over is told in path order, as the logs are
-            if not name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES):
-                continue
-            path = os.path.join(top, name)
-            seen = _examine(path, folder)
-            if isinstance(seen, str):
-                passed_over(path, seen)
-            else:
-                found.append((path, seen.st_size))
-    found.sort()
-    yield from found
-
-
-def _examine(path: str, folder: str) -> os.stat_result | str:
-    """What ``path`` is when it is a log of ``folder``, or why it is not read."""
-    link = os.path.islink(path)
-    try:
-        st = os.stat(path)  # what a link leads to
-    except OSError as exc:
-        return "a broken symbolic link" if link else f"it cannot be examined ({reason(exc)})"
-    if link and not within(Path(path), Path(folder)):
-        return "a symbolic link that leads out of the folder"
-    if not stat.S_ISREG(st.st_mode):
-        return kind(st.st_mode)
-    return st
-
-
 def _unit(path: str, cap: int) -> Unit:
     """A path named on the command line."""
     if path.endswith(ARCHIVE_SUFFIXES) and _regular(path):
@@ -226,8 +188,8 @@ def local_units(path: str, passed_over: PassedOver = ignore, cap: int = DEFAULT_
     ``discovered``), or the path itself, taken as given (even if it is not a log:
     that is a finding; even if it is a FIFO or a device: it is streamed under ``cap``)."""
     if os.path.isdir(path):
-        for found, size in _walk(path, passed_over):  # regular files: nothing to spool
-            opener = LocalFile(found, size)
+        for found, st in walk(path, passed_over):  # regular files: nothing to spool
+            opener = LocalFile(found, st.st_size, identity(st))
             yield Archive(found, opener) if found.endswith(ARCHIVE_SUFFIXES) else \
                 Source(found, opener, is_file=True, discovered=True)
     else:
