@@ -28,7 +28,17 @@ from replay.render.web.site_strings import SITE_EN, SITE_ZH, count
 from replay.style import sanitize
 from replay.view.site import SiteRequest, build_site
 from tests.browser.logs import timeline_log
-from tests.helpers import MULTI_TURN, TODO_WRITE, corpus_file, dump, index_of, records
+from tests.helpers import (
+    MULTI_TURN,
+    TODO_WRITE,
+    corpus_file,
+    dump,
+    errors_first,
+    index_of,
+    records,
+    replay_here,
+    status_rank,
+)
 from tests.render.web.log_numbers import call_durations, log_numbers, step_numbers
 
 if TYPE_CHECKING:
@@ -142,6 +152,18 @@ def visit(browser: Browser) -> Iterator[Any]:
         context.close()
 
 
+def _audited(site: Site) -> list[dict[str, Any]]:
+    """The audit of the site's logs (``replay audit --format json``): each log's report."""
+    files: list[dict[str, Any]] = json.loads(replay_here("audit", "--format", "json", "--no-cache",
+                                                         str(site.logs)).stdout)["files"]
+    return files
+
+
+def _errors_first(site: Site) -> list[str]:
+    """The site's logs in the index's own order, from their audit."""
+    return errors_first(_audited(site))
+
+
 def _url(site: Site, log: str, fragment: str = "") -> str:
     return (site.root / site.pages[log]).as_uri() + fragment
 
@@ -158,12 +180,15 @@ def test_the_index_sorts_and_filters(sites: dict[str, Site], visit: Any) -> None
     site = sites["en"]
     page = visit((site.root / INDEX).as_uri()).page
     logs = sorted(str(site.logs / name) for name in site.pages)
-    assert _shown_rows(page) == logs
+    first = _errors_first(site)
+    assert _shown_rows(page) == first  # errors first
+    status = page.locator("th[data-key=status]")
+    assert status.get_attribute("aria-sort") == "descending"
     calls = page.locator("th[data-key=calls]")
     assert calls.get_attribute("aria-sort") == "none"
     calls.locator("button").click()
     assert calls.get_attribute("aria-sort") == "ascending"
-    assert page.locator("th[data-key=log]").get_attribute("aria-sort") == "none"
+    assert page.locator("th[data-key=log]").get_attribute("aria-sort") == status.get_attribute("aria-sort") == "none"
     values = [int(v) for v in page.locator(f"#sessions tbody td:nth-child({CALLS})").evaluate_all(
         "cells => cells.map(c => c.dataset.v)")]
     assert values == sorted(values) and len(values) == len(logs)
@@ -188,6 +213,44 @@ def test_the_index_sorts_and_filters(sites: dict[str, Site], visit: Any) -> None
     # the sort is remembered
     page.reload()
     assert page.locator("th[data-key=calls]").get_attribute("aria-sort") == "descending"
+
+
+RANKED = {"a-ok": TODO_WRITE, "b-warnings": "acp-2026-07-23/cancel/session.jsonl",
+          "c-error": "acp-2026-06-29/handshake/session.jsonl",
+          "d-warnings": "acp-2026-07-23/cancel-tool-calls/session.jsonl", "e-errors": CORDIS}
+"""Logs whose order by path is not their order by status: an ok one, warnings (3 and 5),
+errors (1 and 13)."""
+
+
+@pytest.fixture(scope="module")
+def ranked_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    folder = tmp_path_factory.mktemp("ranked")
+    logs = folder / "logs"
+    for name, relative in RANKED.items():
+        (logs / name).mkdir(parents=True)
+        shutil.copyfile(corpus_file(relative), logs / name / "session.jsonl")
+    return _build(folder, logs, "en")
+
+
+def test_sorting_by_status_ranks_by_severity_then_by_the_number_of_findings(ranked_site: Site, visit: Any) -> None:
+    site = ranked_site
+    page = visit((site.root / INDEX).as_uri()).page
+    files = _audited(site)
+    first = errors_first(files)
+    rank = {f["path"]: status_rank(f) for f in files}
+    assert [Path(log).parent.name for log in first] == ["e-errors", "c-error", "d-warnings", "b-warnings", "a-ok"]
+    assert _shown_rows(page) == first
+    status = page.locator("th[data-key=status]")
+    findings = page.locator("#sessions tbody td.state + td.num")
+    counts = [int(v) for v in findings.evaluate_all("cells => cells.map(c => c.dataset.v)")]
+    assert counts == [rank[log][1] for log in first]  # the findings column: each log's number of findings
+    page.locator("th[data-key=log] button").click()
+    assert _shown_rows(page) == sorted(first)
+    status.locator("button").click()  # from none: ascending, the best first, one rank in the index's order
+    assert status.get_attribute("aria-sort") == "ascending"
+    assert _shown_rows(page) == sorted(first, key=lambda log: rank[log])
+    status.locator("button").click()
+    assert status.get_attribute("aria-sort") == "descending" and _shown_rows(page) == first
 
 
 def test_the_index_charts_need_no_script(sites: dict[str, Site], visit: Any) -> None:
@@ -472,18 +535,21 @@ def paged_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
 def test_the_index_pages_its_rows_and_sorts_and_filters_them_all(paged_site: Site, visit: Any) -> None:
     site = paged_site
     logs = sorted(str(site.logs / name) for name in site.pages)
+    first = _errors_first(site)
     page = visit((site.root / INDEX).as_uri()).page
     position = page.locator("#page-position")
-    assert _shown_rows(page) == logs[:3] and position.text_content() == f"rows 1–3 of {len(logs)}"
+    assert _shown_rows(page) == first[:3] and position.text_content() == f"rows 1–3 of {len(logs)}"
     assert page.locator("#no-script").is_hidden()
     assert page.locator("#page-prev").is_disabled()
     page.locator("#page-next").click()
-    assert _shown_rows(page) == logs[3:6] and position.text_content() == f"rows 4–6 of {len(logs)}"
+    assert _shown_rows(page) == first[3:6] and position.text_content() == f"rows 4–6 of {len(logs)}"
     page.keyboard.press("]")
-    assert _shown_rows(page) == logs[6:9] and page.locator("#page-next").is_disabled()
+    assert _shown_rows(page) == first[6:9] and page.locator("#page-next").is_disabled()
     page.keyboard.press("[")
-    assert _shown_rows(page) == logs[3:6]
-    page.locator("th[data-key=log] button").click()  # already ascending: now descending, from the first page
+    assert _shown_rows(page) == first[3:6]
+    page.locator("th[data-key=log] button").click()  # ascending, from the first page
+    assert _shown_rows(page) == logs[:3]
+    page.locator("th[data-key=log] button").click()  # descending
     assert _shown_rows(page) == logs[::-1][:3]
     page.locator("#filter").fill("subagent-multi")  # the parent and its children, wherever they were
     expect(page.locator("#shown")).to_have_text(f"3 of {len(logs)} sessions")
@@ -500,7 +566,7 @@ def test_without_script_the_index_shows_its_first_rows_and_its_charts(paged_site
     site = paged_site
     page = visit((site.root / INDEX).as_uri(), script=False).page
     logs = sorted(str(site.logs / name) for name in site.pages)
-    assert _shown_rows(page) == logs[:3]
+    assert _shown_rows(page) == _errors_first(site)[:3]  # errors first, without script too
     assert page.locator("#no-script").text_content() == f"{len(logs) - 3} more sessions are listed when the " \
                                                         "page's script runs."
     for key in ("rules", "days", "tokens"):
