@@ -673,3 +673,39 @@ def test_the_timing_of_a_session_is_what_its_log_holds(sites: dict[str, Site], v
     assert calls == sorted(call_durations(site.logs / log), reverse=True)[:5]
     for href in page.locator("section.timing a").evaluate_all("as => as.map(a => a.getAttribute('href'))"):
         assert page.locator(href.replace("#", "#", 1)).count() == 1, href  # every link lands on an element
+
+
+def test_the_page_of_one_log_in_chromium(tmp_path: Path, visit: Any) -> None:
+    """``replay view LOG -o one.html`` (and ``render web --html``, the same bytes): its
+    findings at their events, the list's links landing on them, its timing and its plan
+    from the log's own numbers, and nothing that leaves the page or runs."""
+    log = tmp_path / "duplicate" / "session.jsonl"
+    recs = records(TODO_WRITE)
+    todos = recs[index_of(recs, "todo/write")]["data"]["todos"]
+    todos[1]["content"] = todos[0]["content"]  # a T-rule error
+    log.parent.mkdir()
+    log.write_bytes(dump(recs))
+    one = tmp_path / "one.html"
+    assert replay_here("view", str(log), "-o", str(one)).code == replay_here("audit", str(log)).code == 1
+    rendered = tmp_path / "rendered.html"
+    assert replay_here("render", "web", "--html", "-o", str(rendered), str(log)).code == 0
+    assert rendered.read_bytes() == one.read_bytes()
+    page = visit(one.as_uri()).page
+    assert page.locator("nav a[rel=index]").count() == 0  # no site around it
+    placed = page.locator("ul.findings.at li.finding")
+    assert placed.count() >= 1 and placed.first.get_attribute("data-severity") == "error"
+    link = page.locator("section.findingList li.finding a[href^='#L']").first
+    target = link.get_attribute("href") or ""
+    link.click()
+    expect(page.locator(".landed")).to_have_count(1)
+    assert page.locator(".landed").get_attribute("id") == target[1:]  # the finding's event
+    before = page.evaluate("(id) => document.getElementById(id).previousElementSibling.className", target[1:])
+    assert before == "findings at"  # its words, just before it
+    steps = step_numbers(log)
+    bars = page.locator("#step-times rect").evaluate_all(
+        "rs => rs.map(r => [r.dataset.ms === '' ? null : Number(r.dataset.ms), Number(r.dataset.input), "
+        "Number(r.dataset.output)])")
+    assert [tuple(b) for b in bars] == steps and steps
+    calls = [int(v) for v in page.locator("#slowest-calls li").evaluate_all("ls => ls.map(l => l.dataset.ms)")]
+    assert calls == sorted(call_durations(log), reverse=True)[:5]
+    assert page.locator("section[data-testid=todo-panel] li").count() == len(todos)
