@@ -308,3 +308,18 @@ def test_script_json_cannot_end_the_script_element() -> None:
     text = script_json(value)
     assert not re.search(r"[<>&\u2028\u2029]", text)
     assert json.loads(text) == value
+
+
+@pytest.mark.parametrize("summary", [None, ""])
+def test_a_row_without_a_summary_has_no_separator(summary: str | None) -> None:
+    """A ``workflow`` row read ``Tool call · workflow ·``: no separator before nothing."""
+    from replay.render.web.page import row_line_html
+    from replay.render.web.page_strings import page_strings
+    from replay.render.web.row import RowFields
+
+    row = RowFields("workflow", "c1", "ok", None, "Tool call", summary, None)
+    line = parse(row_line_html(row, page_strings("en"))).find("summary", "row")
+    assert [c.classes[0] for c in line.element_children] == ["leading", "title"] and line.text == "Tool call"
+    shown = parse(row_line_html(RowFields("workflow", "c1", "ok", None, "Tool call", "workflow", None),
+                                page_strings("en"))).find("summary", "row")
+    assert [c.classes[0] for c in shown.element_children] == ["leading", "title", "sep", "summary"]
