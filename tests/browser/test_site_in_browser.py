@@ -595,7 +595,8 @@ LONG_WORD = "A" * 10_000
 @pytest.fixture(scope="module")
 def glance_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """The same logs, one whose times are zeroed (as goldens and synthetic logs hold
-    them), and ten whose first prompt is one word of 10,000 characters."""
+    them), one whose times count from 1, and ten whose first prompt is one word of
+    10,000 characters."""
     folder = tmp_path_factory.mktemp("glance")
     logs = _logs(folder)
     zeroed = records(MULTI_TURN)
@@ -605,6 +606,13 @@ def glance_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
             rec["time"] = 0
     (logs / "zeroed").mkdir()
     (logs / "zeroed" / "session.jsonl").write_bytes(dump(zeroed))
+    counted = records(MULTI_TURN)  # a test clock: times counted from 1 (as a synthetic log counts them)
+    counted[0]["createdAt"] = 1
+    for k, rec in enumerate(counted[1:], start=1):
+        if "time" in rec:
+            rec["time"] = k
+    (logs / "counted").mkdir()
+    (logs / "counted" / "session.jsonl").write_bytes(dump(counted))
     for k in range(10):
         recs = records(MULTI_TURN)
         recs = [r for r in recs if r.get("type") != "session/title"]
@@ -628,15 +636,19 @@ def test_every_column_header_or_the_status_column_is_in_view_at_1280(glance_site
 def test_a_log_with_zeroed_times_has_no_time_not_1970(glance_site: Site, visit: Any) -> None:
     index = visit((glance_site.root / INDEX).as_uri()).page
     assert "1970" not in (index.locator("body").text_content() or "")
-    row = index.locator(f"#sessions tbody tr:has(td.path[data-v='{glance_site.logs / 'zeroed/session.jsonl'}'])")
-    assert row.locator("td.when").text_content() == SITE_EN.no_time
-    # the sessions-per-day chart counts the sessions whose time is known, not the zeroed one
+    for log in ("zeroed", "counted"):
+        row = index.locator(f"#sessions tbody tr:has(td.path[data-v='{glance_site.logs / log / 'session.jsonl'}'])")
+        assert row.locator("td.when").text_content() == SITE_EN.no_time
+        assert row.locator("td.when").get_attribute("data-v") == ""  # sorted with the logs of no time
+    # the sessions-per-day chart counts the sessions whose time is known, not the zeroed or counted ones
     bars = index.locator("#chart-days rect.bar").evaluate_all("rs => rs.map(r => r.parentNode.textContent)")
     counted = [re.search(r": (\d+) sessions?$", b) for b in bars]
-    assert sum(int(m.group(1)) for m in counted if m) == len(glance_site.pages) - 1
-    page = visit(_url(glance_site, "zeroed/session.jsonl")).page
-    text = page.locator("body").text_content() or ""
-    assert "1970" not in text and page.locator("dd[data-fact=start]").text_content() == SITE_EN.no_time
+    assert sum(int(m.group(1)) for m in counted if m) == len(glance_site.pages) - 2
+    for log in ("zeroed", "counted"):
+        page = visit(_url(glance_site, f"{log}/session.jsonl")).page
+        text = page.locator("body").text_content() or ""
+        assert "1970" not in text and page.locator("dd[data-fact=start]").text_content() == SITE_EN.no_time
+        assert page.locator("dd[data-fact=created]").text_content() == SITE_EN.no_time
 
 
 def test_ten_prompts_of_one_long_word_leave_the_index_usable_without_script(glance_site: Site, visit: Any) -> None:

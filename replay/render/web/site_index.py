@@ -23,7 +23,7 @@ from replay.render.web.page import esc
 from replay.render.web.page_assets import INDEX_CSP, INDEX_CSS, INDEX_SCRIPT
 from replay.render.web.session_draft import SEVERITIES, SessionFacts
 from replay.render.web.session_page import audit_status, head_html, help_html
-from replay.render.web.site_strings import SiteStrings, count, day_of, site_strings
+from replay.render.web.site_strings import SiteStrings, count, day_of, recorded, site_strings
 from replay.words import by_count
 
 FIRST_ROWS = 200
@@ -151,8 +151,8 @@ def row_html(row: Row, ss: SiteStrings, root: str = "") -> str:
              f"{esc(clipped(title))}</div></td>"]
     if facts is not None:
         start = facts.start if facts.start is not None else facts.created
-        cells.append(f"<td class=\"when\" data-v=\"{start or ''}\">"  # 0: no time recorded, sorted with none
-                     f"{esc(ss.time(start)) if start is not None else ''}</td>")
+        cells.append(f"<td class=\"when\" data-v=\"{start if recorded(start) else ''}\">"  # none recorded: sorted
+                     f"{esc(ss.time(start)) if start is not None else ''}</td>")  # with none
         cells.append(_num(facts.duration, esc(ss.duration(facts.duration)) if facts.duration is not None else None))
         cells.append(_num(facts.turns))
         failed = facts.outcomes[1]

@@ -93,3 +93,15 @@ def test_a_cell_shows_no_word_longer_than_the_limit(text: str) -> None:
     shown = clipped(text)
     assert all(len(word) <= WORD_CHARS + 1 for word in shown.split())
     assert len(shown) <= len(text) + 1
+
+
+def test_a_time_in_the_epochs_first_day_is_no_time() -> None:
+    """Goldens and synthetic logs zero their times or count them from 0 or 1: none of
+    them is 1970, in a cell, a fact or the sessions-per-day chart."""
+    from replay.render.web.site_strings import EPOCH_DAY, day_of, recorded
+
+    for ms in (0, 1, 1000, EPOCH_DAY - 1, -5):
+        assert not recorded(ms) and SITE_EN.time(ms) == SITE_EN.no_time and day_of(ms) is None, ms
+    assert recorded(EPOCH_DAY) and SITE_EN.time(EPOCH_DAY) == "1970-01-02 00:00:00 UTC"
+    assert SITE_EN.time(1784540790290) == "2026-07-20 09:46:30 UTC" and day_of(1784540790290) == "2026-07-20"
+    assert SITE_EN.time(None) == SITE_EN.unknown and not recorded(None)
