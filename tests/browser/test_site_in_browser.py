@@ -631,6 +631,20 @@ def test_every_column_header_or_the_status_column_is_in_view_at_1280(glance_site
     assert [key for key, _, _, _ in boxes] == list(site_index.COLUMNS)
     assert all(inside.values()) or (inside["log"] and inside["status"]), boxes
     assert inside["status"] and inside["findings"], boxes
+    # the rest scroll in the table's frame, under the log and its status, which stay where they were
+    wrap = page.locator(".tableWrap")
+    assert wrap.evaluate("el => el.scrollWidth > el.clientWidth"), "the table is wider than 1280 px"
+    wrap.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+    after = page.locator("#sessions thead th").evaluate_all(
+        "ths => ths.map(th => { const r = th.getBoundingClientRect(); return [th.dataset.key, r.left, r.right]; })")
+    still = {key: (left, right) for key, left, right in after}
+    was = {key: (left, right) for key, left, right, _ in boxes}
+    assert still["log"] == was["log"] and still["status"] == was["status"], (was, still)
+    assert still["plan"][1] <= 1280 and still["findings"][1] < was["findings"][1]  # the others moved under them
+    cells = page.locator("#sessions tbody tr").first.evaluate(
+        "tr => ['td.path', 'td.state'].map(s => { const r = tr.querySelector(s).getBoundingClientRect(); "
+        "const hit = document.elementFromPoint(r.left + 4, r.top + 4); return tr.querySelector(s).contains(hit); })")
+    assert cells == [True, True]  # on top of the cells scrolled under them
 
 
 def test_a_log_with_zeroed_times_has_no_time_not_1970(glance_site: Site, visit: Any) -> None:
