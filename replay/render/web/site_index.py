@@ -145,8 +145,7 @@ def row_html(row: Row, ss: SiteStrings, root: str = "") -> str:
     cells = [f"<td class=\"path\" data-v=\"{esc(row.shown)}\"><a href=\"{href}\">{_path_html(short)}</a></td>",
              f"<td class=\"state\" data-v=\"{status_rank(report, status)}\"><span class=\"status\" "
              f"data-status=\"{status}\">{status_text}</span></td>",
-             f"<td class=\"num\" data-v=\"{n}\">"
-             + (f"<a href=\"{href}#findings-title\">{count(n)}</a>" if n else count(n)) + "</td>",
+             f"<td class=\"num\" data-v=\"{n}\">{count(n)}</td>",
              f"<td class=\"title\"><div class=\"t\" title=\"{esc(title[:TIP_CHARS])}\">"
              f"{esc(clipped(title))}</div></td>"]
     if facts is not None:
