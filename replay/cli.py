@@ -460,7 +460,7 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
     an output could not be written, 2 usage error.
     """
     if _one_page(paths, output):
-        from replay.view.site import PageRequest, build_page
+        from replay.view.surface import PageRequest, build_page
 
         if force or jobs is not None or scheduler is not None:
             raise click.UsageError("--jobs, --scheduler and --force belong to a site: name a folder, several logs, "

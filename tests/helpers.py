@@ -182,6 +182,21 @@ print(json.dumps(runs))
 """
 
 
+def status_rank(f: dict[str, Any]) -> tuple[int, int]:
+    """How the index ranks a log of an audit's JSON report (``files[i]``) by its status:
+    its worst (3 unreadable, 2 errors, 1 warnings or policy, 0 ok), then its number of
+    findings."""
+    severities = {g["severity"] for g in f["findings"]}
+    worst = 3 if f["status"] == "unreadable" else 2 if "error" in severities else 1 if severities else 0
+    return worst, len(f["findings"])
+
+
+def errors_first(files: list[dict[str, Any]]) -> list[str]:
+    """The paths of an audit's JSON report (``files``) in the index's own order: the
+    highest ``status_rank`` first, then the audit's order."""
+    return [f["path"] for f in sorted(files, key=lambda f: tuple(-k for k in status_rank(f)))]
+
+
 def replay_here(*argv: str, env: Mapping[str, str | None] | None = None, input: bytes | str | None = None) -> Run:
     """One ``replay`` command line in this process, through click's runner (its own
     streams and exit status; the working folder is the test's: ``monkeypatch.chdir``).

@@ -34,7 +34,8 @@ def _evil_log(folder: Path) -> Path:
     todos = recs[index_of(recs, "todo/write")]["data"]["todos"]
     todos[0]["status"] = f"done{EVIL}"  # T5: an unknown status, quoted in the message
     todos[1]["content"] = f"watch {EVIL}"
-    recs[index_of(recs, "session/title")]["data"]["title"] = f"title {EVIL}"
+    title = recs[index_of(recs, "session/title")]["data"]
+    title["title"], title["source"] = f"title {EVIL}", {"kind": "user"}  # a title the page shows (a user's)
     result = recs[index_of(recs, "tool/result")]["data"]["message"]["content"][0]["content"][0]
     result["text"] = f"output {EVIL}"
     path = folder / f"log{IN_NAME}.jsonl"

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import IO
 
 from replay.check.audit import Audit, AuditRequest
-from replay.check.engine import Attached, Attachments, AuditResult, LogReport, Reading, Watch
+from replay.check.engine import Attachments, AuditResult, LogReport, Reading, Watch
 from replay.describe import reason
 from replay.fs import (
     ASIDE_PREFIX,
@@ -55,8 +55,6 @@ from replay.fs import (
     abandoned,
     recover,
     within,
-    write_output,
-    write_temporary,
 )
 from replay.log.discover import local_path
 from replay.log.reader import AuditItem, LogRead
@@ -525,49 +523,6 @@ def build_site(request: SiteRequest, passed_over: PassedOver = ignore,
     return SiteResult(result, tree.at(INDEX), len(entries))
 
 
-# -- one log, one page -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PageRequest:
-    """What ``replay view LOG`` was asked: the audit of one log, and where its page goes
-    (``None``: a new temporary file)."""
-
-    audit: AuditRequest
-    output: Path | None = None
-    locale: Locale = DEFAULT_LOCALE
-
-
-@dataclass(frozen=True)
-class PageResult:
-    audit: AuditResult
-    page: Path
-
-
-def build_page(request: PageRequest) -> PageResult:
-    """The page of one log, as the site would make it (the same audit, the same
-    drafting, the same page) without the links to the rest of a site; written to
-    ``request.output`` or a new temporary file, nothing left behind on failure. The
-    audit's result says whether it failed, as ``replay audit LOG`` would."""
-    from replay.view.surface import open_log
-
-    for path in request.audit.paths:
-        if path != "-":  # a file that is not a session log is named for what it looks like
-            open_log(path, request.audit.limits)[0].close()
-    drafts: list[Attached] = []
-    reports: list[LogReport] = []
-    result = Audit(request.audit, watch=PageWatch(request.locale)).run(reports.append, drafts.append)
-    report = reports[0]
-    item = drafts[0] if drafts else None
-    draft = item.value.draft() if item is not None and isinstance(item.value, Drafted) else None
-    failure = item.failure if item is not None else None
-    chunks = page_chunks(draft, report, display_path(report.path), PageLinks(), request.locale, failure)
-    if request.output is not None:
-        write_output(request.output, chunks)
-        return PageResult(result, request.output)
-    return PageResult(result, write_temporary("replay-view-", ".html", chunks, "the page"))
-
-
 def _draft(entry: _Entry, spool: IO[bytes]) -> PageDraft | None:
     if entry.spooled is None:
         return None
@@ -576,5 +531,5 @@ def _draft(entry: _Entry, spool: IO[bytes]) -> PageDraft | None:
     return draft
 
 
-__all__ = ["DEFAULT_SITE", "SITE_MARKER", "PageRequest", "PageResult", "SiteRefused", "SiteRequest", "SiteResult",
-           "build_page", "build_site", "claim"]
+__all__ = ["DEFAULT_SITE", "SITE_MARKER", "PageWatch", "SiteRefused", "SiteRequest", "SiteResult", "build_site",
+           "claim"]

@@ -3,14 +3,19 @@ show it: the log opened (a file, ``-``, or a harness scenario folder, whose
 ``input.json`` gives the client's terminal capability), checked to be a session log
 (anything else is named for what it looks like), and rendered as a stream of text
 chunks the caller writes where it wants. The renderers themselves are pure functions
-of events (``replay.render.acp``, ``.stdio``, ``.web``)."""
+of events (``replay.render.acp``, ``.stdio``, ``.web``).
+
+A log's HTML page (``replay view LOG``, ``render web --html``) is its page in a site
+(``replay.view.site``): the log audited as ``replay audit LOG`` audits it, its page
+drafted from the audit's own reading, without the links to the rest of a site."""
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from replay.hints import command
 from replay.jsjson import dump_parts
@@ -19,9 +24,13 @@ from replay.log.event import Event
 from replay.log.harness import is_scenario_folder, load_harness_scenario
 from replay.log.header import looks_like
 from replay.log.reader import Limits, LogRead, iter_events, read_log
-from replay.log.source import file_source, stdin_source
+from replay.log.source import display_path, file_source, stdin_source
 from replay.render.acp.profiles import PROFILES, detect_profile
 from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, Locale, Profile, Surface
+
+if TYPE_CHECKING:
+    from replay.check.audit import AuditRequest
+    from replay.check.engine import AuditResult
 
 ProfileChoice = Profile | Literal["auto"]
 """What ``--profile`` takes: a generation of the harness's ACP agent, or ``auto`` (the one
@@ -105,8 +114,13 @@ def render(request: RenderRequest) -> Iterator[str]:
     from replay.render.acp import render_acp
     from replay.render.acp.stream import normalized_lines
     from replay.render.stdio import render_stdio
-    from replay.render.web import html_chunks, web_golden
+    from replay.render.web import web_golden
 
+    if request.surface == "web" and request.html:
+        from replay.check.audit import AuditRequest
+
+        _, chunks = page_of(AuditRequest((primary_log(request.path),), limits=request.limits), request.locale)
+        return as_text(chunks)
     log, folder_terminal = open_log(request.path, request.limits)
     assert log.header is not None
     events = passes(log)
@@ -126,9 +140,29 @@ def render(request: RenderRequest) -> Iterator[str]:
                                      terminal_output=terminal, cwd=log.header.cwd))
     if request.surface == "stdio":
         return iter(render_stdio(events(), color=request.color, terminal=request.terminal))
-    if request.html:
-        return iter(html_chunks(events, locale=request.locale))
     return iter([web_golden(events(), request.locale) + "\n"])
+
+
+def primary_log(path: str) -> str:
+    """The log a path names: itself, or a harness scenario folder's primary log."""
+    folder = Path(path)
+    if path == "-" or not folder.is_dir():
+        return path
+    if not is_scenario_folder(folder):
+        raise BadRenderInput(f"{path}: a folder must hold a session.jsonl (a harness scenario folder)")
+    return str(load_harness_scenario(folder).primary_log)
+
+
+def as_text(chunks: Iterable[str | bytes]) -> Iterator[str]:
+    """Chunks of UTF-8 bytes or text, as text (a character cut between two chunks kept whole)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    for chunk in chunks:
+        text = chunk if isinstance(chunk, str) else decoder.decode(chunk)
+        if text:
+            yield text
+    rest = decoder.decode(b"", final=True)
+    if rest:
+        yield rest
 
 
 def json_lines(frames: Iterable[object]) -> Iterator[str]:
@@ -140,6 +174,59 @@ def json_lines(frames: Iterable[object]) -> Iterator[str]:
         else:
             yield from parts
             yield "\n"
+
+
+# -- one log, one page -------------------------------------------------------------------
+
+
+def page_of(audit: AuditRequest, locale: Locale = DEFAULT_LOCALE) -> tuple[AuditResult, Iterator[str | bytes]]:
+    """The page of one log, as the site would make it (the same audit, the same
+    drafting, the same page) without the links to the rest of a site: the audit's
+    result (whether it failed, as ``replay audit LOG`` would) and the page, in pieces."""
+    from replay.check.audit import Audit
+    from replay.check.engine import Attached, LogReport
+    from replay.render.web.session_page import PageLinks, page_chunks
+    from replay.view.site import Drafted, PageWatch
+
+    for path in audit.paths:
+        if path != "-":  # a file that is not a session log is named for what it looks like
+            open_log(path, audit.limits)[0].close()
+    drafts: list[Attached] = []
+    reports: list[LogReport] = []
+    result = Audit(audit, watch=PageWatch(locale)).run(reports.append, drafts.append)
+    report = reports[0]
+    item = drafts[0] if drafts else None
+    draft = item.value.draft() if item is not None and isinstance(item.value, Drafted) else None
+    failure = item.failure if item is not None else None
+    return result, page_chunks(draft, report, display_path(report.path), PageLinks(), locale, failure)
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """What ``replay view LOG`` was asked: the audit of one log, and where its page goes
+    (``None``: a new temporary file)."""
+
+    audit: AuditRequest
+    output: Path | None = None
+    locale: Locale = DEFAULT_LOCALE
+
+
+@dataclass(frozen=True)
+class PageResult:
+    audit: AuditResult
+    page: Path
+
+
+def build_page(request: PageRequest) -> PageResult:
+    """The page of one log (``page_of``), written to ``request.output`` or a new
+    temporary file, nothing left behind on failure."""
+    from replay.fs import write_output, write_temporary
+
+    result, chunks = page_of(request.audit, request.locale)
+    if request.output is not None:
+        write_output(request.output, chunks)
+        return PageResult(result, request.output)
+    return PageResult(result, write_temporary("replay-view-", ".html", chunks, "the page"))
 
 
 def plan_of(path: str, at: int | None = None, limits: Limits | None = None) -> Any:

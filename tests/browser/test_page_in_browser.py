@@ -1,6 +1,7 @@
-"""The HTML replay page in a real headless Chromium: truncation, escaping, no network,
-the panel's toggle, the plan timeline against ``replay plan --at``, locales and the
-accessibility tree."""
+"""A session's HTML page (``html_page``: the page ``replay view LOG``, ``render web
+--html`` and the site make) in a real headless Chromium: truncation, escaping, no
+network, the panel's toggle, the plan timeline against ``replay plan --at``, locales and
+the accessibility tree."""
 
 from __future__ import annotations
 
@@ -85,7 +86,10 @@ def test_nothing_in_a_log_runs_or_loads(open_page: Opener) -> None:
     assert page.evaluate("typeof window.__pwned") == "undefined"
     assert loaded.foreign_requests == []
     assert loaded.errors == [], "no CSP violation: nothing even tried to run or load"
-    assert page.evaluate("document.querySelectorAll('img, a, iframe, object, embed, link, form').length") == 0
+    assert page.evaluate("document.querySelectorAll('img, iframe, object, embed, link').length") == 0
+    links = page.evaluate("Array.from(document.links, (a) => a.getAttribute('href'))")
+    assert links and all(href.startswith("#") for href in links), links  # each to a place on the page
+    assert page.evaluate("Array.from(document.forms, (f) => f.method)") == ["dialog"]  # the help's close button
     assert page.evaluate("document.scripts.length") == 2  # the timeline's data block and the page's script
     assert page.title() == HOSTILE_TITLE
     assert page.locator(".message[data-role=user][data-source=user] .text").text_content() == HOSTILE_USER
@@ -208,7 +212,8 @@ def test_the_locales_show_the_harness_strings(open_page: Opener, locale: str, ti
     assert page.locator(f"{PANEL} > button .title").text_content() == panel_title
     assert page.locator(f"{PANEL} .progress").text_content() == progress
     assert page.locator(PANEL).get_attribute("aria-label") == panel_title
-    assert page.locator(f"{ROW}").text_content() == f"{title}{summary}+1"
+    took = page.locator(f"{ROW} .dur").text_content()
+    assert page.locator(f"{ROW}").text_content() == f"{title}{summary}+1{took}"
 
 
 @pytest.mark.parametrize(("locale", "suffix_name", "panel_name", "running"), [

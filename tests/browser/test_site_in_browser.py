@@ -28,7 +28,17 @@ from replay.render.web.site_strings import SITE_EN, SITE_ZH, count
 from replay.style import sanitize
 from replay.view.site import SiteRequest, build_site
 from tests.browser.logs import timeline_log
-from tests.helpers import MULTI_TURN, TODO_WRITE, corpus_file, dump, index_of, records
+from tests.helpers import (
+    MULTI_TURN,
+    TODO_WRITE,
+    corpus_file,
+    dump,
+    errors_first,
+    index_of,
+    records,
+    replay_here,
+    status_rank,
+)
 from tests.render.web.log_numbers import call_durations, log_numbers, step_numbers
 
 if TYPE_CHECKING:
@@ -142,6 +152,18 @@ def visit(browser: Browser) -> Iterator[Any]:
         context.close()
 
 
+def _audited(site: Site) -> list[dict[str, Any]]:
+    """The audit of the site's logs (``replay audit --format json``): each log's report."""
+    files: list[dict[str, Any]] = json.loads(replay_here("audit", "--format", "json", "--no-cache",
+                                                         str(site.logs)).stdout)["files"]
+    return files
+
+
+def _errors_first(site: Site) -> list[str]:
+    """The site's logs in the index's own order, from their audit."""
+    return errors_first(_audited(site))
+
+
 def _url(site: Site, log: str, fragment: str = "") -> str:
     return (site.root / site.pages[log]).as_uri() + fragment
 
@@ -158,12 +180,15 @@ def test_the_index_sorts_and_filters(sites: dict[str, Site], visit: Any) -> None
     site = sites["en"]
     page = visit((site.root / INDEX).as_uri()).page
     logs = sorted(str(site.logs / name) for name in site.pages)
-    assert _shown_rows(page) == logs
+    first = _errors_first(site)
+    assert _shown_rows(page) == first  # errors first
+    status = page.locator("th[data-key=status]")
+    assert status.get_attribute("aria-sort") == "descending"
     calls = page.locator("th[data-key=calls]")
     assert calls.get_attribute("aria-sort") == "none"
     calls.locator("button").click()
     assert calls.get_attribute("aria-sort") == "ascending"
-    assert page.locator("th[data-key=log]").get_attribute("aria-sort") == "none"
+    assert page.locator("th[data-key=log]").get_attribute("aria-sort") == status.get_attribute("aria-sort") == "none"
     values = [int(v) for v in page.locator(f"#sessions tbody td:nth-child({CALLS})").evaluate_all(
         "cells => cells.map(c => c.dataset.v)")]
     assert values == sorted(values) and len(values) == len(logs)
@@ -188,6 +213,44 @@ def test_the_index_sorts_and_filters(sites: dict[str, Site], visit: Any) -> None
     # the sort is remembered
     page.reload()
     assert page.locator("th[data-key=calls]").get_attribute("aria-sort") == "descending"
+
+
+RANKED = {"a-ok": TODO_WRITE, "b-warnings": "acp-2026-07-23/cancel/session.jsonl",
+          "c-error": "acp-2026-06-29/handshake/session.jsonl",
+          "d-warnings": "acp-2026-07-23/cancel-tool-calls/session.jsonl", "e-errors": CORDIS}
+"""Logs whose order by path is not their order by status: an ok one, warnings (3 and 5),
+errors (1 and 13)."""
+
+
+@pytest.fixture(scope="module")
+def ranked_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    folder = tmp_path_factory.mktemp("ranked")
+    logs = folder / "logs"
+    for name, relative in RANKED.items():
+        (logs / name).mkdir(parents=True)
+        shutil.copyfile(corpus_file(relative), logs / name / "session.jsonl")
+    return _build(folder, logs, "en")
+
+
+def test_sorting_by_status_ranks_by_severity_then_by_the_number_of_findings(ranked_site: Site, visit: Any) -> None:
+    site = ranked_site
+    page = visit((site.root / INDEX).as_uri()).page
+    files = _audited(site)
+    first = errors_first(files)
+    rank = {f["path"]: status_rank(f) for f in files}
+    assert [Path(log).parent.name for log in first] == ["e-errors", "c-error", "d-warnings", "b-warnings", "a-ok"]
+    assert _shown_rows(page) == first
+    status = page.locator("th[data-key=status]")
+    findings = page.locator("#sessions tbody td.state + td.num")
+    counts = [int(v) for v in findings.evaluate_all("cells => cells.map(c => c.dataset.v)")]
+    assert counts == [rank[log][1] for log in first]  # the findings column: each log's number of findings
+    page.locator("th[data-key=log] button").click()
+    assert _shown_rows(page) == sorted(first)
+    status.locator("button").click()  # from none: ascending, the best first, one rank in the index's order
+    assert status.get_attribute("aria-sort") == "ascending"
+    assert _shown_rows(page) == sorted(first, key=lambda log: rank[log])
+    status.locator("button").click()
+    assert status.get_attribute("aria-sort") == "descending" and _shown_rows(page) == first
 
 
 def test_the_index_charts_need_no_script(sites: dict[str, Site], visit: Any) -> None:
@@ -472,18 +535,21 @@ def paged_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
 def test_the_index_pages_its_rows_and_sorts_and_filters_them_all(paged_site: Site, visit: Any) -> None:
     site = paged_site
     logs = sorted(str(site.logs / name) for name in site.pages)
+    first = _errors_first(site)
     page = visit((site.root / INDEX).as_uri()).page
     position = page.locator("#page-position")
-    assert _shown_rows(page) == logs[:3] and position.text_content() == f"rows 1–3 of {len(logs)}"
+    assert _shown_rows(page) == first[:3] and position.text_content() == f"rows 1–3 of {len(logs)}"
     assert page.locator("#no-script").is_hidden()
     assert page.locator("#page-prev").is_disabled()
     page.locator("#page-next").click()
-    assert _shown_rows(page) == logs[3:6] and position.text_content() == f"rows 4–6 of {len(logs)}"
+    assert _shown_rows(page) == first[3:6] and position.text_content() == f"rows 4–6 of {len(logs)}"
     page.keyboard.press("]")
-    assert _shown_rows(page) == logs[6:9] and page.locator("#page-next").is_disabled()
+    assert _shown_rows(page) == first[6:9] and page.locator("#page-next").is_disabled()
     page.keyboard.press("[")
-    assert _shown_rows(page) == logs[3:6]
-    page.locator("th[data-key=log] button").click()  # already ascending: now descending, from the first page
+    assert _shown_rows(page) == first[3:6]
+    page.locator("th[data-key=log] button").click()  # ascending, from the first page
+    assert _shown_rows(page) == logs[:3]
+    page.locator("th[data-key=log] button").click()  # descending
     assert _shown_rows(page) == logs[::-1][:3]
     page.locator("#filter").fill("subagent-multi")  # the parent and its children, wherever they were
     expect(page.locator("#shown")).to_have_text(f"3 of {len(logs)} sessions")
@@ -500,7 +566,7 @@ def test_without_script_the_index_shows_its_first_rows_and_its_charts(paged_site
     site = paged_site
     page = visit((site.root / INDEX).as_uri(), script=False).page
     logs = sorted(str(site.logs / name) for name in site.pages)
-    assert _shown_rows(page) == logs[:3]
+    assert _shown_rows(page) == _errors_first(site)[:3]  # errors first, without script too
     assert page.locator("#no-script").text_content() == f"{len(logs) - 3} more sessions are listed when the " \
                                                         "page's script runs."
     for key in ("rules", "days", "tokens"):
@@ -529,7 +595,8 @@ LONG_WORD = "A" * 10_000
 @pytest.fixture(scope="module")
 def glance_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """The same logs, one whose times are zeroed (as goldens and synthetic logs hold
-    them), and ten whose first prompt is one word of 10,000 characters."""
+    them), one whose times count from 1, and ten whose first prompt is one word of
+    10,000 characters."""
     folder = tmp_path_factory.mktemp("glance")
     logs = _logs(folder)
     zeroed = records(MULTI_TURN)
@@ -539,6 +606,13 @@ def glance_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
             rec["time"] = 0
     (logs / "zeroed").mkdir()
     (logs / "zeroed" / "session.jsonl").write_bytes(dump(zeroed))
+    counted = records(MULTI_TURN)  # a test clock: times counted from 1 (as a synthetic log counts them)
+    counted[0]["createdAt"] = 1
+    for k, rec in enumerate(counted[1:], start=1):
+        if "time" in rec:
+            rec["time"] = k
+    (logs / "counted").mkdir()
+    (logs / "counted" / "session.jsonl").write_bytes(dump(counted))
     for k in range(10):
         recs = records(MULTI_TURN)
         recs = [r for r in recs if r.get("type") != "session/title"]
@@ -557,20 +631,38 @@ def test_every_column_header_or_the_status_column_is_in_view_at_1280(glance_site
     assert [key for key, _, _, _ in boxes] == list(site_index.COLUMNS)
     assert all(inside.values()) or (inside["log"] and inside["status"]), boxes
     assert inside["status"] and inside["findings"], boxes
+    # the rest scroll in the table's frame, under the log and its status, which stay where they were
+    wrap = page.locator(".tableWrap")
+    assert wrap.evaluate("el => el.scrollWidth > el.clientWidth"), "the table is wider than 1280 px"
+    wrap.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+    after = page.locator("#sessions thead th").evaluate_all(
+        "ths => ths.map(th => { const r = th.getBoundingClientRect(); return [th.dataset.key, r.left, r.right]; })")
+    still = {key: (left, right) for key, left, right in after}
+    was = {key: (left, right) for key, left, right, _ in boxes}
+    assert still["log"] == was["log"] and still["status"] == was["status"], (was, still)
+    assert still["plan"][1] <= 1280 and still["findings"][1] < was["findings"][1]  # the others moved under them
+    cells = page.locator("#sessions tbody tr").first.evaluate(
+        "tr => ['td.path', 'td.state'].map(s => { const r = tr.querySelector(s).getBoundingClientRect(); "
+        "const hit = document.elementFromPoint(r.left + 4, r.top + 4); return tr.querySelector(s).contains(hit); })")
+    assert cells == [True, True]  # on top of the cells scrolled under them
 
 
 def test_a_log_with_zeroed_times_has_no_time_not_1970(glance_site: Site, visit: Any) -> None:
     index = visit((glance_site.root / INDEX).as_uri()).page
     assert "1970" not in (index.locator("body").text_content() or "")
-    row = index.locator(f"#sessions tbody tr:has(td.path[data-v='{glance_site.logs / 'zeroed/session.jsonl'}'])")
-    assert row.locator("td.when").text_content() == SITE_EN.no_time
-    # the sessions-per-day chart counts the sessions whose time is known, not the zeroed one
+    for log in ("zeroed", "counted"):
+        row = index.locator(f"#sessions tbody tr:has(td.path[data-v='{glance_site.logs / log / 'session.jsonl'}'])")
+        assert row.locator("td.when").text_content() == SITE_EN.no_time
+        assert row.locator("td.when").get_attribute("data-v") == ""  # sorted with the logs of no time
+    # the sessions-per-day chart counts the sessions whose time is known, not the zeroed or counted ones
     bars = index.locator("#chart-days rect.bar").evaluate_all("rs => rs.map(r => r.parentNode.textContent)")
     counted = [re.search(r": (\d+) sessions?$", b) for b in bars]
-    assert sum(int(m.group(1)) for m in counted if m) == len(glance_site.pages) - 1
-    page = visit(_url(glance_site, "zeroed/session.jsonl")).page
-    text = page.locator("body").text_content() or ""
-    assert "1970" not in text and page.locator("dd[data-fact=start]").text_content() == SITE_EN.no_time
+    assert sum(int(m.group(1)) for m in counted if m) == len(glance_site.pages) - 2
+    for log in ("zeroed", "counted"):
+        page = visit(_url(glance_site, f"{log}/session.jsonl")).page
+        text = page.locator("body").text_content() or ""
+        assert "1970" not in text and page.locator("dd[data-fact=start]").text_content() == SITE_EN.no_time
+        assert page.locator("dd[data-fact=created]").text_content() == SITE_EN.no_time
 
 
 def test_ten_prompts_of_one_long_word_leave_the_index_usable_without_script(glance_site: Site, visit: Any) -> None:
@@ -607,3 +699,39 @@ def test_the_timing_of_a_session_is_what_its_log_holds(sites: dict[str, Site], v
     assert calls == sorted(call_durations(site.logs / log), reverse=True)[:5]
     for href in page.locator("section.timing a").evaluate_all("as => as.map(a => a.getAttribute('href'))"):
         assert page.locator(href.replace("#", "#", 1)).count() == 1, href  # every link lands on an element
+
+
+def test_the_page_of_one_log_in_chromium(tmp_path: Path, visit: Any) -> None:
+    """``replay view LOG -o one.html`` (and ``render web --html``, the same bytes): its
+    findings at their events, the list's links landing on them, its timing and its plan
+    from the log's own numbers, and nothing that leaves the page or runs."""
+    log = tmp_path / "duplicate" / "session.jsonl"
+    recs = records(TODO_WRITE)
+    todos = recs[index_of(recs, "todo/write")]["data"]["todos"]
+    todos[1]["content"] = todos[0]["content"]  # a T-rule error
+    log.parent.mkdir()
+    log.write_bytes(dump(recs))
+    one = tmp_path / "one.html"
+    assert replay_here("view", str(log), "-o", str(one)).code == replay_here("audit", str(log)).code == 1
+    rendered = tmp_path / "rendered.html"
+    assert replay_here("render", "web", "--html", "-o", str(rendered), str(log)).code == 0
+    assert rendered.read_bytes() == one.read_bytes()
+    page = visit(one.as_uri()).page
+    assert page.locator("nav a[rel=index]").count() == 0  # no site around it
+    placed = page.locator("ul.findings.at li.finding")
+    assert placed.count() >= 1 and placed.first.get_attribute("data-severity") == "error"
+    link = page.locator("section.findingList li.finding a[href^='#L']").first
+    target = link.get_attribute("href") or ""
+    link.click()
+    expect(page.locator(".landed")).to_have_count(1)
+    assert page.locator(".landed").get_attribute("id") == target[1:]  # the finding's event
+    before = page.evaluate("(id) => document.getElementById(id).previousElementSibling.className", target[1:])
+    assert before == "findings at"  # its words, just before it
+    steps = step_numbers(log)
+    bars = page.locator("#step-times rect").evaluate_all(
+        "rs => rs.map(r => [r.dataset.ms === '' ? null : Number(r.dataset.ms), Number(r.dataset.input), "
+        "Number(r.dataset.output)])")
+    assert [tuple(b) for b in bars] == steps and steps
+    calls = [int(v) for v in page.locator("#slowest-calls li").evaluate_all("ls => ls.map(l => l.dataset.ms)")]
+    assert calls == sorted(call_durations(log), reverse=True)[:5]
+    assert page.locator("section[data-testid=todo-panel] li").count() == len(todos)

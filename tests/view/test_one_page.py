@@ -1,6 +1,6 @@
 """``replay view LOG`` is the site's page of that log, alone: the same audit, the same
 page (apart from the links into the rest of a site), and the exit status of
-``replay audit LOG``."""
+``replay audit LOG``; ``render web --html LOG`` is the same page again (one renderer)."""
 
 from __future__ import annotations
 
@@ -58,6 +58,10 @@ def test_the_page_of_one_log_is_its_page_in_a_site(tmp_path: Path, which: str) -
     in_site = (site / href).read_text(encoding="utf-8")
     alone = page.read_text(encoding="utf-8")
     assert alone == _without_site_links(in_site)
+    rendered = tmp_path / "rendered.html"
+    assert _run("render", "web", "--html", "-o", str(rendered), str(log)) == (0, "")
+    assert rendered.read_bytes() == page.read_bytes()
+    assert _run("render", "web", "--html", str(log)) == (0, alone)  # on standard output too
     if which == "duplicate todo id":
         assert audited == 1 and 'class="findings at"' in alone  # its findings, at their events
         assert "<h1>Use the todo_write tool to record a plan with exactly three todos" in alone  # not cut
@@ -104,3 +108,25 @@ def test_each_finding_is_said_once_at_its_event(tmp_path: Path, which: str) -> N
     if which == CORDIS:
         banner = re.search(r'<section class="banner".*?</section>', text, re.S)
         assert banner is not None and banner.group(0).count("<p") == 2 and 'class="msg"' not in banner.group(0)
+
+
+def test_the_page_of_a_scenario_folder_is_the_page_of_its_primary_log(tmp_path: Path) -> None:
+    log = corpus_file(TODO_WRITE)
+    folder = tmp_path / "scenario"
+    folder.mkdir()
+    (folder / "session.jsonl").write_bytes(log.read_bytes())
+    (folder / "input.json").write_text('{"steps": []}', encoding="utf-8")
+    of_folder, of_log = tmp_path / "folder.html", tmp_path / "log.html"
+    assert _run("render", "web", "--html", "-o", str(of_folder), str(folder)) == (0, "")
+    assert _run("view", str(folder / "session.jsonl"), "-o", str(of_log))[0] == 0
+    assert of_folder.read_bytes() == of_log.read_bytes()
+    assert _run("render", "web", "--html", str(tmp_path))[0] == 2  # a folder that is no scenario: a usage error
+
+
+def test_the_site_pages_differ_from_the_page_alone_only_in_their_links() -> None:
+    """The comparison above can fail: a change to the page outside its site links is seen."""
+    page = ('<body><header class="page" id="L1"><nav><a href="../index.html" rel="index">\u2190 All sessions</a></nav>'
+            '<h1>t</h1></header><a class="rule" href="../rules/T5.html" title="T5">T5</a></body>')
+    alone = '<body><header class="page" id="L1"><h1>t</h1></header><span class="rule">T5</span></body>'
+    assert _without_site_links(page) == alone
+    assert _without_site_links(page.replace("<h1>t", "<h1>u")) != alone

@@ -14,10 +14,10 @@ Public API:
   ``generic_summary(name, args_raw, call_id) -> str``: the summary rules alone.
 - ``panel_fields(plan, locale="en") -> PanelFields | None``: the panel of a standing
   plan (``replay.todo.plan.standing_plan``); ``None`` when there is no panel.
-- ``html_page(events, *, locale="en", title=None) -> str``: the HTML page;
-  ``html_chunks(passes, *, locale="en", title=None)`` the same in pieces, from two
-  passes over a log (``passes()`` gives a fresh iteration of its events) without
-  holding it.
+- ``html_page(events, *, locale="en", report=None, header=None, links=None) -> str``:
+  a session's page from its events (and an audit's findings, at their events), the
+  page ``replay view LOG``, ``render web --html`` and the site make
+  (``session_page.page_chunks`` of the draft ``session_page.drafted`` makes, in pieces).
 - ``strings(locale) -> Strings``, ``EN``, ``ZH``: the locale strings (§1.3).
 
 Locales are ``en`` and ``zh``; any other raises ``ValueError``. Everything here is
@@ -26,9 +26,9 @@ pure: events in, strings or frozen dataclasses out.
 
 from replay.render.web.golden import golden_text, web_golden
 from replay.render.web.locale import EN, LOCALES, ZH, Locale, Strings, strings
-from replay.render.web.page import html_chunks, html_page
 from replay.render.web.panel import PanelFields, PanelItem, panel_fields
 from replay.render.web.row import PlanSummary, RowFields, RowState, generic_summary, plan_summary, row_fields
+from replay.render.web.session_page import html_page
 
 __all__ = [
     "EN",
@@ -43,7 +43,6 @@ __all__ = [
     "Strings",
     "generic_summary",
     "golden_text",
-    "html_chunks",
     "html_page",
     "panel_fields",
     "plan_summary",

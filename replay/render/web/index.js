@@ -157,7 +157,9 @@
   } catch (err) {
     remembered = null;
   }
+  // The rows come errors first (the status column, descending); a reader's own choice is kept.
   const col = Array.isArray(remembered) ? heads.findIndex((th) => th.dataset.key === remembered[0]) : -1;
-  if (col > 0 || (col === 0 && remembered[1] === "descending")) sortBy(col, remembered[1] === "descending" ? "descending" : "ascending");
+  const direction = Array.isArray(remembered) && remembered[1] === "descending" ? "descending" : "ascending";
+  if (col >= 0 && heads[col].getAttribute("aria-sort") !== direction) sortBy(col, direction);
   else apply();
 })();

@@ -1,12 +1,12 @@
-"""A self-contained HTML page of a replayed session.
-
-One function per section (head, plan timeline, transcript, each kind of entry, tool
-row, panel), each returning a string, so later issues can add sections or behaviour
-without touching the others. Every text from the log goes through ``esc``
-(``html.escape``, quotes included), or, for the timeline's data, through
-``script_json``. The page loads nothing: its only code is one inline stylesheet and
-one inline script (``page_assets``), which a hash-based Content-Security-Policy allows
-while refusing every fetch and every other script.
+"""The markup of each element of a session's page, in one place: the escaping (``esc``),
+a message, a tool row (its collapsed line and its expanded card), the plan panel and
+the plan timeline. The page itself (its draft, ``session_draft``, and the page around
+it, ``session_page``) is made of these, for ``replay view LOG``, ``render web --html``
+and every page of the site alike. Every text from the log goes through ``esc`` (the
+one sanitizer, then ``html.escape``, quotes included), or, for the timeline's data,
+through ``script_json``. The page loads nothing: its only code is its inline
+stylesheet and script (``page_assets``), which a hash-based Content-Security-Policy
+allows while refusing every fetch and every other script.
 
 - Tool rows and reasoning blocks are ``<details>`` (collapsed; Enter/Space/click open
   them, with no script).
@@ -29,8 +29,8 @@ Stable hooks (the same logical class names as the harness, plus ``data-part``):
   ``#plan-timeline-prev`` / ``#plan-timeline-next``, ``#plan-timeline-steps
   button[data-seq]``, live ``#plan-timeline-status``, ``#plan-timeline-view[data-seq]``
   → ``li[data-status]`` → ``.content``;
-- transcript: ``.turn[data-turn]``, ``.message[data-role][data-source]`` →
-  ``.text`` / ``details.thinking .reasoning`` / ``.other``.
+- message: ``.message[data-role][data-source]`` → ``.text`` / ``details.thinking
+  .reasoning`` / ``.other``.
 """
 
 from __future__ import annotations
@@ -38,25 +38,23 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, assert_never
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import orjson
 
-from replay.log.event import Event
-from replay.project.tools import Pairing, ToolCall, ToolResult, clip
-from replay.project.transcript import Entry, Message, ToolEntry, TurnEnd, TurnStart, transcript_entries
-from replay.render.web.locale import interpolate, strings
+from replay.project.tools import ToolCall
+from replay.project.transcript import Message
+from replay.render.web.locale import interpolate
 from replay.render.web.page_assets import CSP, CSS, SCRIPT
-from replay.render.web.page_strings import PageStrings, page_strings
-from replay.render.web.panel import PanelFields, panel_fields
-from replay.render.web.row import RowFields, row_fields
-from replay.render.web.timeline import TimelineStep, steps_of, timeline_json
+from replay.render.web.page_strings import PageStrings
+from replay.render.web.panel import PanelFields
+from replay.render.web.row import RowFields
+from replay.render.web.timeline import TimelineStep, timeline_json
 from replay.style import ESCAPED_CHARACTERS, sanitize
-from replay.todo.plan import PlanChange, plan_change
 
-__all__ = ["CLIP", "CSP", "CSS", "SCRIPT", "esc", "html_chunks", "html_page"]
+__all__ = ["CLIP", "CSP", "CSS", "SCRIPT", "clipped_pre", "esc", "message_html", "panel_section", "pretty_json",
+           "row_body_html", "row_line_html", "timeline_chunks"]
 
 PANEL_LIST_ID = "todo-panel-list"
 
@@ -82,37 +80,6 @@ def esc(text: str) -> str:
     elif _TOUCHED.search(text) is None:
         return text
     return html.escape(sanitize(text, keep_newlines=True), quote=True)
-
-
-def _title(ev: Event) -> str | None:
-    data = ev.data
-    title = data.get("title") if isinstance(data, dict) else None
-    return title if isinstance(title, str) else None
-
-
-def head_section(title: str) -> str:
-    return (
-        "<head>\n<meta charset=\"utf-8\">\n"
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{esc(CSP)}\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n"
-    )
-
-
-def _display(value: object) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def turn_start_html(entry: TurnStart) -> str:
-    turn = _display(entry.turn)
-    return f"<div class=\"turn\" data-turn=\"{esc(turn)}\">#{esc(turn)}</div>\n"
-
-
-def turn_end_html(entry: TurnEnd) -> str:
-    if entry.reason in (None, "completed"):
-        return ""
-    reason = entry.reason or ""
-    return f"<div class=\"turnEnd\" data-reason=\"{esc(reason)}\">{esc(reason)}</div>\n"
 
 
 def message_html(entry: Message, ps: PageStrings) -> str:
@@ -220,27 +187,6 @@ def row_body_html(call: ToolCall, row: RowFields, ps: PageStrings, tail: str = "
     return f"<div class=\"body\">{''.join(parts)}</div>" if parts else ""
 
 
-def tool_row_html(call: ToolCall, locale: str) -> str:
-    row = row_fields(call, locale)
-    return (
-        f"<details class=\"tool\" data-variant=\"others\" data-tool=\"{esc(row.tool)}\" "
-        f"data-state=\"{row.state}\" data-call-id=\"{esc(row.call_id)}\">"
-        f"{row_line_html(row, page_strings(locale))}{row_body_html(call, row, page_strings(locale))}</details>\n"
-    )
-
-
-def entry_html(entry: Entry, locale: str) -> str:
-    if isinstance(entry, TurnStart):
-        return turn_start_html(entry)
-    if isinstance(entry, TurnEnd):
-        return turn_end_html(entry)
-    if isinstance(entry, Message):
-        return message_html(entry, page_strings(locale))
-    if isinstance(entry, ToolEntry):
-        return tool_row_html(entry.call, locale)
-    assert_never(entry)
-
-
 def plan_list_html(panel: PanelFields, ps: PageStrings, list_id: str, hidden: bool) -> str:
     """``<ul>`` of a plan's items, per ``li[data-status]`` a glyph (named by its status
     for screen readers; it has no text) and the content."""
@@ -297,71 +243,3 @@ def timeline_chunks(steps: Sequence[TimelineStep], ps: PageStrings) -> Iterator[
     yield "</ol><script type=\"application/json\" id=\"plan-timeline-data\">"
     yield from timeline_json(steps, ps)
     yield "</script></section>\n"
-
-
-@dataclass(frozen=True, slots=True)
-class PageFacts:
-    """What the page needs before its transcript, read off one pass over the log."""
-
-    title: str | None
-    """The last ``session/title``'s title."""
-    steps: tuple[TimelineStep, ...]
-    plan: list[Any] | None
-    """The standing plan at the end of the log."""
-    results: dict[int, ToolResult]
-    """Each settled call's result, by call number, its output cut to ``CLIP``."""
-
-
-def page_facts(events: Iterable[Event], locale: str = "en") -> PageFacts:
-    title: str | None = None
-    changes: list[PlanChange] = []
-    pairing = Pairing()
-    results: dict[int, ToolResult] = {}
-    for ev in events:
-        t = ev.type
-        if t == "session/title":
-            found = _title(ev)
-            title = found if found is not None else title
-        elif t == "tool/call":
-            pairing.call(ev)
-        elif t == "tool/result":
-            settled = pairing.result(ev)
-            if settled is not None:
-                results[settled[0]] = clip(settled[1], CLIP)
-        change = plan_change(ev)
-        if change is not None:
-            changes.append(change)
-    return PageFacts(title, steps_of(changes, locale), changes[-1].todos if changes else None, results)
-
-
-def html_chunks(passes: Callable[[], Iterable[Event]], *, locale: str = "en",
-                title: str | None = None) -> Iterator[str]:
-    """The page, in pieces, from two passes over the log (``passes()`` gives a fresh
-    iteration of its events each time): the first reads the title, the plan changes and
-    the tool results (outputs cut to ``CLIP``), the second streams the transcript. What
-    is held is that first pass's facts, never the log."""
-    strings(locale)  # refuse an unknown locale before building anything
-    ps = page_strings(locale)
-    facts = page_facts(passes(), locale)
-    page_title = title if title is not None else facts.title or ps.default_title
-    lang = "zh" if locale == "zh" else "en"
-    yield (f"<!doctype html>\n<html lang=\"{lang}\">\n{head_section(page_title)}<body>\n"
-           f"<header class=\"page\"><h1>{esc(page_title)}</h1></header>\n")
-    yield from timeline_chunks(facts.steps, ps)
-    yield "<main class=\"transcript\">\n"
-    for entry in transcript_entries(passes(), facts.results):
-        yield entry_html(entry, locale)
-    yield "</main>\n"
-    yield panel_section(panel_fields(facts.plan, locale), ps)
-    yield f"<script>{SCRIPT}</script>\n</body>\n</html>\n"
-
-
-def html_page(events: Iterable[Event], *, locale: str = "en", title: str | None = None) -> str:
-    """The whole page: the plan timeline, the transcript of the log and the panel of its
-    standing plan, with the one inline script that drives the panel and the timeline.
-
-    ``title`` defaults to the session's last ``session/title``, else ``Session replay``
-    (localized).
-    """
-    evs = list(events)
-    return "".join(html_chunks(lambda: evs, locale=locale, title=title))

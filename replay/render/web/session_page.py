@@ -27,19 +27,19 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from replay.check.registry import RULES, rule_order
 from replay.findings import Finding, Severity
 from replay.render.choices import Locale
 from replay.render.web.audited import Audited
 from replay.render.web.locale import interpolate
-from replay.render.web.page import (
-    esc,
-)
+from replay.render.web.page import esc
 from replay.render.web.page_assets import SESSION_CSP, SESSION_CSS, SESSION_SCRIPT
-from replay.render.web.session_draft import FLUSH, SEVERITIES, PageDraft, SessionFacts, unpacked
+from replay.render.web.page_strings import page_strings
+from replay.render.web.session_draft import FLUSH, SEVERITIES, DraftWriter, PageDraft, SessionFacts, unpacked
 from replay.render.web.site_strings import SiteStrings, count, site_strings
 from replay.words import by_count
 
@@ -254,8 +254,11 @@ def _help_html(ss: SiteStrings, keys: tuple[tuple[str, str], ...]) -> str:
             f"{esc(ss.help_close)}</button></form></dialog>\n")
 
 
-def page_title(facts: SessionFacts | None, shown_path: str) -> str:
-    return facts.title if facts is not None and facts.title else shown_path
+def page_title(facts: SessionFacts | None, shown_path: str, locale: Locale) -> str:
+    """The session's title, else its log's path, else (a page of events alone) ``Session replay``."""
+    if facts is not None and facts.title:
+        return facts.title
+    return shown_path or page_strings(locale).default_title
 
 
 def page_chunks(draft: PageDraft | None, report: Audited, shown_path: str, links: PageLinks, locale: Locale,
@@ -264,7 +267,7 @@ def page_chunks(draft: PageDraft | None, report: Audited, shown_path: str, links
     why) with the findings of ``report`` at their events and the site's ``links``."""
     ss = site_strings(locale)
     facts = draft.facts if draft is not None else None
-    title = page_title(facts, shown_path)
+    title = page_title(facts, shown_path, locale)
     lang = "zh" if locale == "zh" else "en"
     yield head_html(title, SESSION_CSP, SESSION_CSS, lang)
     nav = (f"<nav><a href=\"{esc(links.index)}\" rel=\"index\">\u2190 {esc(ss.back)}</a></nav>"
@@ -371,4 +374,54 @@ def _delegation_html(link: Link | None, ss: SiteStrings) -> str:
             "</a></p>\n")
 
 
-__all__ = ["Link", "PageLinks", "audit_status", "page_chunks"]
+# -- a page from events alone -------------------------------------------------------------
+
+
+BATCH = 4096
+"""Items a draft is given at a time, as an audit gives them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What a page shows of a log's audit, given by hand (a page of events alone: the
+    findings it is given, none by default). ``replay.check.engine.LogReport`` is the
+    audit's own."""
+
+    path: str = ""
+    events: int = 0
+    findings: tuple[Finding, ...] = ()
+    status: str = "ok"
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is severity)
+
+
+def drafted(items: Iterable[Any], header: dict[str, Any] | None = None, locale: Locale = "en") -> PageDraft:
+    """A log's draft from its items (events, as ``replay.log.reader.iter_events`` gives
+    them, or an audit's items: events, chunk runs and spans, the reading's findings),
+    given in batches; ``header``: the log's session header record."""
+    writer = DraftWriter(header, locale)
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= BATCH:
+            writer.batch(batch)
+            batch = []
+    writer.batch(batch)
+    return writer.done()
+
+
+def html_page(events: Iterable[Any], *, locale: Locale = "en", report: Audited | None = None,
+              header: dict[str, Any] | None = None, links: PageLinks | None = None) -> str:
+    """A session's page, whole, from its events (and the findings of ``report``, at
+    their events; ``links``: a site's): the page ``replay view LOG`` and the site make
+    (``page_chunks`` of the draft)."""
+    site_strings(locale)  # refuse an unknown locale before reading anything
+    evs = list(events)
+    draft = drafted(evs, header, locale)
+    chunks = page_chunks(draft, report if report is not None else Report(events=len(evs)),
+                         report.path if report is not None else "", links or PageLinks(), locale)
+    return "".join(c if isinstance(c, str) else c.decode("utf-8") for c in chunks)
+
+
+__all__ = ["BATCH", "Link", "PageLinks", "Report", "audit_status", "drafted", "html_page", "page_chunks"]

@@ -23,7 +23,7 @@ from replay.render.web.page import esc
 from replay.render.web.page_assets import INDEX_CSP, INDEX_CSS, INDEX_SCRIPT
 from replay.render.web.session_draft import SEVERITIES, SessionFacts
 from replay.render.web.session_page import audit_status, head_html, help_html
-from replay.render.web.site_strings import SiteStrings, count, day_of, site_strings
+from replay.render.web.site_strings import SiteStrings, count, day_of, recorded, site_strings
 from replay.words import by_count
 
 FIRST_ROWS = 200
@@ -120,6 +120,13 @@ def status_rank(report: Audited, status: str) -> int:
     return STATUS_RANK[status] * 10 ** 9 + min(len(report.findings), 10 ** 9 - 1)
 
 
+def errors_first(rows: Sequence[Row]) -> list[Row]:
+    """The index's own order: by status, worst first (``status_rank``, highest first),
+    rows of one rank in the order they came (the audit's)."""
+    ranks = [status_rank(row.report, audit_status(row.report)[0]) for row in rows]
+    return [rows[i] for i in sorted(range(len(rows)), key=lambda i: -ranks[i])]
+
+
 def row_html(row: Row, ss: SiteStrings, root: str = "") -> str:
     facts = row.facts
     report = row.report
@@ -143,8 +150,8 @@ def row_html(row: Row, ss: SiteStrings, root: str = "") -> str:
              f"{esc(clipped(title))}</div></td>"]
     if facts is not None:
         start = facts.start if facts.start is not None else facts.created
-        cells.append(f"<td class=\"when\" data-v=\"{start or ''}\">"  # 0: no time recorded, sorted with none
-                     f"{esc(ss.time(start)) if start is not None else ''}</td>")
+        cells.append(f"<td class=\"when\" data-v=\"{start if recorded(start) else ''}\">"  # none recorded: sorted
+                     f"{esc(ss.time(start)) if start is not None else ''}</td>")  # with none
         cells.append(_num(facts.duration, esc(ss.duration(facts.duration)) if facts.duration is not None else None))
         cells.append(_num(facts.turns))
         failed = facts.outcomes[1]
@@ -175,6 +182,8 @@ def row_html(row: Row, ss: SiteStrings, root: str = "") -> str:
 
 COLUMNS = ("log", "status", "findings", "title", "start", "duration", "turns", "calls", "tools", "input", "output",
            "cache_read", "reasoning", "models", "children", "plan")
+DEFAULT_SORT = "status"
+"""The column the rows are written in the order of, worst first (``errors_first``)."""
 NUMERIC = frozenset({"status", "findings", "start", "duration", "turns", "calls", "tools", "input", "output",
                      "cache_read", "reasoning", "children", "plan"})
 
@@ -186,9 +195,9 @@ def _header(ss: SiteStrings) -> str:
              "children": ss.col_children, "plan": ss.col_plan, "status": ss.col_status,
              "findings": ss.col_findings, "tools": ss.col_tools}
     cells = []
-    for i, key in enumerate(COLUMNS):
+    for key in COLUMNS:
         kind = "num" if key in NUMERIC else "text"
-        sort = "ascending" if i == 0 else "none"
+        sort = "descending" if key == DEFAULT_SORT else "none"
         cells.append(f"<th scope=\"col\" class=\"{'num' if kind == 'num' else ''}\" data-key=\"{key}\" "
                      f"data-type=\"{kind}\" aria-sort=\"{sort}\"><button type=\"button\">{esc(names[key])}"
                      "</button></th>")
@@ -374,8 +383,9 @@ def pager_html(total: int, ss: SiteStrings) -> str:
 
 
 def index_chunks(rows: Sequence[Row], result: AuditedMany, locale: Locale, passed_over: int = 0) -> Iterator[str]:
-    """The index page, in pieces."""
+    """The index page, in pieces; the rows errors first (``errors_first``)."""
     ss = site_strings(locale)
+    rows = errors_first(rows)
     facts = [row.facts for row in rows]
     lang = "zh" if locale == "zh" else "en"
     yield head_html(ss.index_title, INDEX_CSP, INDEX_CSS, lang)
@@ -410,4 +420,4 @@ def index_chunks(rows: Sequence[Row], result: AuditedMany, locale: Locale, passe
     yield f"<script>{INDEX_SCRIPT}</script>\n</body>\n</html>\n"
 
 
-__all__ = ["FIRST_ROWS", "Row", "index_chunks", "row_html"]
+__all__ = ["FIRST_ROWS", "Row", "errors_first", "index_chunks", "row_html"]

@@ -215,11 +215,11 @@ class SiteStrings:
         return sign + text
 
     def time(self, ms: int | None) -> str:
-        """An event time (milliseconds since the epoch) in UTC, to the second; 0 is no
-        time (goldens and synthetic logs zero their times), not 1970."""
+        """An event time (milliseconds since the epoch) in UTC, to the second; a time
+        that is not a clock's (``recorded``) is no time, not 1970."""
         if ms is None:
             return self.unknown
-        if ms == 0:
+        if not recorded(ms):
             return self.no_time
         try:
             stamp = time.gmtime(ms // 1000)
@@ -228,9 +228,21 @@ class SiteStrings:
         return f"{time.strftime('%Y-%m-%d %H:%M:%S', stamp)} {self.utc}"
 
 
+EPOCH_DAY = 86_400_000
+"""Milliseconds of the epoch's first day: a time in it is a count from zero (goldens and
+synthetic logs zero their times, or count them from 0 or 1), not a time of 1970."""
+
+
+def recorded(ms: int | None) -> bool:
+    """Whether ``ms`` is a time a clock recorded: known and past the epoch's first day
+    (``EPOCH_DAY``; a time before it is a count from zero, before 1970 is no clock's)."""
+    return ms is not None and ms >= EPOCH_DAY
+
+
 def _utc(ms: int | None) -> datetime | None:
-    if not ms:  # none, or 0: no time recorded
+    if not recorded(ms):  # none, or a count from zero: no time recorded
         return None
+    assert ms is not None
     try:
         return datetime.fromtimestamp(ms / 1000, UTC)
     except (OverflowError, OSError, ValueError):

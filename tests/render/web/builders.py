@@ -100,7 +100,7 @@ def hostile_events(*, todo: str, user: str, output: str, reasoning: str, title: 
     todos = [{"content": todo, "status": "in_progress"}, {"content": "b", "status": "in_progress"}]
     recs = todo_records(compact({"todos": todos}), todos=todos, result=output)
     recs[index_of(recs, "user/message")]["data"]["content"][0]["text"] = user
-    recs[index_of(recs, "session/title")]["data"]["title"] = title
+    recs[index_of(recs, "session/title")]["data"].update(title=title, source={"kind": "user"})  # a title shown
     recs[index_of(recs, "assistant/message")]["data"]["message"]["content"][0]["text"] = reasoning
     recs[index_of(recs, "tool/call")]["data"]["callId"] = call_id
     result = recs[index_of(recs, "tool/result")]["data"]["message"]

@@ -1,4 +1,5 @@
-"""The HTML page: escaping, no network, the row/summary/suffix/panel hooks."""
+"""A session's HTML page (``html_page``: the page ``replay view LOG``, ``render web
+--html`` and the site make): escaping, no network, the row/summary/suffix/panel hooks."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ import pytest
 
 from replay.log.event import DictEvent, Event
 from replay.render.web import html_page
-from replay.render.web.page import CSP, CSS, SCRIPT
+from replay.render.web.page_assets import CSS as PAGE_CSS
+from replay.render.web.page_assets import SESSION_CSP as CSP
+from replay.render.web.page_assets import SESSION_CSS as CSS
+from replay.render.web.page_assets import SESSION_SCRIPT as SCRIPT
 from replay.render.web.page_assets import source_hash
+from replay.render.web.site_strings import SITE_EN
 from replay.render.web.timeline import script_json, timeline_steps
 from replay.todo.plan import standing_plan
 from tests.helpers import SURFACE_REPLACE, records
@@ -28,8 +33,10 @@ from tests.render.web.builders import (
 )
 from tests.render.web.dom import Node, parse
 
-ALLOWED_TAGS = {"#document", "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "main", "div",
-                "details", "summary", "span", "pre", "section", "ul", "ol", "li", "p", "button", "input", "script"}
+ALLOWED_TAGS = {"#document", "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "main",
+                "div", "details", "summary", "span", "pre", "section", "ul", "ol", "li", "p", "button", "input",
+                "script", "a", "code", "dl", "dt", "dd", "kbd", "label", "select", "option", "dialog", "form",
+                "figure", "figcaption", "svg", "rect"}
 
 HOSTILE_TODO = '<script>alert("todo")</script>'
 HOSTILE_USER = "<img src=x onerror=alert(1)> and javascript:alert(1)"
@@ -59,13 +66,14 @@ def test_every_log_string_is_escaped() -> None:
     assert data.attrs == {"type": "application/json", "id": "plan-timeline-data"}
     assert code.attrs == {} and code.text == SCRIPT
     assert page.lower().count("<script") == 2
-    assert "<img" not in page.lower() and "<a " not in page.lower()
+    assert "<img" not in page.lower()
     assert not re.search(r"[<>&\u2028\u2029]", data.text)  # log text cannot end the element
     steps = json.loads(data.text)["steps"]
     assert [content for _, _, content in steps[-1]["items"]] == [HOSTILE_TODO, "b"]
     assert {n.tag for n in doc.walk()} <= ALLOWED_TAGS
-    for tag, name, _ in _attrs(doc):
-        assert name not in {"src", "href", "action", "formaction", "style", "srcset"}, (tag, name)
+    for tag, name, value in _attrs(doc):
+        assert name not in {"src", "action", "formaction", "style", "srcset"}, (tag, name)
+        assert name != "href" or value.startswith("#"), (tag, name, value)  # a link to a place on the page
         assert not name.startswith("on"), (tag, name)
     text = doc.text
     for hostile in (HOSTILE_TODO, HOSTILE_USER, HOSTILE_OUTPUT, HOSTILE_REASONING, HOSTILE_TITLE):
@@ -78,7 +86,9 @@ def test_every_log_string_is_escaped() -> None:
 
 def test_the_page_loads_nothing_from_the_network() -> None:
     page = _hostile_page()
-    without_log_text = page.replace("https://evil.example/x.js", "")
+    without_log_text = re.sub(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">', "",
+                              page.replace("https://evil.example/x.js", ""))  # a hash may hold "//"
+    without_log_text = without_log_text.replace(' xmlns="http://www.w3.org/2000/svg"', "")  # a name, not a fetch
     assert not re.search(r"(?i)\b(?:https?|wss?|ftp):|//[a-z]", without_log_text)
     assert "url(" not in page and "@import" not in page
     assert "https://evil.example/x.js" not in [v for _, _, v in _attrs(parse(page))]
@@ -119,14 +129,15 @@ def test_row_and_panel_hooks(locale: str, title: str, summary: str, suffix_name:
     row = doc.find("details", data_tool="todo_write")
     assert (row.attrs["data-state"], row.attrs["data-variant"]) == ("ok", "others")
     line = row.find("summary", "row")
-    assert [c.classes[0] for c in line.element_children] == ["leading", "title", "sep", "summary", "summarySuffix"]
+    assert [c.classes[0] for c in line.element_children] == ["anchor", "leading", "title", "sep", "summary",
+                                                              "summarySuffix", "dur"]  # its seq's anchor, its time
     assert line.find(cls="title").text == title
     summary_span = line.find("span", data_part="summary")
     suffix_span = line.find("span", data_part="suffix")
     assert summary_span.classes == ["summary"] and summary_span.text == summary
     assert suffix_span.classes == ["summarySuffix"] and suffix_span.text == "+1"
     assert not summary_span.find_all(cls="summarySuffix")  # a sibling after the summary, never inside it
-    assert line.text == f"{title}{summary}+1"
+    assert line.text == f"{title}{summary}+1{line.find('span', 'dur').text}"
     assert (suffix_span.attrs["role"], suffix_span.attrs["aria-label"]) == ("img", suffix_name)
     panel = doc.find("section", data_testid="todo-panel")
     assert panel.attrs["aria-label"] == panel_title
@@ -142,7 +153,7 @@ def test_row_and_panel_hooks(locale: str, title: str, summary: str, suffix_name:
 
 
 def _css_rule(selector: str) -> str:
-    match = re.search(r"(?m)^" + re.escape(selector) + r" \{([^}]*)\}", CSS)
+    match = re.search(r"(?m)^" + re.escape(selector) + r" \{([^}]*)\}", PAGE_CSS)  # page.css, as written
     assert match, selector
     return match.group(1)
 
@@ -193,9 +204,8 @@ def test_transcript_shows_messages_reasoning_and_turns() -> None:
     assert (assistant[1].find(cls="reasoning").text, assistant[1].find(cls="text").text) == ("Done.", "DONE")
     zh = parse(html_page(plan_log(FIXTURE_TODOS), locale="zh"))
     assert zh.find("details", "thinking").find("summary").text == "推理过程"
-    assert doc.find(cls="turn").attrs["data-turn"] == "1"
-    assert doc.find("title").text == "Use the todo_write tool to"
-    assert "<!doctype html>" in html_page(plan_log([]), title="t")
+    assert doc.find("section", "turnBlock").attrs["data-turn"] == "1"
+    assert doc.find("title").text == doc.find("h1").text == user.text  # the prompt, whole (the title was cut)
 
 
 @pytest.mark.parametrize(("result", "is_error", "error", "state", "icon"), [
@@ -216,9 +226,10 @@ def test_the_row_icon_reads_right(result: str | None, is_error: bool, error: dic
 
 
 def test_every_label_of_the_page_is_localized() -> None:
-    """The input and output labels and the title of a session without one were English in zh."""
+    """The input and output labels and the title of a session without one (no title, no
+    prompt, no path) were English in zh."""
     events = [e for e in todo_log(compact({"todos": FIXTURE_TODOS}), todos=FIXTURE_TODOS, result=FIXTURE_RESULT)
-              if e.type != "session/title"]
+              if e.type not in ("session/title", "user/message")]
     for locale, labels, title in (("en", ["IN", "OUT"], "Session replay"), ("zh", ["输入", "输出"], "会话回放")):
         doc = parse(html_page(events, locale=locale))
         assert [n.text for n in doc.find_all(cls="label")] == labels
@@ -236,7 +247,10 @@ def test_no_panel_without_a_standing_plan() -> None:
 def test_surface_replacements_are_not_shown() -> None:
     events = to_events(records(SURFACE_REPLACE))
     doc = parse(html_page(events))
-    assert "Earlier context was compacted" not in doc.text
+    said = [n for n in doc.walk() if "Earlier context was compacted" in n.text and not n.element_children]
+    assert said and all(n.tag == "pre" for n in said)  # only in the data of a collapsed event's line…
+    replaced = [d for d in doc.find_all("details", "log") if d.find("span", "brief").text == SITE_EN.replaced]
+    assert replaced and not [m for m in doc.find_all(cls="message") if "Earlier context" in m.text]  # …never shown
     assert doc.find_all("details", "tool")
 
 
@@ -294,3 +308,18 @@ def test_script_json_cannot_end_the_script_element() -> None:
     text = script_json(value)
     assert not re.search(r"[<>&\u2028\u2029]", text)
     assert json.loads(text) == value
+
+
+@pytest.mark.parametrize("summary", [None, ""])
+def test_a_row_without_a_summary_has_no_separator(summary: str | None) -> None:
+    """A ``workflow`` row read ``Tool call · workflow ·``: no separator before nothing."""
+    from replay.render.web.page import row_line_html
+    from replay.render.web.page_strings import page_strings
+    from replay.render.web.row import RowFields
+
+    row = RowFields("workflow", "c1", "ok", None, "Tool call", summary, None)
+    line = parse(row_line_html(row, page_strings("en"))).find("summary", "row")
+    assert [c.classes[0] for c in line.element_children] == ["leading", "title"] and line.text == "Tool call"
+    shown = parse(row_line_html(RowFields("workflow", "c1", "ok", None, "Tool call", "workflow", None),
+                                page_strings("en"))).find("summary", "row")
+    assert [c.classes[0] for c in shown.element_children] == ["leading", "title", "sep", "summary"]
