@@ -397,7 +397,7 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
     PATH is a session log, - for standard input, or a harness scenario folder
     (input.json + session.jsonl); child logs contribute nothing to the parent's stream.
     """
-    from replay.view.surface import RenderRequest
+    from replay.view.surface import RenderRequest, as_text
     from replay.view.surface import render as render_surface
 
     to_terminal = output is None and sys.stdout.isatty()
@@ -406,12 +406,13 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
         cast(Any, surface), path, limits, color=use_color(sys.stdout, no_color) if output is None else False,
         terminal=to_terminal, **options))
     if output is not None:
-        write_output(output, chunks)
+        write_output(output, chunks)  # bytes as they are: a page is never decoded to be encoded again
         return
+    text = as_text(chunks)
     if to_terminal and surface != "stdio":  # stdio sanitizes its content itself, keeping its own codes
-        chunks = (sanitize(chunk, keep_newlines=True) for chunk in chunks)
+        text = (sanitize(chunk, keep_newlines=True) for chunk in text)
     out = stdout()
-    for chunk in chunks:
+    for chunk in text:
         out.write(chunk)
     out.flush()
 

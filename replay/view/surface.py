@@ -109,8 +109,9 @@ class RenderRequest:
     """stdio: the text goes to a terminal."""
 
 
-def render(request: RenderRequest) -> Iterator[str]:
-    """The rendered text, in chunks (a long one never joined)."""
+def render(request: RenderRequest) -> Iterator[str | bytes]:
+    """The rendered output, in chunks of text or UTF-8 bytes (a long one never joined;
+    ``as_text`` makes them text where text is needed)."""
     from replay.render.acp import render_acp
     from replay.render.acp.stream import normalized_lines
     from replay.render.stdio import render_stdio
@@ -120,7 +121,7 @@ def render(request: RenderRequest) -> Iterator[str]:
         from replay.check.audit import AuditRequest
 
         _, chunks = page_of(AuditRequest((primary_log(request.path),), limits=request.limits), request.locale)
-        return as_text(chunks)
+        return chunks
     log, folder_terminal = open_log(request.path, request.limits)
     assert log.header is not None
     events = passes(log)

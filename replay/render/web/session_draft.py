@@ -159,7 +159,7 @@ def unpacked(blob: Packed) -> Iterator[bytes]:
         return
     reader = zstandard.ZstdDecompressor().stream_reader(data)
     while True:
-        piece = reader.read(1 << 20)
+        piece = reader.read(FLUSH)
         if not piece:
             return
         yield piece
