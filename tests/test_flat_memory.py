@@ -97,6 +97,33 @@ def test_a_long_tool_output_is_cut_on_the_page_with_its_size(tmp_path: Path) -> 
     assert "……已截断：显示前 65536 个字符，共 640000 个" in zh.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("pad", [0, 1, 2])
+def test_a_page_of_characters_cut_between_its_pieces_is_the_same_page_every_way(pad: int, tmp_path: Path) -> None:
+    """A page is written in pieces of bytes (64 KiB at a time from its packed draft),
+    which cut a character of two or three bytes wherever it falls: ``-o FILE``, standard
+    output and ``html_page`` give the same page, and none is replaced."""
+    from replay.render.web.session_page import html_page
+    from tests.render.web.builders import to_events
+
+    recs = records(TODO_WRITE)
+    result = recs[index_of(recs, "tool/result")]
+    block = result["data"]["message"]["content"][0]["content"][0]
+    block["text"] = "x" * pad + "é中" * 20_000  # 2- and 3-byte characters across every piece's end
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(dump(recs))
+    out = tmp_path / "page.html"
+    run = CliRunner().invoke(main, ["render", "web", "--html", "-o", str(out), str(path)])
+    assert run.exit_code == 0, run.output
+    written = out.read_bytes().decode("utf-8")  # strict: a cut character fails here
+    assert "\ufffd" not in written
+    assert "x" * pad + "é中" * 20_000 in written
+    printed = CliRunner().invoke(main, ["render", "web", "--html", str(path)])
+    assert printed.exit_code == 0, printed.output
+    assert printed.output == written
+    page = html_page(to_events(recs[1:]), header=recs[0])  # the page drafted from events alone
+    assert "\ufffd" not in page
+    assert "x" * pad + "é中" * 20_000 in page
+
 PER_EVENT = 30
 """Bytes of memory a reading may keep per event of a log of tool calls: a few in arrays
 (the surface's nodes, each tool result's print and message id); a dict entry and its

@@ -421,7 +421,8 @@ def html_page(events: Iterable[Any], *, locale: Locale = "en", report: Audited |
     draft = drafted(evs, header, locale)
     chunks = page_chunks(draft, report if report is not None else Report(events=len(evs)),
                          report.path if report is not None else "", links or PageLinks(), locale)
-    return "".join(c if isinstance(c, str) else c.decode("utf-8") for c in chunks)
+    # Pieces of bytes may cut a character: the page is joined as bytes, then decoded once.
+    return b"".join(c.encode("utf-8") if isinstance(c, str) else c for c in chunks).decode("utf-8")
 
 
 __all__ = ["BATCH", "Link", "PageLinks", "Report", "audit_status", "drafted", "html_page", "page_chunks"]
