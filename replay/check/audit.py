@@ -20,7 +20,7 @@ from replay.check.baseline import Baseline, baseline_bytes, read_baseline
 from replay.check.cache import AuditCache, CacheRequest, namespace
 from replay.check.engine import Attached, AuditResult, LogReport, Policy, Watch, failing_severities, may_be_log
 from replay.check.fingerprint import Fingerprints
-from replay.check.quick import Seen, recent, seen_config
+from replay.check.quick import CACHE, FILE, FOLDER, Seen, holds_no_log, recent, seen_config
 from replay.check.registry import RULES
 from replay.check.runner import audit_units
 from replay.check.selection import Selection, audit_selection, find_config
@@ -30,6 +30,10 @@ from replay.log.discover import discover, require_paths
 from replay.log.reader import Limits
 from replay.log.source import LocalFile, PassedOver, Unit, ignore
 from replay.log.walk import Listed
+
+
+def _below(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 class NoLogs(Exception):
@@ -110,7 +114,7 @@ class Audit:
                 if known is None:
                     self._left_out = None
                 else:
-                    self._left_out.append((unit.path, False, False, known))
+                    self._left_out.append((unit.path, False, FILE, known))
         self.units = kept
         return len(self.units)
 
@@ -127,10 +131,18 @@ class Audit:
         config = seen_config(os.getcwd(), started)
         if config is None:
             return None
-        seen: list[Seen] = [(path, followed, True, identity) for path, followed, identity in self._listed]
+        # The cache's own folders, when the search went through them, change as the
+        # audit writes: what matters of them is that they hold no log.
+        own = os.path.abspath(cache.tree.path)
+        seen: list[Seen] = [(path, followed, FOLDER, identity) for path, followed, identity in self._listed
+                            if not _below(os.path.abspath(path), own)]
         seen += cache.seen + self._left_out
         if any(identity is None or recent(identity, started) for _, _, _, identity in seen):
             return None
+        if len(seen) < len(self._listed) + len(cache.seen) + len(self._left_out):
+            if not holds_no_log(own):
+                return None
+            seen.append((own, False, CACHE, None))
         return seen + config
 
     def run(self, on_report: Callable[[LogReport], None] = lambda report: None,

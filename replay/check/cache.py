@@ -65,7 +65,7 @@ from replay.check.fingerprint import Fingerprints
 from replay.check.history import Rewrite, rewritten
 from replay.check.quick import CACHE_ENV as CACHE_ENV
 from replay.check.quick import CACHE_FOLDER as CACHE_FOLDER
-from replay.check.quick import RACY_NS, RECORD_PREFIX, RECORDS_KEPT, Seen, code_digest
+from replay.check.quick import FILE, RACY_NS, RECORD_PREFIX, RECORDS_KEPT, Seen, code_digest
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
 from replay.log.reader import Limits, Source, read_log
@@ -365,7 +365,7 @@ class AuditCache:
                 self.seen = None
             else:
                 followed = not isinstance(unit.open, LocalFile) or unit.open.known_identity is None
-                self.seen.append((unit.path, followed, False, slot.identity))
+                self.seen.append((unit.path, followed, FILE, slot.identity))
         return slot
 
     def _looked_up(self, unit: Unit) -> _Hit | _Miss:

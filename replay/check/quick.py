@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from replay import __version__
+from replay.log.walk import ARCHIVE_SUFFIXES, LOG_SUFFIXES
 
 RUN_FORMAT = b"replay-audit-run/1\n"
 """The first line of a run record."""
@@ -59,9 +60,13 @@ _MAX_RECORD_BYTES = 1 << 30
 
 Status = tuple[int, int, int, int, int]
 """A storage identity: device, inode, size, modification and change times (ns)."""
-Seen = tuple[str, bool, bool, Status | None]
-"""What a record holds of one path: the path, whether links are followed to it, whether
-it is a folder (else a regular file), and its status (``None``: nothing there)."""
+Seen = tuple[str, bool, int, Status | None]
+"""What a record holds of one path: the path, whether links are followed to it, what it
+is (``FILE``, ``FOLDER``, ``CACHE``), and its status (``None``: nothing there)."""
+FILE, FOLDER, CACHE = 0, 1, 2
+"""A regular file; a folder; the cache's own folder, searched by an audit of a folder
+that holds it: it and every folder below it must hold no file named like a log or an
+archive and no link to a folder (the audit writes there, so its status changes)."""
 
 command_line: list[str] | None = None
 """The arguments of the ``replay`` process, as ``answered`` got them (``None``: replay
@@ -160,6 +165,25 @@ def status(path: str, follow: bool) -> tuple[bool, Status] | None:
     return None
 
 
+def holds_no_log(folder: str) -> bool:
+    """Whether ``folder`` and the folders below it hold no file a search would read or
+    pass over (one named like a log or an archive) and no link to a folder."""
+    pending = [folder]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as listing:
+                for entry in listing:
+                    if entry.name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES):
+                        return False
+                    if entry.is_dir():
+                        if entry.is_symlink():
+                            return False
+                        pending.append(entry.path)
+        except OSError:
+            return False
+    return True
+
+
 def config_candidates(cwd: str) -> list[str]:
     """Where ``[tool.replay.audit]`` may be read from: ``pyproject.toml`` in the working
     directory and each folder above it (``replay.check.selection.find_config``)."""
@@ -174,6 +198,10 @@ def _unchanged(seen: bytes) -> bool:
         raise ValueError("not a run record")
     for i in range(0, len(fields) - 1, 2):
         follow, is_dir, *rest = (int(n) for n in fields[i + 1].split())
+        if is_dir == CACHE:
+            if not holds_no_log(os.fsdecode(fields[i])):
+                return False
+            continue
         now = status(os.fsdecode(fields[i]), bool(follow))
         if not rest:
             if now is not None:
@@ -263,32 +291,40 @@ def seen_config(cwd: str, started: int) -> list[Seen] | None:
             return None
         if now is not None and (now[0] or recent(now[1], started)):
             return None
-        seen.append((path, True, False, None if now is None else now[1]))
+        seen.append((path, True, FILE, None if now is None else now[1]))
     return seen
 
 
 def recent(identity: Status, started: int) -> bool:
-    """Whether a status was modified too near the audit's start to be trusted."""
-    return max(identity[3], identity[4]) > started - RACY_NS
+    """Whether a status was modified too near the audit's start to be trusted (a later
+    change could leave it as it is)."""
+    return identity[3] > started - RACY_NS
 
 
 def record_bytes(seen: Sequence[Seen], code: int, report: bytes) -> bytes:
-    """A run record: its format's line, the exit status's, the length of what it saw
-    and that (each path, NUL, its numbers, NUL: no path holds a NUL), the report."""
-    rows = b"".join(os.fsencode(path) + b"\0" + b" ".join(b"%d" % n for n in (follow, is_dir, *(identity or ())))
-                    + b"\0" for path, follow, is_dir, identity in seen)
-    return RUN_FORMAT + b"%d\n%d\n" % (code, len(rows)) + rows + report
+    """A run record: its format's line; a line of the exit status, the lengths of what
+    it saw and of the report, and a digest of both; what it saw (each path, NUL, its
+    numbers, NUL: no path holds a NUL); the report."""
+    rows = b"".join(os.fsencode(path) + b"\0" + b" ".join(b"%d" % n for n in (follow, kind, *(identity or ())))
+                    + b"\0" for path, follow, kind, identity in seen)
+    digest = hashlib.blake2b(rows, digest_size=16)
+    digest.update(report)
+    return RUN_FORMAT + b"%d %d %d %s\n" % (code, len(rows), len(report), digest.hexdigest().encode()) + rows + report
 
 
 def _parts(data: bytes) -> tuple[int, bytes, memoryview]:
     """The exit status, what was seen and the report of a run record (``ValueError``:
-    it is none)."""
+    it is none, or not whole)."""
     if not data.startswith(RUN_FORMAT):
         raise ValueError("not a run record")
+    end = data.index(b"\n", len(RUN_FORMAT))
+    code, rows, size, digest = data[len(RUN_FORMAT):end].split(b" ")
+    start, middle = end + 1, end + 1 + int(rows)
+    if int(rows) < 0 or int(size) < 0 or middle + int(size) != len(data):
+        raise ValueError("not a whole run record")
     view = memoryview(data)
-    first = data.index(b"\n", len(RUN_FORMAT))
-    second = data.index(b"\n", first + 1)
-    code, length = int(data[len(RUN_FORMAT):first]), int(data[first + 1:second])
-    if length < 0 or second + 1 + length > len(data):
-        raise ValueError("not a run record")
-    return code, data[second + 1:second + 1 + length], view[second + 1 + length:]
+    check = hashlib.blake2b(view[start:middle], digest_size=16)
+    check.update(view[middle:])
+    if check.hexdigest().encode() != digest:
+        raise ValueError("not a whole run record")
+    return int(code), data[start:middle], view[middle:]
