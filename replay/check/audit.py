@@ -89,7 +89,8 @@ class Audit:
         self._pass_over = pass_over
         self._listed: Listed = []
         self._left_out: list[Seen] | None = []
-        self.units: Iterable[Unit] = discover(request.paths, pass_over, request.limits.max_log_bytes, self._listed)
+        self.units: Iterable[Unit] = discover(request.paths, pass_over, request.limits.max_log_bytes,
+                                              self._listed if request.cache is not None else None)
 
     @property
     def fingerprints(self) -> Fingerprints:
