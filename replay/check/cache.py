@@ -135,10 +135,23 @@ class _Entry(msgspec.Struct, forbid_unknown_fields=True):
     """What the reading of an archive passed over (a link, a device named like a log), and why."""
 
 
+class _UrlEntry(msgspec.Struct, forbid_unknown_fields=True):
+    """A log or archive at a URL: what identified its bytes (``replay.log.remote.validator``)."""
+
+    validator: str
+    audited: str
+    reports: list[_Report]
+    passed: list[tuple[str, str]]
+
+
+_Kept = _Entry | _UrlEntry
+
+
 class _Shard(msgspec.Struct, forbid_unknown_fields=True):
     format: str
     namespace: str
     entries: dict[str, _Entry]
+    urls: dict[str, _UrlEntry] = msgspec.field(default_factory=dict)
 
 
 _decode_shard = msgspec.json.Decoder(_Shard).decode
@@ -244,7 +257,7 @@ def _change(entry: _Entry, now: _Scan) -> Rewrite | None:
 
 
 def _key(kind: str, path: str) -> str:
-    text = f"{kind}\0{os.path.abspath(path)}\0{path}"
+    text = f"{kind}\0{path}" if kind == "u" else f"{kind}\0{os.path.abspath(path)}\0{path}"
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST).hexdigest()
 
 
@@ -257,7 +270,8 @@ def _shard(key: str) -> str:
 class _Hit:
     reports: list[LogReport]
     unit: Unit
-    identity: tuple[int, int, int, int, int]
+    identity: tuple[int, int, int, int, int] | None
+    """``None``: a log at a URL."""
     passed: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -271,6 +285,8 @@ class _Miss:
     identity: tuple[int, int, int, int, int] | None = None
     scan: _Scan | None = None
     rewrite: Rewrite | None = None
+    validator: str | None = None
+    """For a log at a URL, what identified its bytes when it was looked up."""
     reports: list[LogReport] = field(default_factory=list)
     passed: list[tuple[str, str]] = field(default_factory=list)
 
@@ -295,8 +311,8 @@ class AuditCache:
         self.tree = request.tree()
         self.hits = 0
         self.notes: list[str] = []
-        self._shards: dict[str, dict[str, _Entry]] = {}
-        self._updates: dict[str, dict[str, _Entry]] = {}
+        self._shards: dict[str, dict[str, _Kept]] = {}
+        self._updates: dict[str, dict[str, _Kept]] = {}
         self._slots: deque[_Hit | _Miss] = deque()
         self._passed: PassedOver = ignore
         self._finished: Callable[[], None] | None = None
@@ -323,7 +339,7 @@ class AuditCache:
 
     # -- shards ----------------------------------------------------------------------
 
-    def _read(self, shard: str) -> dict[str, _Entry]:
+    def _read(self, shard: str) -> dict[str, _Kept]:
         """The entries of a shard on disk (none when it is missing or unusable)."""
         try:
             data = self.tree.read(self.namespace, shard, limit=MAX_TOTAL_BYTES, what="the cache shard")
@@ -344,16 +360,16 @@ class AuditCache:
                for entry in doc.entries.values()):
             self._unreadable(shard, "is not a cache this version of replay wrote")
             return {}
-        return doc.entries
+        return {**doc.entries, **doc.urls}
 
-    def _entry(self, key: str) -> _Entry | None:
+    def _entry(self, key: str) -> _Kept | None:
         shard = _shard(key)
         entries = self._shards.get(shard)
         if entries is None:
             entries = self._shards[shard] = {} if self._broken else self._read(shard)
         return entries.get(key)
 
-    def _update(self, key: str, entry: _Entry) -> None:
+    def _update(self, key: str, entry: _Kept) -> None:
         self._updates.setdefault(_shard(key), {})[key] = entry
 
     # -- looking up ------------------------------------------------------------------
@@ -361,7 +377,7 @@ class AuditCache:
     def _look_up(self, unit: Unit) -> _Hit | _Miss:
         slot = self._looked_up(unit)
         if self.seen is not None:
-            if isinstance(slot, _Miss) and (slot.key is None or slot.rewrite is not None or slot.identity is None):
+            if slot.identity is None or (isinstance(slot, _Miss) and (slot.key is None or slot.rewrite is not None)):
                 self.seen = None
             else:
                 followed = not isinstance(unit.open, LocalFile) or unit.open.known_identity is None
@@ -369,8 +385,10 @@ class AuditCache:
         return slot
 
     def _looked_up(self, unit: Unit) -> _Hit | _Miss:
-        if self._broken or not isinstance(unit.open, LocalFile):
+        if self._broken:
             return _Miss(unit)
+        if not isinstance(unit.open, LocalFile):
+            return self._remote(unit)
         archive = isinstance(unit, Archive)
         if isinstance(unit, Source) and not unit.is_file:
             return _Miss(unit)
@@ -389,7 +407,8 @@ class AuditCache:
             identity = _identity(st)
         if not archive and identity[2] > self.limits.max_log_bytes:
             return _Miss(unit)  # past the log cap: the audit says what it is
-        entry = self._entry(key)
+        kept = self._entry(key)
+        entry = kept if isinstance(kept, _Entry) else None
         if entry is not None and entry.identity == identity and not entry.racy and not self.request.verify:
             return self._hit(entry, unit, identity)
         try:
@@ -404,7 +423,25 @@ class AuditCache:
         rewrite = _change(entry, scan) if entry is not None and not archive else None
         return _Miss(unit, key, identity, scan, rewrite)
 
-    def _hit(self, entry: _Entry, unit: Unit, identity: tuple[int, int, int, int, int]) -> _Hit:
+    def _remote(self, unit: Unit) -> _Hit | _Miss:
+        """A log or archive at a URL: its report reused while what identifies its bytes
+        (an ETag, a checksum: ``validator``) is the same; else audited again in full
+        (its bytes are not digested: no rule H1). Kept by its name as reports show it,
+        which holds no credentials."""
+        from replay.log.remote import RemoteFile, validator
+
+        if not isinstance(unit.open, RemoteFile) or (isinstance(unit, Archive) and self.watch is not None):
+            return _Miss(unit)
+        now = validator(unit.open)
+        if now is None:
+            return _Miss(unit)
+        key = _key("u", unit.path)
+        entry = self._entry(key)
+        if isinstance(entry, _UrlEntry) and entry.validator == now and not self.request.verify:
+            return self._hit(entry, unit, None)
+        return _Miss(unit, key, validator=now)
+
+    def _hit(self, entry: _Kept, unit: Unit, identity: tuple[int, int, int, int, int] | None) -> _Hit:
         path = unit.path
         reports = [_report(stored) for stored in entry.reports]
         if isinstance(unit, Source):  # the name it is given now (the key has it too)
@@ -507,6 +544,8 @@ class AuditCache:
 
     def _kept(self, miss: _Miss) -> bool:
         """Keep a unit's reports, if the log did not change while it was audited."""
+        if miss.key is not None and miss.validator is not None:
+            return self._kept_url(miss, miss.key, miss.validator)
         if miss.key is None or miss.scan is None or miss.identity is None:
             return False
         try:
@@ -526,6 +565,21 @@ class AuditCache:
         except (UnicodeEncodeError, msgspec.EncodeError):
             return False  # a name or a message JSON cannot carry (a lone surrogate): not kept
         self._update(miss.key, entry)
+        return True
+
+    def _kept_url(self, miss: _Miss, key: str, before: str) -> bool:
+        from replay.log.remote import RemoteFile, validator
+
+        if any(f.rule in _NOT_KEPT for r in miss.reports for f in r.findings):
+            return False
+        if not isinstance(miss.unit.open, RemoteFile) or validator(miss.unit.open) != before:
+            return False  # it changed while it was read (or cannot be asked now): looked at again next time
+        entry = _UrlEntry(before, self._now, [_stored(r) for r in miss.reports], miss.passed)
+        try:
+            _encode.encode(entry)
+        except (UnicodeEncodeError, msgspec.EncodeError):
+            return False
+        self._update(key, entry)
         return True
 
     # -- writing -----------------------------------------------------------------------
@@ -580,7 +634,9 @@ class AuditCache:
             for shard in sorted(self._updates):
                 entries = self._read(shard)
                 entries.update(self._updates[shard])
-                tree.write(name, shard, data=_encode.encode(_Shard(FORMAT, name, entries)), what="cache shard",
+                files = {k: v for k, v in entries.items() if isinstance(v, _Entry)}
+                urls = {k: v for k, v in entries.items() if isinstance(v, _UrlEntry)}
+                tree.write(name, shard, data=_encode.encode(_Shard(FORMAT, name, files, urls)), what="cache shard",
                            durable=False)
                 if fault:
                     _fault(tree, name, fault)
