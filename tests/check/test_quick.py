@@ -265,3 +265,11 @@ def test_the_command_answered_imports_no_rule_and_says_the_same(tmp_path: Path,
     assert b"click" not in runs[1].stderr
     monkeypatch.chdir(tmp_path)
     assert (runs[1].returncode, runs[1].stdout) == _slow(args)
+
+
+def test_the_guide_says_what_a_run_record_does_in_the_code_s_numbers() -> None:
+    guide = " ".join((Path(__file__).resolve().parents[2] / "docs" / "guides" / "audit.md").read_text(
+        encoding="utf-8").split())
+    for phrase in (f"its {quick.RECORDS_KEPT} most recent command lines",
+                   f"within {['', 'one', 'two', 'three'][quick.RACY_NS // 10**9]} seconds of its start"):
+        assert phrase in guide, phrase
