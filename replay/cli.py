@@ -15,6 +15,7 @@ import os
 import socket
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -52,10 +53,11 @@ from replay.todo.tool import TOOL_NAME, Config, tool_schema
 from replay.words import counted
 
 if TYPE_CHECKING:
-    from replay.check.audit import AuditRequest
+    from replay.check.audit import Audit, AuditRequest
     from replay.check.engine import AuditResult
     from replay.goldens.pending import Workflow
     from replay.goldens.select import Selection
+    from replay.report.audit import AuditReporter
 
 _RECURSION_LIMIT = 10_000
 
@@ -187,6 +189,8 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
         out.write(text.getvalue())
     out.flush()
     _notes("audit", result.notes)
+    if junit is None and not (reporting.writes_json and sys.stdout.isatty()):
+        _keep_run(run, result, lambda stream: reporting(stream, style_for(sys.stdout, no_color), view))
     if junit is not None:
         write_output(junit, [AuditJunit.render(result)])
     if run.baseline_written is not None:
@@ -194,6 +198,29 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
                    f"{sanitize(str(options['write_baseline']))}", err=True)
         sys.exit(0)
     sys.exit(1 if result.failed else 0)
+
+
+def _keep_run(run: Audit, result: AuditResult, reporter: Callable[[TextIO], AuditReporter]) -> None:
+    """Keep the run record that answers this command again while nothing changed
+    (``replay.check.quick``): its report as a warm audit writes it, every log from the
+    cache. Only for the command line the process was started with."""
+    from replay.check import quick
+    from replay.output import TextOut
+
+    if quick.command_line is None or quick.command_line != sys.argv[1:] or run.cache is None:
+        return
+    seen = run.seen(result, quick.started_ns)
+    if seen is None:
+        return
+    buffer = io.BytesIO()
+    again = reporter(cast(TextIO, TextOut(buffer)))
+    again.start()
+    for report in result.reports:
+        again.unit(report)
+    again.finish(replace(result, cached=len(result.reports)))
+    data = quick.record_bytes(seen, 1 if result.failed else 0, buffer.getvalue())
+    note = run.cache.keep_run(quick.run_key(quick.command_line, os.environ, os.getcwd()), data)
+    _notes("audit", () if note is None else (note,))
 
 
 @main.command(short_help="Run scenarios keylessly and compare every golden.")

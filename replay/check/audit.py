@@ -11,6 +11,7 @@ returns the ``AuditResult``. A reporter is the caller's: this module never print
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from replay.check.baseline import Baseline, baseline_bytes, read_baseline
 from replay.check.cache import AuditCache, CacheRequest, namespace
 from replay.check.engine import Attached, AuditResult, LogReport, Policy, Watch, failing_severities, may_be_log
 from replay.check.fingerprint import Fingerprints
+from replay.check.quick import CACHE, FILE, FOLDER, Seen, holds_no_log, recent, seen_config
 from replay.check.registry import RULES
 from replay.check.runner import audit_units
 from replay.check.selection import Selection, audit_selection, find_config
@@ -26,7 +28,12 @@ from replay.findings import Severity
 from replay.fs import write_output
 from replay.log.discover import discover, require_paths
 from replay.log.reader import Limits
-from replay.log.source import PassedOver, Unit, ignore
+from replay.log.source import LocalFile, PassedOver, Unit, ignore
+from replay.log.walk import Listed
+
+
+def _below(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 class NoLogs(Exception):
@@ -80,7 +87,10 @@ class Audit:
             passed_over(path, why)
 
         self._pass_over = pass_over
-        self.units: Iterable[Unit] = discover(request.paths, pass_over, request.limits.max_log_bytes)
+        self._listed: Listed = []
+        self._left_out: list[Seen] | None = []
+        self.units: Iterable[Unit] = discover(request.paths, pass_over, request.limits.max_log_bytes,
+                                              self._listed if request.cache is not None else None)
 
     @property
     def fingerprints(self) -> Fingerprints:
@@ -96,8 +106,45 @@ class Audit:
         archives there are. A file a folder holds that is not a session log (its first
         record is no session header) is left out now, so the count is of logs."""
         limits = self.request.limits
-        self.units = [unit for unit in self.units if may_be_log(unit, limits)]
+        kept: list[Unit] = []
+        for unit in self.units:
+            if may_be_log(unit, limits):
+                kept.append(unit)
+            elif self._left_out is not None:  # a folder's file: its status is the search's
+                known = unit.open.known_identity if isinstance(unit.open, LocalFile) else None
+                if known is None:
+                    self._left_out = None
+                else:
+                    self._left_out.append((unit.path, False, FILE, known))
+        self.units = kept
         return len(self.units)
+
+    def seen(self, result: AuditResult, started: int) -> list[Seen] | None:
+        """What a run record of this audit keeps (``replay.check.quick``), for an audit
+        that started at ``started`` (ns); ``None``: the same command could not be
+        answered from one (no cache, or it said something, a baseline read or
+        written, something passed over, a status modified too recently)."""
+        request, cache = self.request, self.cache
+        if cache is None or cache.seen is None or self._left_out is None or request.cache is None or \
+                request.cache.verify or request.baseline is not None or request.write_baseline is not None or \
+                request.scheduler is not None or result.notes or self.passed:
+            return None
+        config = seen_config(os.getcwd(), started)
+        if config is None:
+            return None
+        # The cache's own folders, when the search went through them, change as the
+        # audit writes: what matters of them is that they hold no log.
+        own = os.path.abspath(cache.tree.path)
+        seen: list[Seen] = [(path, followed, FOLDER, identity) for path, followed, identity in self._listed
+                            if not _below(os.path.abspath(path), own)]
+        seen += cache.seen + self._left_out
+        if any(identity is None or recent(identity, started) for _, _, _, identity in seen):
+            return None
+        if len(seen) < len(self._listed) + len(cache.seen) + len(self._left_out):
+            if not holds_no_log(own):
+                return None
+            seen.append((own, False, CACHE, None))
+        return seen + config
 
     def run(self, on_report: Callable[[LogReport], None] = lambda report: None,
             attached: Callable[[Attached], None] | None = None,

@@ -44,6 +44,7 @@ show) and written anew. The cache holds paths and digests, never a URL.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -62,6 +63,9 @@ from replay import __version__
 from replay.check.engine import Attached, LogReport, Watch
 from replay.check.fingerprint import Fingerprints
 from replay.check.history import Rewrite, rewritten
+from replay.check.quick import CACHE_ENV as CACHE_ENV
+from replay.check.quick import CACHE_FOLDER as CACHE_FOLDER
+from replay.check.quick import FILE, RACY_NS, RECORD_PREFIX, RECORDS_KEPT, Seen, code_digest
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
 from replay.log.reader import Limits, Source, read_log
@@ -69,10 +73,6 @@ from replay.log.source import Archive, LocalFile, PassedOver, Unit, ignore
 from replay.log.walk import identity as _identity
 from replay.log.zstd import MAGIC, FrameWalk
 
-CACHE_FOLDER = Path(".replay") / "cache"
-"""The cache's folder below the working directory, by default."""
-CACHE_ENV = "REPLAY_CACHE_DIR"
-"""The environment variable that names the cache's folder (as ``--cache-dir``)."""
 FORMAT = "replay-audit-cache/1"
 SHARDS = 16
 BLOCK = 1 << 16
@@ -83,9 +83,6 @@ MAX_AGE_DAYS = 30
 """A namespace no audit used for this many days is removed."""
 MAX_TOTAL_BYTES = 256 << 20
 """The most the cache's namespaces hold together: the oldest go first (never the one in use)."""
-RACY_NS = 2_000_000_000
-"""A file modified this recently when it was looked at is digested again before its
-report is reused (its clock may not tell two writes apart)."""
 LOCK_SECONDS = 30.0
 """How long a writer waits for another audit writing the same namespace."""
 FAULT_ENV = "REPLAY_TEST_CACHE_FAULT"
@@ -138,10 +135,23 @@ class _Entry(msgspec.Struct, forbid_unknown_fields=True):
     """What the reading of an archive passed over (a link, a device named like a log), and why."""
 
 
+class _UrlEntry(msgspec.Struct, forbid_unknown_fields=True):
+    """A log or archive at a URL: what identified its bytes (``replay.log.remote.validator``)."""
+
+    validator: str
+    audited: str
+    reports: list[_Report]
+    passed: list[tuple[str, str]]
+
+
+_Kept = _Entry | _UrlEntry
+
+
 class _Shard(msgspec.Struct, forbid_unknown_fields=True):
     format: str
     namespace: str
     entries: dict[str, _Entry]
+    urls: dict[str, _UrlEntry] = msgspec.field(default_factory=dict)
 
 
 _decode_shard = msgspec.json.Decoder(_Shard).decode
@@ -160,18 +170,6 @@ def _report(stored: _Report) -> LogReport:
 
 
 # -- the namespace -----------------------------------------------------------------------
-
-
-def code_digest() -> str:
-    """A digest of replay's own code (its modules and package data): a change of it
-    may change a report, with or without a new version."""
-    root = Path(__file__).resolve().parent.parent
-    digest = hashlib.blake2b(digest_size=DIGEST)
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json") and p.is_file()):
-        digest.update(str(path.relative_to(root)).encode("utf-8", "surrogatepass") + b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def namespace(*parts: object) -> str:
@@ -259,7 +257,7 @@ def _change(entry: _Entry, now: _Scan) -> Rewrite | None:
 
 
 def _key(kind: str, path: str) -> str:
-    text = f"{kind}\0{os.path.abspath(path)}\0{path}"
+    text = f"{kind}\0{path}" if kind == "u" else f"{kind}\0{os.path.abspath(path)}\0{path}"
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST).hexdigest()
 
 
@@ -272,6 +270,8 @@ def _shard(key: str) -> str:
 class _Hit:
     reports: list[LogReport]
     unit: Unit
+    identity: tuple[int, int, int, int, int] | None
+    """``None``: a log at a URL."""
     passed: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -285,6 +285,8 @@ class _Miss:
     identity: tuple[int, int, int, int, int] | None = None
     scan: _Scan | None = None
     rewrite: Rewrite | None = None
+    validator: str | None = None
+    """For a log at a URL, what identified its bytes when it was looked up."""
     reports: list[LogReport] = field(default_factory=list)
     passed: list[tuple[str, str]] = field(default_factory=list)
 
@@ -309,12 +311,15 @@ class AuditCache:
         self.tree = request.tree()
         self.hits = 0
         self.notes: list[str] = []
-        self._shards: dict[str, dict[str, _Entry]] = {}
-        self._updates: dict[str, dict[str, _Entry]] = {}
+        self._shards: dict[str, dict[str, _Kept]] = {}
+        self._updates: dict[str, dict[str, _Kept]] = {}
         self._slots: deque[_Hit | _Miss] = deque()
         self._passed: PassedOver = ignore
         self._finished: Callable[[], None] | None = None
         self._broken = False
+        self.seen: list[Seen] | None = []
+        """Each unit looked up, as a run record keeps it (``replay.check.quick``);
+        ``None`` once one is not kept, or was rewritten: no record can be written."""
         self._now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         try:
             self.tree.check_root()
@@ -334,7 +339,7 @@ class AuditCache:
 
     # -- shards ----------------------------------------------------------------------
 
-    def _read(self, shard: str) -> dict[str, _Entry]:
+    def _read(self, shard: str) -> dict[str, _Kept]:
         """The entries of a shard on disk (none when it is missing or unusable)."""
         try:
             data = self.tree.read(self.namespace, shard, limit=MAX_TOTAL_BYTES, what="the cache shard")
@@ -355,23 +360,35 @@ class AuditCache:
                for entry in doc.entries.values()):
             self._unreadable(shard, "is not a cache this version of replay wrote")
             return {}
-        return doc.entries
+        return {**doc.entries, **doc.urls}
 
-    def _entry(self, key: str) -> _Entry | None:
+    def _entry(self, key: str) -> _Kept | None:
         shard = _shard(key)
         entries = self._shards.get(shard)
         if entries is None:
             entries = self._shards[shard] = {} if self._broken else self._read(shard)
         return entries.get(key)
 
-    def _update(self, key: str, entry: _Entry) -> None:
+    def _update(self, key: str, entry: _Kept) -> None:
         self._updates.setdefault(_shard(key), {})[key] = entry
 
     # -- looking up ------------------------------------------------------------------
 
     def _look_up(self, unit: Unit) -> _Hit | _Miss:
-        if self._broken or not isinstance(unit.open, LocalFile):
+        slot = self._looked_up(unit)
+        if self.seen is not None:
+            if slot.identity is None or (isinstance(slot, _Miss) and (slot.key is None or slot.rewrite is not None)):
+                self.seen = None
+            else:
+                followed = not isinstance(unit.open, LocalFile) or unit.open.known_identity is None
+                self.seen.append((unit.path, followed, FILE, slot.identity))
+        return slot
+
+    def _looked_up(self, unit: Unit) -> _Hit | _Miss:
+        if self._broken:
             return _Miss(unit)
+        if not isinstance(unit.open, LocalFile):
+            return self._remote(unit)
         archive = isinstance(unit, Archive)
         if isinstance(unit, Source) and not unit.is_file:
             return _Miss(unit)
@@ -390,9 +407,10 @@ class AuditCache:
             identity = _identity(st)
         if not archive and identity[2] > self.limits.max_log_bytes:
             return _Miss(unit)  # past the log cap: the audit says what it is
-        entry = self._entry(key)
+        kept = self._entry(key)
+        entry = kept if isinstance(kept, _Entry) else None
         if entry is not None and entry.identity == identity and not entry.racy and not self.request.verify:
-            return self._hit(entry, unit)
+            return self._hit(entry, unit, identity)
         try:
             scan = _scan(unit.path, entry.length if entry is not None else None)
         except OSError:
@@ -401,16 +419,34 @@ class AuditCache:
             racy = time.time_ns() - identity[3] < RACY_NS
             if entry.identity != identity or entry.racy != racy:
                 self._update(key, msgspec.structs.replace(entry, identity=identity, racy=racy))
-            return self._hit(entry, unit)
+            return self._hit(entry, unit, identity)
         rewrite = _change(entry, scan) if entry is not None and not archive else None
         return _Miss(unit, key, identity, scan, rewrite)
 
-    def _hit(self, entry: _Entry, unit: Unit) -> _Hit:
+    def _remote(self, unit: Unit) -> _Hit | _Miss:
+        """A log or archive at a URL: its report reused while what identifies its bytes
+        (an ETag, a checksum: ``validator``) is the same; else audited again in full
+        (its bytes are not digested: no rule H1). Kept by its name as reports show it,
+        which holds no credentials."""
+        from replay.log.remote import RemoteFile, validator
+
+        if not isinstance(unit.open, RemoteFile) or (isinstance(unit, Archive) and self.watch is not None):
+            return _Miss(unit)
+        now = validator(unit.open)
+        if now is None:
+            return _Miss(unit)
+        key = _key("u", unit.path)
+        entry = self._entry(key)
+        if isinstance(entry, _UrlEntry) and entry.validator == now and not self.request.verify:
+            return self._hit(entry, unit, None)
+        return _Miss(unit, key, validator=now)
+
+    def _hit(self, entry: _Kept, unit: Unit, identity: tuple[int, int, int, int, int] | None) -> _Hit:
         path = unit.path
         reports = [_report(stored) for stored in entry.reports]
         if isinstance(unit, Source):  # the name it is given now (the key has it too)
             reports = [LogReport(path, r.status, r.events, r.findings) for r in reports]
-        return _Hit(reports, unit, [(path, why) for path, why in entry.passed])
+        return _Hit(reports, unit, identity, [(path, why) for path, why in entry.passed])
 
     def units(self, units: Iterable[Unit]) -> Iterator[Unit]:
         """The units to audit, of ``units``; the others are looked up."""
@@ -503,17 +539,23 @@ class AuditCache:
         return LogReport(report.path, status, report.events, [found, *report.findings])
 
     def _done(self, miss: _Miss) -> None:
+        if not self._kept(miss):
+            self.seen = None
+
+    def _kept(self, miss: _Miss) -> bool:
         """Keep a unit's reports, if the log did not change while it was audited."""
+        if miss.key is not None and miss.validator is not None:
+            return self._kept_url(miss, miss.key, miss.validator)
         if miss.key is None or miss.scan is None or miss.identity is None:
-            return
+            return False
         try:
             st = os.stat(miss.unit.path)
         except OSError:
-            return
+            return False
         if _identity(st) != miss.identity or st.st_size != miss.scan.size:
-            return  # it changed while it was read: the next audit looks again
+            return False  # it changed while it was read: the next audit looks again
         if any(f.rule in _NOT_KEPT for r in miss.reports for f in r.findings):
-            return  # replay failed on it, or a read failed: the next audit tries again
+            return False  # replay failed on it, or a read failed: the next audit tries again
         racy = time.time_ns() - st.st_mtime_ns < RACY_NS
         scan = miss.scan
         entry = _Entry(miss.identity, racy, scan.size, scan.length, scan.blocks, scan.edge, self._now,
@@ -521,8 +563,24 @@ class AuditCache:
         try:
             _encode.encode(entry)
         except (UnicodeEncodeError, msgspec.EncodeError):
-            return  # a name or a message JSON cannot carry (a lone surrogate): not kept
+            return False  # a name or a message JSON cannot carry (a lone surrogate): not kept
         self._update(miss.key, entry)
+        return True
+
+    def _kept_url(self, miss: _Miss, key: str, before: str) -> bool:
+        from replay.log.remote import RemoteFile, validator
+
+        if any(f.rule in _NOT_KEPT for r in miss.reports for f in r.findings):
+            return False
+        if not isinstance(miss.unit.open, RemoteFile) or validator(miss.unit.open) != before:
+            return False  # it changed while it was read (or cannot be asked now): looked at again next time
+        entry = _UrlEntry(before, self._now, [_stored(r) for r in miss.reports], miss.passed)
+        try:
+            _encode.encode(entry)
+        except (UnicodeEncodeError, msgspec.EncodeError):
+            return False
+        self._update(key, entry)
+        return True
 
     # -- writing -----------------------------------------------------------------------
 
@@ -540,6 +598,28 @@ class AuditCache:
         except (FsError, Locked, OSError, ValueError, msgspec.EncodeError) as exc:
             self._note(f"the audit cache was not written: {exc}")
 
+    def keep_run(self, name: str, data: bytes) -> str | None:
+        """Write the run record ``name`` (``replay.check.quick``) in the namespace, and
+        remove all but its ``RECORDS_KEPT`` newest records; the note to show when it
+        cannot be written (the next audit runs in full)."""
+        tree, space = self.tree, self.namespace
+        try:
+            tree.write(space, name, data=data, what="run record", durable=False)
+            with tree.folder(space) as fd:
+                if fd is None:
+                    return None
+                records = []
+                for entry in tree.entries(space):
+                    if entry.is_file and entry.name.startswith(RECORD_PREFIX) and entry.name != name:
+                        with contextlib.suppress(OSError):
+                            records.append((os.stat(entry.name, dir_fd=fd, follow_symlinks=False).st_mtime_ns,
+                                            entry.name))
+            for _, old in sorted(records, reverse=True)[RECORDS_KEPT - 1:]:
+                tree.delete(space, old, what="the run record")
+        except (FsError, OSError) as exc:
+            return f"the audit cache was not written: {exc}"
+        return None
+
     def _write(self) -> None:
         tree, name = self.tree, self.namespace
         with tree.root(create=True):
@@ -554,7 +634,9 @@ class AuditCache:
             for shard in sorted(self._updates):
                 entries = self._read(shard)
                 entries.update(self._updates[shard])
-                tree.write(name, shard, data=_encode.encode(_Shard(FORMAT, name, entries)), what="cache shard",
+                files = {k: v for k, v in entries.items() if isinstance(v, _Entry)}
+                urls = {k: v for k, v in entries.items() if isinstance(v, _UrlEntry)}
+                tree.write(name, shard, data=_encode.encode(_Shard(FORMAT, name, files, urls)), what="cache shard",
                            durable=False)
                 if fault:
                     _fault(tree, name, fault)

@@ -8,7 +8,11 @@ every reader's timestamp holds)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from replay.export.schema import INT, ITEMS, STRING, STRINGS, TABLES, TIME, arrow_schema
@@ -19,8 +23,46 @@ TIME_LIMIT = 8_640_000_000_000_000
 """Milliseconds from the epoch to the last date JavaScript's Date holds."""
 
 
+_READY: list[Any] = []
+
+
 def pyarrow() -> Any:
-    return require("pyarrow", "export", "exporting tables")
+    """pyarrow, its memory pool chosen once per process: the system allocator instead
+    of pyarrow's default (jemalloc or mimalloc), which keeps the memory of the many
+    small tables an export makes after they are freed (unless
+    ``ARROW_DEFAULT_MEMORY_POOL`` chooses)."""
+    if _READY:
+        return _READY[0]
+    pa = require("pyarrow", "export", "exporting tables")
+    if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
+        pa.set_memory_pool(pa.system_memory_pool())
+    _READY.append(pa)
+    return pa
+
+
+class _NoPandas:
+    """A finder that finds pandas missing: pyarrow asks whether each list it converts
+    is a pandas object, and tries to import pandas to know (50 MB and 0.4 s, most of
+    an export's memory above the audit's); the export converts lists only, so while it
+    does, pandas, when it is not imported yet, is not found. pyarrow still imports it
+    whenever it is asked for a pandas conversion."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas":
+            raise ModuleNotFoundError("pandas is not needed to convert lists", name=name)
+
+
+@contextlib.contextmanager
+def _lists_only() -> Iterator[None]:
+    if "pandas" in sys.modules or _NoPandas in sys.meta_path:
+        yield
+        return
+    sys.meta_path.insert(0, _NoPandas)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(_NoPandas)
 
 
 def _text(value: Any) -> Any:
@@ -63,14 +105,15 @@ def arrow_table(table: str, columns: dict[str, list[Any]]) -> Any:
     pa = pyarrow()
     schema = arrow_schema(table)
     arrays = []
-    for column, field in zip(TABLES[table], schema, strict=True):
-        values = columns[column.name]
-        if column.type == TIME:
-            values = _clean(TIME, values)
-        try:
-            arrays.append(pa.array(values, field.type))
-        except (pa.ArrowException, OverflowError, UnicodeError, TypeError, ValueError):
-            arrays.append(pa.array(_clean(column.type, values), field.type))
+    with _lists_only():
+        for column, field in zip(TABLES[table], schema, strict=True):
+            values = columns[column.name]
+            if column.type == TIME:
+                values = _clean(TIME, values)
+            try:
+                arrays.append(pa.array(values, field.type))
+            except (pa.ArrowException, OverflowError, UnicodeError, TypeError, ValueError):
+                arrays.append(pa.array(_clean(column.type, values), field.type))
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

@@ -50,9 +50,6 @@ STAGING = ".replay-export-staging-"
 MARKER = ".replay-export"
 """The file that marks a folder as one ``replay export`` wrote (it may write there again)."""
 DATABASE = "export.duckdb"
-DUCKDB_MEMORY = "128MB"
-"""What DuckDB may hold while it builds the database from the staged Parquet (one
-thread: the batches come in order, one at a time)."""
 CONVERT_ROWS = 4096
 """Rows of small logs held as Python values before they are made Arrow (at once)."""
 
@@ -218,34 +215,17 @@ class _Collected:
         self.on_report(report)
 
 
-def _staged_batches(sink: Sink, staging: str, table: str) -> Iterator[Any]:
-    import pyarrow.parquet as pq
-
-    with sink.open(staging, "out", f"{table}.parquet") as stream:
-        yield from pq.ParquetFile(stream).iter_batches()
-
-
 def _tables(request: ExportRequest) -> list[str]:
     return [t for t in TABLES if t not in OPTIONAL or (t == "events" and request.events)]
 
 
 def _write_duckdb(sink: Sink, staging: str, request: ExportRequest) -> None:
+    from replay.export.database import build
     from replay.extras import require
 
-    duckdb = require("duckdb", "export", "a DuckDB export")
-    pa = pyarrow()
-    path = sink.local(staging, "out", DATABASE)
-    con = duckdb.connect(str(path), config={"threads": 1, "memory_limit": DUCKDB_MEMORY})
-    try:
-        for table in _tables(request):
-            reader = pa.RecordBatchReader.from_batches(arrow_schema(table), _staged_batches(sink, staging, table))
-            con.register("replay_rows", reader)
-            con.execute(f'CREATE TABLE "{table}" AS SELECT * FROM replay_rows')  # our own name, never a value
-            con.unregister("replay_rows")
-        con.execute("CREATE TABLE replay_export (schema_version INTEGER, tables VARCHAR[])")
-        con.execute("INSERT INTO replay_export VALUES (?, ?)", [SCHEMA_VERSION, _tables(request)])
-    finally:
-        con.close()
+    require("duckdb", "export", "a DuckDB export")
+    build(str(sink.local(staging, "out", DATABASE)),
+          {table: str(sink.local(staging, "out", f"{table}.parquet")) for table in _tables(request)}, SCHEMA_VERSION)
 
 
 def _publish(sink: Sink, staging: str, database: str | None, names: list[str]) -> None:

@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterable, Iterator
 
 from replay.log.source import DEFAULT_CAP, PassedOver, Unit, ignore, local_units, stdin_source
+from replay.log.walk import Listed
 from replay.urls import is_url, redact
 
 __all__ = ["discover", "is_url", "local_path", "path_exists", "shown_path"]
@@ -47,7 +48,8 @@ def require_paths(paths: Iterable[str]) -> None:
             raise NoSuchPath(f"{shown_path(raw)}: no such file or directory")
 
 
-def discover(paths: Iterable[str], passed_over: PassedOver = ignore, cap: int = DEFAULT_CAP) -> Iterator[Unit]:
+def discover(paths: Iterable[str], passed_over: PassedOver = ignore, cap: int = DEFAULT_CAP,
+             listed: Listed | None = None) -> Iterator[Unit]:
     """Expand the command line's paths into logs and archives to audit, in order.
 
     A file is taken as given (even if it is not a log: that is a finding); a folder
@@ -57,7 +59,8 @@ def discover(paths: Iterable[str], passed_over: PassedOver = ignore, cap: int = 
     once), and every ``.tar`` / ``.tar.zst`` archive, whose logs are found the same
     way when it is read. What a folder's or a URL's search leaves out is told to
     ``passed_over``; what cannot be kept on disk (standard input, a FIFO) is read
-    under ``cap``. A URL that cannot be searched at all is a ``NetworkError``.
+    under ``cap``. A URL that cannot be searched at all is a ``NetworkError``. Each
+    local folder listed is added to ``listed``, if given (``replay.log.walk``).
     """
     for raw in paths:
         if raw == "-":
@@ -69,4 +72,4 @@ def discover(paths: Iterable[str], passed_over: PassedOver = ignore, cap: int = 
 
             yield from discover_url(path, passed_over)
         else:
-            yield from local_units(path, passed_over, cap)
+            yield from local_units(path, passed_over, cap, listed)

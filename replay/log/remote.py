@@ -575,6 +575,31 @@ class RemoteFile(Opener):
             return False
 
 
+VALIDATORS = ("ETag", "Content-MD5", "Digest")
+"""What an HTTP server's answer may say that identifies an object's bytes (a weak
+``W/`` ETag does not; nor does ``Last-Modified``, to the second)."""
+
+
+def validator(opener: RemoteFile) -> str | None:
+    """What identifies the bytes of the object now, for the audit cache: over HTTP, its
+    size and its ETag, Content-MD5 or Digest (a HEAD request); elsewhere, fsspec's
+    ``ukey`` when the filesystem has one of its own (an object store's ETag or
+    checksum). ``None`` when there is none, or it cannot be asked in time."""
+    try:
+        fs, path = filesystem(opener.url, opener.timeouts)
+        if _is_http(fs):
+            info: dict[str, Any] = _within(opener.timeouts.object, lambda: fs.info(path))
+            found = [f"{name}: {info[name]}" for name in VALIDATORS
+                     if isinstance(info.get(name), str) and info[name] and not info[name].startswith("W/")]
+            return f"size {info.get('size')}; " + "; ".join(found) if found else None
+        spec: Any = require("fsspec", "remote", "reading URLs")
+        if type(fs).ukey is spec.spec.AbstractFileSystem.ukey:
+            return None  # a digest of whatever the listing says (the time, the size): not the bytes
+        return str(_within(opener.timeouts.object, lambda: fs.ukey(path)))
+    except Exception:  # not known: the object is audited, not looked up
+        return None
+
+
 def _twin_of(location: str) -> str | None:
     folder, name = posixpath.split(location)
     other = STORED_NAMES.get(name)
@@ -640,4 +665,4 @@ def _unit(location: str, size: int | None, discovered: bool, twin: bool | None, 
     return Source(shown, opener, is_file=True, discovered=discovered)
 
 
-__all__ = ["NetworkError", "RemoteFile", "Timeouts", "discover_url", "filesystem", "url_exists"]
+__all__ = ["NetworkError", "RemoteFile", "Timeouts", "discover_url", "filesystem", "url_exists", "validator"]

@@ -30,7 +30,7 @@ from replay.log.bounded import Spool
 from replay.log.reader import Limits, Opener, Source
 from replay.log.walk import ARCHIVE_SUFFIXES as ARCHIVE_SUFFIXES
 from replay.log.walk import LOG_SUFFIXES as LOG_SUFFIXES
-from replay.log.walk import identity, walk
+from replay.log.walk import Listed, identity, walk
 from replay.urls import is_url
 
 SESSION_LOG = "session.jsonl"
@@ -183,12 +183,14 @@ def ignore(path: str, why: str) -> None:
     return None
 
 
-def local_units(path: str, passed_over: PassedOver = ignore, cap: int = DEFAULT_CAP) -> Iterator[Unit]:
+def local_units(path: str, passed_over: PassedOver = ignore, cap: int = DEFAULT_CAP,
+                listed: Listed | None = None) -> Iterator[Unit]:
     """A path on this machine: a folder's regular logs and archives (the logs
-    ``discovered``), or the path itself, taken as given (even if it is not a log:
-    that is a finding; even if it is a FIFO or a device: it is streamed under ``cap``)."""
+    ``discovered``; each folder listed added to ``listed``, if given), or the path
+    itself, taken as given (even if it is not a log: that is a finding; even if it is
+    a FIFO or a device: it is streamed under ``cap``)."""
     if os.path.isdir(path):
-        for found, st in walk(path, passed_over):  # regular files: nothing to spool
+        for found, st in walk(path, passed_over, listed):  # regular files: nothing to spool
             opener = LocalFile(found, st.st_size, identity(st))
             yield Archive(found, opener) if found.endswith(ARCHIVE_SUFFIXES) else \
                 Source(found, opener, is_file=True, discovered=True)

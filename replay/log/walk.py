@@ -25,15 +25,25 @@ _CANDIDATES = LOG_SUFFIXES + ARCHIVE_SUFFIXES
 Told = Callable[[str, str], None]
 
 
-def walk(folder: str, passed_over: Told) -> list[tuple[str, os.stat_result]]:
+Listed = list[tuple[str, bool, tuple[int, int, int, int, int] | None]]
+"""Each folder a search listed, whether links were followed to it (``folder`` itself),
+and its ``identity`` taken before it was listed (``None``: it had none)."""
+
+
+def walk(folder: str, passed_over: Told, listed: Listed | None = None) -> list[tuple[str, os.stat_result]]:
     """The regular log files and archives below ``folder``, sorted by path, with their
     status; every other candidate is told to ``passed_over``, top-down, each folder's
     linked folders first and then its files, in name order (as ``os.walk`` with sorted
-    names visits them)."""
+    names visits them). Each folder listed is added to ``listed``, if given."""
     found: list[tuple[str, os.stat_result]] = []
     pending = [folder]
     while pending:
         top = pending.pop()
+        if listed is not None:
+            try:
+                listed.append((top, top is folder, identity(os.stat(top, follow_symlinks=top is folder))))
+            except OSError:
+                listed.append((top, top is folder, None))
         try:
             with os.scandir(top) as listing:
                 entries = list(listing)

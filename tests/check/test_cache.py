@@ -382,7 +382,9 @@ def test_the_default_cache_is_below_the_working_directory_and_says_what_it_is(
     assert len([p for p in root.iterdir() if p.is_dir()]) == 2
 
 
-def test_no_url_is_cached(tmp_path: Path) -> None:
+def test_no_url_is_cached_without_what_identifies_its_bytes(tmp_path: Path) -> None:
+    """fsspec's memory filesystem has no ``ukey`` of its own (a digest of its listing
+    is no identity of the bytes): audited every time."""
     fsspec = pytest.importorskip("fsspec")
     [path] = _small(tmp_path, 1)
     cache = tmp_path / "cache"
@@ -391,6 +393,76 @@ def test_no_url_is_cached(tmp_path: Path) -> None:
     for _ in range(2):
         code, out, _ = _cli("--cache-dir", str(cache), url)
         assert code == 1 and _count("text", out) == 0 and "s0" not in out
+    assert [p for p in cache.rglob("*") if p.is_file() and p.suffix == ".json"] == []
+
+
+SECRET, TOKEN = "hunter2-password", "tok-0123456789abcdef"
+
+
+def _served_log(tmp_path: Path) -> tuple[dict[str, object], dict[str, object]]:
+    """A log served over HTTP: its bytes and headers (``ETag``), which a test changes."""
+    [path] = _small(tmp_path, 1)
+    return {"body": path.read_bytes()}, {"ETag": '"v1"'}
+
+
+def test_a_log_at_a_url_is_kept_by_its_etag_and_no_credential(tmp_path: Path) -> None:
+    """Over HTTP (a loopback server): the report is reused while the ETag is the same
+    (the object is asked for with HEAD, its body not read); a new ETag is audited
+    again; the cache holds neither the password of the URL nor its token."""
+    pytest.importorskip("aiohttp")
+    from tests.loopback import Handler, http_server
+
+    state, headers = _served_log(tmp_path)
+
+    def log(h: Handler) -> None:
+        h.reply(200, state["body"], "application/x-ndjson", {k: str(v) for k, v in headers.items()})  # type: ignore[arg-type]
+
+    cache = tmp_path / "cache"
+    with http_server({"/logs/session.jsonl": log}) as (base, served):
+        url = base.replace("http://", f"http://replay:{SECRET}@") + f"/logs/session.jsonl?token={TOKEN}"
+        want = _cli("--no-cache", "--format", "json", url)
+        served.idle()
+        asked = len(served.requests)
+        cold = _cli("--cache-dir", str(cache), "--format", "json", url)
+        served.idle()
+        cold_asked = [method for method, _, _ in served.requests[asked:]]
+        warm = _cli("--cache-dir", str(cache), "--format", "json", url)
+        served.idle()
+        warm_asked = [method for method, _, _ in served.requests[asked + len(cold_asked):]]
+        # Looked up (HEAD), not read: one GET fewer (the one left asks whether the URL exists).
+        assert warm_asked.count("HEAD") == 1 and warm_asked.count("GET") == cold_asked.count("GET") - 1
+        assert [_count("json", r[1]) for r in (cold, warm)] == [0, 1]
+        assert {(r[0], _uncounted("json", r[1]), r[2]) for r in (want, cold, warm)} == \
+            {(want[0], _uncounted("json", want[1]), want[2])}
+        body = state["body"]
+        assert isinstance(body, bytes)
+        state["body"] = body + body[body.rstrip(b"\n").rfind(b"\n") + 1:]
+        headers["ETag"] = '"v2"'
+        grown = _cli("--cache-dir", str(cache), "--format", "json", url)
+        assert _count("json", grown[1]) == 0
+        assert _uncounted("json", grown[1]) == _uncounted("json", _cli("--no-cache", "--format", "json", url)[1])
+        assert _count("json", _cli("--cache-dir", str(cache), "--format", "json", url)[1]) == 1
+    kept = b"".join(p.read_bytes() for p in cache.rglob("*") if p.is_file())
+    assert b'"v2"' in kept.replace(b'\\"', b'"')
+    for secret in (SECRET, TOKEN, "replay:"):
+        assert secret.encode() not in kept
+
+
+@pytest.mark.parametrize("served", [{}, {"ETag": 'W/"weak"'}, {"Last-Modified": "Wed, 02 Dec 2026 10:00:00 GMT"}])
+def test_a_log_at_a_url_without_a_strong_validator_is_audited_every_time(
+        tmp_path: Path, served: dict[str, str]) -> None:
+    pytest.importorskip("aiohttp")
+    from tests.loopback import Handler, http_server
+
+    state, _ = _served_log(tmp_path)
+
+    def log(h: Handler) -> None:
+        h.reply(200, state["body"], "application/x-ndjson", served)  # type: ignore[arg-type]
+
+    cache = tmp_path / "cache"
+    with http_server({"/session.jsonl": log}) as (base, _):
+        counts = [_count("text", _cli("--cache-dir", str(cache), f"{base}/session.jsonl")[1]) for _ in range(2)]
+    assert counts == [0, 0]
     assert [p for p in cache.rglob("*") if p.is_file() and p.suffix == ".json"] == []
 
 

@@ -1,0 +1,330 @@
+"""The audit cache's fast path: ``replay audit`` run again with nothing changed is
+answered from a **run record** before any checker, click or report module is
+imported (``replay.__main__`` asks ``answered`` first).
+
+A run record is kept in the cache's namespace folder (``replay.check.cache``) by an
+audit that could be answered again unchanged. Its file is named by a digest of what
+the command's output can depend on beyond the logs (``run_key``): replay's version
+and code, Python's version, the working directory, the command line, replay's
+environment variables and ``NO_COLOR``, and whether standard output and standard
+error are terminals. It holds the exit status, the report's bytes as a warm audit
+writes them (every log from the cache), and what that report depends on:
+
+* every folder the search listed, with its status taken before it was listed (a
+  name added, removed or renamed in it changes its modification time);
+* every log and archive the audit read or looked up, with the status the cache
+  compared (a folder's logs: never through a link; one named on the command line:
+  the file it names), and every file of a folder that was no session log;
+* every ``pyproject.toml`` the search for ``[tool.replay.audit]`` could find, from
+  the working directory up (or that there is none).
+
+An audit is answered from its record when every status is the same now; else the
+command runs as it would have. A record is written only when its audit used the
+cache with nothing to say about it: no ``--verify-cache``, ``--baseline``,
+``--write-baseline``, ``--junit`` or ``--scheduler``, no note, nothing passed over,
+no rewritten log, every report kept, and no file, folder or ``pyproject.toml``
+modified within ``RACY_NS`` of the audit's start (its clock could not tell a later
+change). ``RECORDS_KEPT`` records are kept per namespace, the newest."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import signal
+import stat
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from replay import __version__
+from replay.log.walk import ARCHIVE_SUFFIXES, LOG_SUFFIXES
+
+RUN_FORMAT = b"replay-audit-run/1\n"
+"""The first line of a run record."""
+RECORD_PREFIX = "run-"
+RECORDS_KEPT = 8
+"""The run records a namespace keeps (the newest): one per command line used."""
+RACY_NS = 2_000_000_000
+"""A file modified this recently when it was looked at may change again within the
+resolution of its clock without its status changing: the cache digests it again
+before its report is reused, and no run record keeps it."""
+CACHE_ENV = "REPLAY_CACHE_DIR"
+"""The environment variable that names the cache's folder (as ``--cache-dir``)."""
+CACHE_FOLDER = Path(".replay") / "cache"
+"""The cache's folder below the working directory, by default."""
+NAMESPACE_PREFIX = "a1-"
+_MAX_RECORD_BYTES = 1 << 30
+
+Status = tuple[int, int, int, int, int]
+"""A storage identity: device, inode, size, modification and change times (ns)."""
+Seen = tuple[str, bool, int, Status | None]
+"""What a record holds of one path: the path, whether links are followed to it, what it
+is (``FILE``, ``FOLDER``, ``CACHE``), and its status (``None``: nothing there)."""
+FILE, FOLDER, CACHE = 0, 1, 2
+"""A regular file; a folder; the cache's own folder, searched by an audit of a folder
+that holds it: it and every folder below it must hold no file named like a log or an
+archive and no link to a folder (the audit writes there, so its status changes)."""
+
+command_line: list[str] | None = None
+"""The arguments of the ``replay`` process, as ``answered`` got them (``None``: replay
+was not started as a command, so no record can be written)."""
+started_ns: int = 0
+"""When ``answered`` was asked: no status modified later than ``RACY_NS`` before it is
+recorded."""
+
+
+@functools.cache
+def code_digest() -> str:
+    """A digest of replay's own code (its modules and package data): a change of it
+    may change a report, with or without a new version."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json") and p.is_file()):
+        digest.update(str(path.relative_to(root)).encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _terminal(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def run_key(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> str:
+    """The name of the run record of ``replay ARGV`` in ``cwd`` with ``environ``."""
+    digest = hashlib.blake2b(digest_size=16)
+    env = sorted((k, v) for k, v in environ.items() if k.startswith("REPLAY_") or k == "NO_COLOR")
+    for part in (RUN_FORMAT.decode(), __version__, sys.version, code_digest(), cwd, tuple(argv), env,
+                 _terminal(1), _terminal(2)):
+        digest.update(repr(part).encode("utf-8", "surrogatepass") + b"\0")
+    return RECORD_PREFIX + digest.hexdigest()
+
+
+def cache_folder(argv: Sequence[str], environ: Mapping[str, str]) -> tuple[str, bool] | None:
+    """The cache folder ``replay audit ARGV`` uses and whether replay found it (its
+    components may be no link) rather than the user named it; ``None``: no cache."""
+    named: str | None = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg in ("--no-cache", "--verify-cache"):
+            return None
+        if arg == "--cache-dir":
+            if i + 1 >= len(argv):
+                return None
+            named = argv[i + 1]
+        elif arg.startswith("--cache-dir="):
+            named = arg[len("--cache-dir="):]
+    if named is None:
+        named = environ.get(CACHE_ENV) or None
+    if named is not None:
+        return (named, False) if named else None
+    return str(CACHE_FOLDER), True
+
+
+def _open_cache(folder: str, found: bool) -> int:
+    """A descriptor of the cache's folder (``OSError`` when it cannot be opened as the
+    cache would be: a link in a found folder's path, not a folder)."""
+    if not found:
+        return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    for part in Path(folder).parts:
+        try:
+            child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = child
+    return fd
+
+
+def _read_at(dir_fd: int, name: str) -> bytes:
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
+    with open(fd, "rb", buffering=0) as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size > _MAX_RECORD_BYTES:
+            raise OSError(f"{name}: not a run record")
+        return fh.read()
+
+
+def status(path: str, follow: bool) -> tuple[bool, Status] | None:
+    """Whether ``path`` is a folder and its status, if it is a folder or a regular
+    file (``None``: nothing, or something else, is there)."""
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        return True, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    if stat.S_ISREG(st.st_mode):
+        return False, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return None
+
+
+def holds_no_log(folder: str) -> bool:
+    """Whether ``folder`` and the folders below it hold no file a search would read or
+    pass over (one named like a log or an archive) and no link to a folder."""
+    pending = [folder]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as listing:
+                for entry in listing:
+                    if entry.name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES):
+                        return False
+                    if entry.is_dir():
+                        if entry.is_symlink():
+                            return False
+                        pending.append(entry.path)
+        except OSError:
+            return False
+    return True
+
+
+def config_candidates(cwd: str) -> list[str]:
+    """Where ``[tool.replay.audit]`` may be read from: ``pyproject.toml`` in the working
+    directory and each folder above it (``replay.check.selection.find_config``)."""
+    folder = Path(os.path.abspath(cwd))
+    return [str(candidate / "pyproject.toml") for candidate in (folder, *folder.parents)]
+
+
+def _unchanged(seen: bytes) -> bool:
+    """Whether every status ``record_bytes`` kept in ``seen`` is the same now."""
+    fields = seen.split(b"\0")
+    if len(fields) % 2 != 1 or fields[-1]:
+        raise ValueError("not a run record")
+    for i in range(0, len(fields) - 1, 2):
+        follow, is_dir, *rest = (int(n) for n in fields[i + 1].split())
+        if is_dir == CACHE:
+            if not holds_no_log(os.fsdecode(fields[i])):
+                return False
+            continue
+        now = status(os.fsdecode(fields[i]), bool(follow))
+        if not rest:
+            if now is not None:
+                return False
+        elif now is None or now[0] != bool(is_dir) or list(now[1]) != rest:
+            return False
+    return True
+
+
+def answered(argv: list[str]) -> int | None:
+    """The exit status of ``replay ARGV`` when its run record answers it, the report
+    written to standard output; ``None``: the command is to run."""
+    global command_line, started_ns
+    started_ns = time.time_ns()
+    command_line = list(argv)
+    if not argv or argv[0] != "audit":
+        return None
+    where = cache_folder(argv, os.environ)
+    if where is None:
+        return None
+    try:
+        key = run_key(argv, os.environ, os.getcwd())
+        root = _open_cache(*where)
+    except (OSError, ValueError):
+        return None
+    try:
+        for name in sorted(os.listdir(root)):
+            if not name.startswith(NAMESPACE_PREFIX):
+                continue
+            try:
+                space = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=root)
+            except OSError:
+                continue
+            try:
+                try:
+                    data = _read_at(space, key)
+                except OSError:
+                    continue
+                try:
+                    code, seen, report = _parts(data)
+                    if not _unchanged(seen):
+                        continue
+                except (ValueError, OSError):
+                    continue
+                with contextlib.suppress(OSError):
+                    os.utime(space)  # used now: its pruning by age reads it
+            finally:
+                os.close(space)
+            return _write(report, code)
+    except OSError:
+        return None
+    finally:
+        os.close(root)
+    return None
+
+
+BROKEN_PIPE = 128 + signal.SIGPIPE
+"""The exit status when the reader of standard output went away (as ``replay.console``'s)."""
+
+
+def _write(report: memoryview, code: int) -> int:
+    out = sys.stdout.buffer
+    try:
+        out.write(report)
+        out.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE
+    except OSError as exc:
+        from replay.describe import reason
+
+        sys.stderr.write(f"replay: standard output: cannot write ({reason(exc)})\n")
+        return 1
+    return code
+
+
+def seen_config(cwd: str, started: int) -> list[Seen] | None:
+    """What a record keeps of the ``pyproject.toml`` files (``None``: one of them
+    cannot be recorded: unreadable, or modified too recently)."""
+    seen: list[Seen] = []
+    for path in config_candidates(cwd):
+        try:
+            now = status(path, True)
+        except OSError:
+            return None
+        if now is not None and (now[0] or recent(now[1], started)):
+            return None
+        seen.append((path, True, FILE, None if now is None else now[1]))
+    return seen
+
+
+def recent(identity: Status, started: int) -> bool:
+    """Whether a status was modified too near the audit's start to be trusted (a later
+    change could leave it as it is)."""
+    return identity[3] > started - RACY_NS
+
+
+def record_bytes(seen: Sequence[Seen], code: int, report: bytes) -> bytes:
+    """A run record: its format's line; a line of the exit status, the lengths of what
+    it saw and of the report, and a digest of both; what it saw (each path, NUL, its
+    numbers, NUL: no path holds a NUL); the report."""
+    rows = b"".join(os.fsencode(path) + b"\0" + b" ".join(b"%d" % n for n in (follow, kind, *(identity or ())))
+                    + b"\0" for path, follow, kind, identity in seen)
+    digest = hashlib.blake2b(rows, digest_size=16)
+    digest.update(report)
+    return RUN_FORMAT + b"%d %d %d %s\n" % (code, len(rows), len(report), digest.hexdigest().encode()) + rows + report
+
+
+def _parts(data: bytes) -> tuple[int, bytes, memoryview]:
+    """The exit status, what was seen and the report of a run record (``ValueError``:
+    it is none, or not whole)."""
+    if not data.startswith(RUN_FORMAT):
+        raise ValueError("not a run record")
+    end = data.index(b"\n", len(RUN_FORMAT))
+    code, rows, size, digest = data[len(RUN_FORMAT):end].split(b" ")
+    start, middle = end + 1, end + 1 + int(rows)
+    if int(rows) < 0 or int(size) < 0 or middle + int(size) != len(data):
+        raise ValueError("not a whole run record")
+    view = memoryview(data)
+    check = hashlib.blake2b(view[start:middle], digest_size=16)
+    check.update(view[middle:])
+    if check.hexdigest().encode() != digest:
+        raise ValueError("not a whole run record")
+    return int(code), data[start:middle], view[middle:]

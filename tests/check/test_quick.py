@@ -1,0 +1,275 @@
+"""The audit cache's run records (``replay.check.quick``): a re-audit answered from one
+is byte for byte the audit it stands for, in every format; any change of a log, a
+folder or ``[tool.replay.audit]`` sends the command to run again; a record is kept
+only when its audit had nothing to say of the cache, and never read when broken."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replay.check import quick
+from replay.cli import main
+from replay.report.registry import AUDIT_FORMATS
+from tests.helpers import corpus_root, examples
+
+OLD = 1_600_000_000 * 10**9
+"""A modification time long past (a record keeps no status modified within 2 s)."""
+
+
+class _Out:
+    def __init__(self) -> None:
+        self.buffer = io.BytesIO()
+
+
+def _tree(root: Path, count: int = 3) -> list[Path]:
+    sources = sorted((corpus_root() / "sessions-2026-08-20").rglob("session.jsonl"))[:count]
+    if len(sources) < count:
+        pytest.skip("the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
+    logs = []
+    for i, source in enumerate(sources):
+        target = root / "logs" / f"s{i}" / "session.jsonl"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(source.read_bytes())
+        logs.append(target)
+    _age(root)
+    return logs
+
+
+def _age(root: Path, at: int = OLD) -> None:
+    """Every file and folder below ``root`` modified long ago (a clock that moved on)."""
+    for path in [*root.rglob("*"), root]:
+        os.utime(path, ns=(at, at))
+
+
+@contextlib.contextmanager
+def _process(args: list[str]) -> Iterator[None]:
+    """The state of a ``replay ARGS`` process: its arguments, and when it started."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "argv", ["replay", *args])
+        yield
+
+
+def _replay(args: list[str]) -> tuple[bool, int, bytes]:
+    """``replay ARGS`` as its process runs it: whether the run record answered, the
+    exit status and standard output."""
+    with _process(args), pytest.MonkeyPatch.context() as patch:
+        out = _Out()
+        patch.setattr(sys, "stdout", out)
+        code = quick.answered(args)
+        if code is not None:
+            return True, code, out.buffer.getvalue()
+    with _process(args):
+        result = CliRunner().invoke(main, args)
+    return False, result.exit_code, result.stdout_bytes
+
+
+def _slow(args: list[str]) -> tuple[int, bytes]:
+    """``replay ARGS`` run in full, keeping no record."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(quick, "command_line", None)
+        result = CliRunner().invoke(main, args)
+    return result.exit_code, result.stdout_bytes
+
+
+def _records(cache: Path) -> list[Path]:
+    return sorted(cache.glob(f"*/{quick.RECORD_PREFIX}*"))
+
+
+@pytest.mark.parametrize("fmt", list(AUDIT_FORMATS))
+def test_a_re_audit_answered_from_its_record_is_the_warm_audit_byte_for_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", fmt, "--cache-dir", "cache", "logs"]
+    cold = _replay(args)
+    assert not cold[0] and len(_records(tmp_path / "cache")) == 1
+    warm = _replay(args)
+    assert warm[0]
+    assert warm[1:] == _slow(args)
+    assert _replay(args) == warm
+    assert _slow([*args[:-1], "--no-cache", "logs"])[0] == warm[1]
+
+
+_OPS = ["nothing", "append", "rewrite", "touch", "new", "remove", "rename", "config", "non-log", "folder"]
+
+
+def _apply(root: Path, op: str, which: int, step: int) -> bool:
+    """A change of the tree, at a time of its own (``OLD`` + ``step`` seconds); whether
+    something changed."""
+    at = OLD + step * 10**9
+    logs = sorted((root / "logs").rglob("*.jsonl"))
+    path = logs[which % len(logs)] if logs else None
+    touched: list[Path] = []
+    if op == "append" and path is not None:
+        data = path.read_bytes()
+        path.write_bytes(data + data[data.rstrip(b"\n").rfind(b"\n") + 1:])
+        touched = [path]
+    elif op == "rewrite" and path is not None:
+        data = bytearray(path.read_bytes())
+        i = len(data) // 3
+        data[i] = ord("#") if data[i] != ord("#") else ord("$")
+        path.write_bytes(bytes(data))
+        touched = [path]
+    elif op == "touch" and path is not None:
+        touched = [path]
+    elif op == "new" and path is not None:
+        copy = path.parent / f"new{step}.jsonl"
+        shutil.copy(path, copy)
+        touched = [copy, path.parent]
+    elif op == "remove" and path is not None and len(logs) > 1:
+        path.unlink()
+        touched = [path.parent]
+    elif op == "rename" and path is not None:
+        path.rename(path.with_name(f"renamed{step}.jsonl"))
+        touched = [path.parent]
+    elif op == "config":
+        config = root / "pyproject.toml"
+        if config.exists():
+            config.unlink()
+            touched = [root]
+        else:
+            config.write_text('[tool.replay.audit]\nignore = ["D"]\n', encoding="utf-8")
+            touched = [config, root]
+    elif op == "non-log" and path is not None:
+        other = path.parent / f"notes{step}.jsonl"
+        other.write_text('{"not": "a header"}\n', encoding="utf-8")
+        touched = [other, path.parent]
+    elif op == "folder":
+        folder = root / "logs" / f"more{step}"
+        folder.mkdir()
+        if path is not None:
+            shutil.copy(path, folder / "session.jsonl")
+            touched = [folder / "session.jsonl", folder, folder.parent]
+    for changed in touched:
+        os.utime(changed, ns=(at, at))
+    return bool(touched)
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(20), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_OPS), st.integers(0, 4)), min_size=1, max_size=5),
+       st.sampled_from(["text", "json"]))
+def test_after_any_change_the_answer_is_the_audit_s(ops: list[tuple[str, int]], fmt: str) -> None:
+    """A re-audit answered from a record is what an audit in full says with the same
+    cache (the record holds a warm run's bytes); any change sends the command to run;
+    and once nothing changes, the record answers."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch, pytest.MonkeyPatch.context() as patch:
+        root = Path(scratch)
+        _tree(root)
+        patch.chdir(root)
+        args = ["audit", "--format", fmt, "--cache-dir", "cache", "logs"]
+        _replay(args)
+        for step, (op, which) in enumerate(ops, 1):
+            changed = _apply(root, op, which, step)
+            answered, code, out = _replay(args)
+            if answered:  # a pyproject.toml removed again: the record of the tree without it holds
+                assert (not changed or op == "config") and (code, out) == _slow(args), (op, step)
+            for _ in range(2):  # a rewrite's run keeps no record; the next one does
+                if _replay(args)[0]:
+                    break
+            again = _replay(args)
+            assert again[0], (op, step)
+            assert again[1:] == _slow(args), (op, step)
+
+
+def test_no_record_of_a_log_modified_just_now_nor_of_an_audit_with_a_baseline_or_verify(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    logs = _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    soon = time.time_ns() + 3600 * 10**9
+    os.utime(logs[0], ns=(soon, soon))  # a change within the clock's resolution could leave its status as it is
+    args = ["audit", "--cache-dir", "cache", "logs"]
+    assert [_replay(args)[0] for _ in range(3)] == [False] * 3
+    assert _records(tmp_path / "cache") == []
+    _age(tmp_path)
+    baseline = tmp_path / "baseline.json"
+    assert _slow(["audit", "--cache-dir", "cache", "--write-baseline", str(baseline), "logs"])[0] == 0
+    for extra in (["--verify-cache"], ["--baseline", str(baseline)], ["--junit", "junit.xml"]):
+        _age(tmp_path)
+        assert [_replay([*args[:-1], *extra, "logs"])[0] for _ in range(2)] == [False, False], extra
+    assert _records(tmp_path / "cache") == []
+
+
+def test_a_broken_record_is_passed_over_and_written_anew(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    _replay(args)
+    [record] = _records(tmp_path / "cache")
+    whole = record.read_bytes()
+    for broken in (whole[: len(whole) // 2], whole[:-1], b"", whole.replace(b"\0", b"\1", 1), whole[:-1] + b"!",
+                   b"replay-audit-run/1\nx\n", quick.RUN_FORMAT + b"0 99999999999 1 00\n"):
+        record.write_bytes(broken)
+        assert _replay(args)[0] is False
+        assert _replay(args) == (True, *_slow(args))
+
+
+def test_the_cache_folder_below_the_audited_one_is_no_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``replay audit .`` with the default cache: the audit writes below the folder it
+    searched, which holds no log there; a log put there is found."""
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(quick.CACHE_ENV)
+    args = ["audit", "--format", "json", "."]
+    _replay(args)  # the cache made in the folder: modified now
+    _age(tmp_path)
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    [space] = [p for p in (tmp_path / ".replay" / "cache").iterdir() if p.is_dir()]
+    stray = space / "stray.jsonl"
+    shutil.copy(sorted((tmp_path / "logs").rglob("*.jsonl"))[0], stray)
+    _age(tmp_path)
+    answered, _, out = _replay(args)
+    assert not answered and b"stray.jsonl" in out
+
+
+def test_a_found_cache_reached_through_a_link_is_not_answered_from(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(quick.CACHE_ENV)
+    args = ["audit", "logs"]
+    [_replay(args) for _ in range(2)]
+    assert _replay(args)[0] is True
+    (tmp_path / ".replay").rename(tmp_path / "elsewhere")
+    (tmp_path / ".replay").symlink_to(tmp_path / "elsewhere")
+    answered, _, _ = _replay(args)
+    assert not answered
+
+
+def test_the_command_answered_imports_no_rule_and_says_the_same(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a process: ``replay audit`` answered from its record imports neither the
+    command line (click) nor the checkers, and writes what the audit would."""
+    _tree(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    command = [sys.executable, "-X", "importtime", "-m", "replay", *args]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    runs = [subprocess.run(command, cwd=tmp_path, capture_output=True, env=env, timeout=300) for _ in range(2)]
+    assert b"replay.cli" in runs[0].stderr and b"replay.check.engine" in runs[0].stderr
+    assert b"replay.cli" not in runs[1].stderr and b"replay.check.engine" not in runs[1].stderr
+    assert b"click" not in runs[1].stderr
+    monkeypatch.chdir(tmp_path)
+    assert (runs[1].returncode, runs[1].stdout) == _slow(args)
+
+
+def test_the_guide_says_what_a_run_record_does_in_the_code_s_numbers() -> None:
+    guide = " ".join((Path(__file__).resolve().parents[2] / "docs" / "guides" / "audit.md").read_text(
+        encoding="utf-8").split())
+    for phrase in (f"its {quick.RECORDS_KEPT} most recent command lines",
+                   f"within {['', 'one', 'two', 'three'][quick.RACY_NS // 10**9]} seconds of its start"):
+        assert phrase in guide, phrase
