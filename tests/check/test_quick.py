@@ -273,3 +273,37 @@ def test_the_guide_says_what_a_run_record_does_in_the_code_s_numbers() -> None:
     for phrase in (f"its {quick.RECORDS_KEPT} most recent command lines",
                    f"within {['', 'one', 'two', 'three'][quick.RACY_NS // 10**9]} seconds of its start"):
         assert phrase in guide, phrase
+
+
+def test_two_audits_at_once_leave_a_record_the_next_answers_from(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes keep the same record (each written whole, then renamed): the next
+    command is answered from one of them, and it says what the audit says."""
+    _tree(tmp_path, 4)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    runs = [subprocess.Popen([sys.executable, "-m", "replay", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env) for _ in range(2)]
+    outs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [1, 1] and [err for _, err in outs] == [b"", b""]
+    assert len(_records(tmp_path / "cache")) == 1
+    assert not [p for p in (tmp_path / "cache").rglob(".tmp-*")]
+    monkeypatch.chdir(tmp_path)
+    assert _replay(args) == (True, *_slow(args))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", list(AUDIT_FORMATS))
+def test_the_shared_corpus_answered_from_its_record_is_the_audit_without_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
+    from tests.check.test_cache import _corpus, _uncounted
+
+    _corpus(tmp_path)
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", fmt, "--cache-dir", "cache", "logs"]
+    assert _replay(args)[0] is False
+    answered, code, out = _replay(args)
+    want = _slow(["audit", "--format", fmt, "--no-cache", "logs"])
+    assert answered and code == want[0]
+    assert _uncounted(fmt, out.decode()) == _uncounted(fmt, want[1].decode())
