@@ -220,8 +220,8 @@ def answered(argv: list[str]) -> int | None:
     if not argv or argv[0] != "audit":
         return None
     where = cache_folder(argv, os.environ)
-    if where is None:
-        return None
+    if where is None or getattr(sys.stdout, "buffer", None) is None:
+        return None  # no cache, or a standard output replaced by a text-only one
     try:
         key = run_key(argv, os.environ, os.getcwd())
         root = _open_cache(*where)

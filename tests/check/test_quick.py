@@ -307,3 +307,24 @@ def test_the_shared_corpus_answered_from_its_record_is_the_audit_without_the_cac
     want = _slow(["audit", "--format", fmt, "--no-cache", "logs"])
     assert answered and code == want[0]
     assert _uncounted(fmt, out.decode()) == _uncounted(fmt, want[1].decode())
+
+
+def test_a_namespace_keeps_its_newest_records_and_an_answer_marks_it_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from replay.check import cache as cache_module
+
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cache_module, "RECORDS_KEPT", 2)
+    aged: set[Path] = set()
+    for i, fmt in enumerate(("text", "json", "github")):
+        _replay(["audit", "--format", fmt, "--cache-dir", "cache", "logs"])
+        for record in set(_records(tmp_path / "cache")) - aged:  # written in this order, a second apart
+            os.utime(record, ns=(OLD + i * 10**9, OLD + i * 10**9))
+            aged.add(record)
+        os.utime(_records(tmp_path / "cache")[0].parent, ns=(OLD, OLD))
+    [space] = {p.parent for p in _records(tmp_path / "cache")}
+    assert len(_records(tmp_path / "cache")) == 2
+    assert _replay(["audit", "--format", "text", "--cache-dir", "cache", "logs"])[0] is False  # the oldest went
+    assert _replay(["audit", "--format", "github", "--cache-dir", "cache", "logs"])[0] is True
+    assert space.stat().st_mtime_ns > OLD
