@@ -51,7 +51,7 @@ def _tree(root: Path, count: int = 3) -> list[Path]:
 def _age(root: Path, at: int = OLD) -> None:
     """Every file and folder below ``root`` modified long ago (a clock that moved on)."""
     for path in [*root.rglob("*"), root]:
-        os.utime(path, ns=(at, at))
+        os.utime(path, ns=(at, at), follow_symlinks=False)
 
 
 @contextlib.contextmanager
@@ -328,3 +328,25 @@ def test_a_namespace_keeps_its_newest_records_and_an_answer_marks_it_used(
     assert _replay(["audit", "--format", "text", "--cache-dir", "cache", "logs"])[0] is False  # the oldest went
     assert _replay(["audit", "--format", "github", "--cache-dir", "cache", "logs"])[0] is True
     assert space.stat().st_mtime_ns > OLD
+
+
+def test_a_log_named_on_the_command_line_keeps_its_folder_and_other_encoding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule A10 asks whether the session's other encoding is beside the log: a name added
+    to its folder, or the file a link in its place leads to appearing, is a change."""
+    [log, *_] = _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", str(log.relative_to(tmp_path))]
+    twin = log.with_name("session.jsonl.zstd")
+    twin.symlink_to(tmp_path / "elsewhere.zstd")  # leads nowhere yet
+    _age(log.parent)
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    (tmp_path / "elsewhere.zstd").write_bytes(b"")
+    assert _replay(args)[0] is False
+    twin.unlink()
+    _age(log.parent)
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    (log.parent / "notes.txt").write_text("a new name in the folder\n", encoding="utf-8")
+    os.utime(log.parent, ns=(OLD + 10**9, OLD + 10**9))
+    answered, code, out = _replay(args)
+    assert not answered and (code, out) == _slow(args)
