@@ -14,7 +14,8 @@ writes them (every log from the cache), and what that report depends on:
   name added, removed or renamed in it changes its modification time);
 * every log and archive the audit read or looked up, with the status the cache
   compared (a folder's logs: never through a link; one named on the command line:
-  the file it names), and every file of a folder that was no session log;
+  the file it names, with its folder and the session's other encoding, which rule
+  A10 looks for), and every file of a folder that was no session log;
 * every ``pyproject.toml`` the search for ``[tool.replay.audit]`` could find, from
   the working directory up (or that there is none).
 
