@@ -23,8 +23,9 @@ from replay.export.otlp import CLIENT, INTERNAL, SERVICE, LogTrace, Span, span_i
 from replay.export.schema import TABLES
 from replay.export.sink import Sink
 from replay.findings import Finding
-from replay.log.event import ChunkRun, ChunkSpan, Event
+from replay.log.event import ChunkRun, ChunkSpan, DictEvent, Event
 from replay.log.reader import LogRead
+from replay.log.typed import RequestHeader, StepEnd, StepStart, TurnEnd, TurnStart
 from replay.project.session import SUBAGENT_TOOLS, SessionFold
 from replay.project.tools import tool_call
 from replay.render.acp.profiles import generation_of
@@ -61,6 +62,40 @@ def _may_count(ev: Event) -> bool:
     data need not be decoded (most of an export's time, else)."""
     raw = getattr(ev, "raw", None)
     return not raw or b'"usage"' in raw or b'"finish"' in raw or b"\\u" in raw
+
+
+def _step_data(ev: Any) -> dict[str, Any]:
+    return {"turn": ev.body.turn, "step": ev.body.step}
+
+
+def _turn_data(ev: Any) -> dict[str, Any]:
+    return {"turn": ev.body.turn}
+
+
+def _turn_end_data(ev: Any) -> dict[str, Any]:
+    return {"turn": ev.body.turn, "reason": {"kind": ev.body.reason.kind}}
+
+
+def _header_data(ev: Any) -> dict[str, Any]:
+    return {"header": {"config": {"model": ev.body.header.config.model}}}
+
+
+_BODIES = {StepStart: _step_data, StepEnd: _step_data, TurnStart: _turn_data, TurnEnd: _turn_end_data,
+           RequestHeader: _header_data}
+"""The typed events whose body (``replay.log.typed``) holds every field of ``data``
+the session fold reads of their type, and those fields: the fold reads them from
+the body, not from a second decoding of the record."""
+
+
+def _folded(ev: Event) -> Event:
+    """What the session fold is given of ``ev``: a typed event of ``_BODIES`` as the
+    data its body holds, any other as it is."""
+    made = _BODIES.get(type(ev))
+    if made is None:
+        return ev
+    data = made(ev)
+    return DictEvent(ev.type, ev.seq, ev.time, data, ev.line,
+                     {"type": ev.type, "seq": ev.seq, "time": ev.time, "data": data})
 
 
 def _int(value: Any) -> int | None:
@@ -121,8 +156,9 @@ class LogRows(Reading):
                 chunks = item.chunks
                 times = [ev.time for ev in chunks]
                 fold.span(min(times), max(times))
-                for ev in chunks:
-                    if not _may_count(ev):
+                for ev in chunks:  # _may_count, inline: most of the chunks
+                    raw = getattr(ev, "raw", None)
+                    if raw and b'"usage"' not in raw and b'"finish"' not in raw and b"\\u" not in raw:
                         continue
                     data = ev.data
                     chunk = data.get("chunk")
@@ -154,7 +190,7 @@ class LogRows(Reading):
                 turn, step = (body.turn, body.step) if body is not None else (None, None)
                 self.events.append((ev.seq, kind, turn, step, t, ev.line))
             return
-        fold.event(ev)
+        fold.event(_folded(ev))
         if self.generation is None:
             self.generation = generation_of(ev)
         if kind == "tool/call":
@@ -171,8 +207,8 @@ class LogRows(Reading):
                 error = (text or result.output) if failed else None
                 self.results[number] = (len(text), error, text if self.content else None)
         elif kind == "turn/start":
-            data = ev.data
-            self.turn = data.get("turn") if isinstance(data, dict) else None
+            turns = fold.turns
+            self.turn = turns[-1].turn if turns else None
         elif kind == "todo/write":
             change = fold.changes[-1] if fold.changes else None
             if change is not None and change.seq == ev.seq:
@@ -191,8 +227,8 @@ class LogRows(Reading):
 
         def table(name: str, rows: list[tuple[Any, ...]]) -> None:
             if rows:
-                names = [c.name for c in TABLES[name]]
-                tables[name] = {n: [r[i] for r in rows] for i, n in enumerate(names)}
+                columns = zip(*rows, strict=True)
+                tables[name] = {c.name: list(values) for c, values in zip(TABLES[name], columns, strict=True)}
 
         table("turns", [(path, sid, _int(t.turn), t.start, t.end, t.duration, t.reason, t.steps) for t in fold.turns])
         steps = []
