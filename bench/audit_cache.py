@@ -8,7 +8,9 @@ run is a fresh child process pinned to one CPU (best of ``--repeat``):
 
 * ``--no-cache``: the reference report;
 * cold: the cache folder removed before each run;
-* warm: nothing changed since the last run;
+* warm: nothing changed since the last run (answered from the cache's run record);
+* warm, no record: the same with the run records removed first (the audit looks every
+  log up in the shards, walks the folders and writes the report);
 * appended: before each run, one more record appended to 1 % of the logs (a copy of
   each one's last record), which are audited again;
 * ``--verify-cache``: every cached log read and digested again.
@@ -85,19 +87,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: the audit exited {reference.exit_code}", file=sys.stderr)
         return 2
     files = [Path(f["path"]) for f in orjson.loads(reference.stdout)["files"]]
-    runs: dict[str, list[Any]] = {"no cache": [reference], "cold": [], "warm": [], "appended": [], "verify": []}
+    runs: dict[str, list[Any]] = {"no cache": [reference], "cold": [], "warm": [], "no record": [], "appended": [],
+                                  "verify": []}
     same: dict[str, bool] = {}
     for i in range(args.repeat):
         if cache.exists():
             shutil.rmtree(cache)
         runs["cold"].append(corpus.measure(with_cache, cpu))
         runs["warm"].append(corpus.measure(with_cache, cpu))
+        for record in cache.glob("*/run-*"):
+            record.unlink()
+        runs["no record"].append(corpus.measure(with_cache, cpu))
         if i < args.repeat - 1:
             runs["no cache"].append(corpus.measure([*base, "--no-cache", str(work)], cpu))
         print(f"  run {i + 1}/{args.repeat}: " + ", ".join(f"{name} {r[-1].seconds:.2f} s" for name, r in
                                                             runs.items() if r), flush=True)
     same["cold"] = all(r.stdout == reference.stdout for r in runs["cold"])
     same["warm"] = all(uncounted(r.stdout) == uncounted(reference.stdout) for r in runs["warm"])
+    same["no record"] = all(r.stdout == runs["warm"][0].stdout for r in runs["warm"] + runs["no record"])
     warm_count = cached(runs["warm"][-1].stdout)
     for _ in range(args.repeat):
         runs["verify"].append(corpus.measure([*with_cache[:-1], "--verify-cache", str(work)], cpu))
@@ -116,8 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     best = {name: min(r.seconds for r in measured) for name, measured in runs.items()}
     cpu_best = {name: min(r.cpu_seconds for r in measured) for name, measured in runs.items()}
     rss = {name: max(r.rss_bytes for r in measured) / MB for name, measured in runs.items()}
-    ratio = {name: best[name] / best["cold"] for name in ("no cache", "warm", "appended", "verify")}
-    cpu_ratio = {name: cpu_best[name] / cpu_best["cold"] for name in ("no cache", "warm", "appended", "verify")}
+    compared = ("no cache", "warm", "no record", "appended", "verify")
+    ratio = {name: best[name] / best["cold"] for name in compared}
+    cpu_ratio = {name: cpu_best[name] / cpu_best["cold"] for name in compared}
     shard_bytes = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())
     results: dict[str, Any] = {
         "corpus": {"path": str(work), "files": manifest["files"], "bytes": manifest["bytes"], "logs": len(files),
@@ -141,9 +149,9 @@ def main(argv: list[str] | None = None) -> int:
          all(same.values()) and warm_count == len(files) and appended_count == len(files) - len(grown)),
     ]
     print()
-    print(f"{'':12}{'seconds':>9}{'CPU seconds':>13}{'× cold':>8}{'peak RSS MB':>13}")
+    print(f"{'':12}{'seconds':>9}{'CPU seconds':>13}{'× cold':>8}{'× cold CPU':>12}{'peak RSS MB':>13}")
     for name in runs:
-        shown = f"{best[name] / best['cold']:>8.3f}"
+        shown = f"{best[name] / best['cold']:>8.3f}{cpu_best[name] / cpu_best['cold']:>12.3f}"
         print(f"{name:12}{best[name]:>9.2f}{cpu_best[name]:>13.2f}{shown}{rss[name]:>13.1f}")
     print(f"cache: {shard_bytes / MB:.1f} MB; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
     for text, ok in checks:

@@ -135,10 +135,12 @@ class Audit:
         # The cache's own folders, when the search went through them, change as the
         # audit writes: what matters of them is that they hold no log.
         own = os.path.abspath(cache.tree.path)
+        if any(identity is None for _, _, identity in self._listed):
+            return None  # a folder without a status: its search said why, or it went
         seen: list[Seen] = [(path, followed, FOLDER, identity) for path, followed, identity in self._listed
                             if not _below(os.path.abspath(path), own)]
-        seen += cache.seen + self._left_out
-        if any(identity is None or recent(identity, started) for _, _, _, identity in seen):
+        seen += cache.seen + self._left_out  # a status of None there: nothing there (a log's other encoding)
+        if any(identity is not None and recent(identity, started) for _, _, _, identity in seen):
             return None
         if len(seen) < len(self._listed) + len(cache.seen) + len(self._left_out):
             if not holds_no_log(own):

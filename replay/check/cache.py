@@ -65,7 +65,7 @@ from replay.check.fingerprint import Fingerprints
 from replay.check.history import Rewrite, rewritten
 from replay.check.quick import CACHE_ENV as CACHE_ENV
 from replay.check.quick import CACHE_FOLDER as CACHE_FOLDER
-from replay.check.quick import FILE, RACY_NS, RECORD_PREFIX, RECORDS_KEPT, Seen, code_digest
+from replay.check.quick import FILE, RACY_NS, RECORD_PREFIX, RECORDS_KEPT, Seen, code_digest, seen_beside
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
 from replay.log.reader import Limits, Source, read_log
@@ -382,6 +382,12 @@ class AuditCache:
             else:
                 followed = not isinstance(unit.open, LocalFile) or unit.open.known_identity is None
                 self.seen.append((unit.path, followed, FILE, slot.identity))
+                if followed:  # named on the command line: what the audit looks at beside it
+                    beside = seen_beside(unit.path)
+                    if beside is None:
+                        self.seen = None
+                    else:
+                        self.seen += beside
         return slot
 
     def _looked_up(self, unit: Unit) -> _Hit | _Miss:

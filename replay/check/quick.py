@@ -14,7 +14,8 @@ writes them (every log from the cache), and what that report depends on:
   name added, removed or renamed in it changes its modification time);
 * every log and archive the audit read or looked up, with the status the cache
   compared (a folder's logs: never through a link; one named on the command line:
-  the file it names), and every file of a folder that was no session log;
+  the file it names, with its folder and the session's other encoding, which rule
+  A10 looks for), and every file of a folder that was no session log;
 * every ``pyproject.toml`` the search for ``[tool.replay.audit]`` could find, from
   the working directory up (or that there is none).
 
@@ -62,11 +63,12 @@ Status = tuple[int, int, int, int, int]
 """A storage identity: device, inode, size, modification and change times (ns)."""
 Seen = tuple[str, bool, int, Status | None]
 """What a record holds of one path: the path, whether links are followed to it, what it
-is (``FILE``, ``FOLDER``, ``CACHE``), and its status (``None``: nothing there)."""
-FILE, FOLDER, CACHE = 0, 1, 2
-"""A regular file; a folder; the cache's own folder, searched by an audit of a folder
-that holds it: it and every folder below it must hold no file named like a log or an
-archive and no link to a folder (the audit writes there, so its status changes)."""
+is (``FILE``, ``FOLDER``, ``OTHER``, ``CACHE``), and its status (``None``: nothing there)."""
+FILE, FOLDER, OTHER, CACHE = 0, 1, 2, 3
+"""A regular file; a folder; anything else (a FIFO, a device); the cache's own folder,
+searched by an audit of a folder that holds it: it and every folder below it must hold
+no file named like a log or an archive and no link to a folder (the audit writes there,
+so its status changes)."""
 
 command_line: list[str] | None = None
 """The arguments of the ``replay`` process, as ``answered`` got them (``None``: replay
@@ -151,18 +153,15 @@ def _read_at(dir_fd: int, name: str) -> bytes:
         return fh.read()
 
 
-def status(path: str, follow: bool) -> tuple[bool, Status] | None:
-    """Whether ``path`` is a folder and its status, if it is a folder or a regular
-    file (``None``: nothing, or something else, is there)."""
+def status(path: str, follow: bool) -> tuple[int, Status] | None:
+    """What ``path`` is (``FILE``, ``FOLDER``, ``OTHER``; a link itself is ``OTHER``
+    unless ``follow``) and its status; ``None``: nothing is there."""
     try:
         st = os.stat(path) if follow else os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    if stat.S_ISDIR(st.st_mode):
-        return True, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    if stat.S_ISREG(st.st_mode):
-        return False, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    return None
+    kind = FOLDER if stat.S_ISDIR(st.st_mode) else FILE if stat.S_ISREG(st.st_mode) else OTHER
+    return kind, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def holds_no_log(folder: str) -> bool:
@@ -197,8 +196,8 @@ def _unchanged(seen: bytes) -> bool:
     if len(fields) % 2 != 1 or fields[-1]:
         raise ValueError("not a run record")
     for i in range(0, len(fields) - 1, 2):
-        follow, is_dir, *rest = (int(n) for n in fields[i + 1].split())
-        if is_dir == CACHE:
+        follow, kind, *rest = (int(n) for n in fields[i + 1].split())
+        if kind == CACHE:
             if not holds_no_log(os.fsdecode(fields[i])):
                 return False
             continue
@@ -206,7 +205,7 @@ def _unchanged(seen: bytes) -> bool:
         if not rest:
             if now is not None:
                 return False
-        elif now is None or now[0] != bool(is_dir) or list(now[1]) != rest:
+        elif now is None or now[0] != kind or list(now[1]) != rest:
             return False
     return True
 
@@ -220,8 +219,8 @@ def answered(argv: list[str]) -> int | None:
     if not argv or argv[0] != "audit":
         return None
     where = cache_folder(argv, os.environ)
-    if where is None:
-        return None
+    if where is None or getattr(sys.stdout, "buffer", None) is None:
+        return None  # no cache, or a standard output replaced by a text-only one
     try:
         key = run_key(argv, os.environ, os.getcwd())
         root = _open_cache(*where)
@@ -289,9 +288,29 @@ def seen_config(cwd: str, started: int) -> list[Seen] | None:
             now = status(path, True)
         except OSError:
             return None
-        if now is not None and (now[0] or recent(now[1], started)):
+        if now is not None and recent(now[1], started):
             return None
-        seen.append((path, True, FILE, None if now is None else now[1]))
+        seen.append((path, True, FILE, None) if now is None else (path, True, *now))
+    return seen
+
+
+def seen_beside(path: str) -> list[Seen] | None:
+    """What a record keeps of a log named on the command line besides the log: its
+    folder (rule A10 asks whether the session's other encoding is there) and that other
+    encoding, where the log's name has one (``None``: one cannot be looked at)."""
+    from replay.log.source import STORED_NAMES
+
+    folder, name = os.path.split(path)
+    around = [folder or os.curdir]
+    if name in STORED_NAMES:
+        around.append(os.path.join(folder, STORED_NAMES[name]))
+    seen: list[Seen] = []
+    for where in around:
+        try:
+            now = status(where, True)
+        except OSError:
+            return None
+        seen.append((where, True, FILE, None) if now is None else (where, True, *now))
     return seen
 
 

@@ -17,14 +17,27 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
+import msgspec
+
 from replay.check.engine import LogReport, Reading, Watch
 from replay.export.arrow import parquet_bytes
 from replay.export.otlp import CLIENT, INTERNAL, SERVICE, LogTrace, Span, span_id
 from replay.export.schema import TABLES
 from replay.export.sink import Sink
 from replay.findings import Finding
-from replay.log.event import ChunkRun, ChunkSpan, Event
+from replay.jsjson import MAX_SAFE_INTEGER
+from replay.log.event import ChunkRun, ChunkSpan, DictEvent, Event
 from replay.log.reader import LogRead
+from replay.log.typed import (
+    AssistantMessageEvent,
+    Chunk,
+    RequestHeader,
+    StepEnd,
+    StepStart,
+    ToolCall,
+    TurnEnd,
+    TurnStart,
+)
 from replay.project.session import SUBAGENT_TOOLS, SessionFold
 from replay.project.tools import tool_call
 from replay.render.acp.profiles import generation_of
@@ -61,6 +74,121 @@ def _may_count(ev: Event) -> bool:
     data need not be decoded (most of an export's time, else)."""
     raw = getattr(ev, "raw", None)
     return not raw or b'"usage"' in raw or b'"finish"' in raw or b"\\u" in raw
+
+
+class _Usage(msgspec.Struct):
+    usage: Any = None
+
+
+class _Call(msgspec.Struct):
+    name: Any = None
+    arguments: Any = None
+
+
+class _Chunk(msgspec.Struct):
+    chunk: Any = None
+
+
+class _UsageRecord(msgspec.Struct):
+    data: _Usage
+
+
+class _CallRecord(msgspec.Struct):
+    data: _Call
+
+
+class _ChunkRecord(msgspec.Struct):
+    data: _Chunk
+
+
+_usage_of = msgspec.json.Decoder(_UsageRecord).decode
+_call_of = msgspec.json.Decoder(_CallRecord).decode
+_chunk_of = msgspec.json.Decoder(_ChunkRecord).decode
+"""The fields of ``data`` the session fold reads that a typed body does not hold,
+decoded alone from the record's bytes (the rest skipped, not built). A value is
+taken only where it is what the record's own decoding gives (``_same``); else, or
+when the bytes are not there or do not decode here, the record is decoded."""
+
+
+def _same(usage: Any) -> bool:
+    """Whether a ``usage`` decoded here is what ``replay.log.lines.decode_json`` gives:
+    its counts are safe integers (a larger one may be read as a float there)."""
+    return not isinstance(usage, dict) or all(type(v) is not int or -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER
+                                              for v in usage.values())
+
+
+def _lean(decode: Any, ev: Any) -> Any:
+    raw = ev.raw
+    if not raw:
+        return None
+    try:
+        return decode(raw).data
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _step_data(ev: Any) -> dict[str, Any] | None:
+    return {"turn": ev.body.turn, "step": ev.body.step}
+
+
+def _turn_data(ev: Any) -> dict[str, Any] | None:
+    return {"turn": ev.body.turn}
+
+
+def _turn_end_data(ev: Any) -> dict[str, Any] | None:
+    return {"turn": ev.body.turn, "reason": {"kind": ev.body.reason.kind}}
+
+
+def _header_data(ev: Any) -> dict[str, Any] | None:
+    return {"header": {"config": {"model": ev.body.header.config.model}}}
+
+
+def _assistant_data(ev: Any) -> dict[str, Any] | None:
+    found = _lean(_usage_of, ev)
+    if found is None or not _same(found.usage):
+        return None
+    body = ev.body
+    return {"turn": body.turn, "step": body.step, "message": {"source": {"model": body.message.source.model}},
+            "usage": found.usage}
+
+
+def _call_data(ev: Any) -> dict[str, Any] | None:
+    found = _lean(_call_of, ev)
+    if found is None or not (found.arguments is None or type(found.arguments) is str):
+        return None
+    body = ev.body
+    return {"turn": body.turn, "step": body.step, "callId": body.call_id, "name": found.name,
+            "arguments": found.arguments}
+
+
+def _chunk_data(ev: Any) -> dict[str, Any]:
+    """A typed chunk's data as the fold reads it (``turn``, ``step``, ``chunk``)."""
+    found = _lean(_chunk_of, ev)
+    chunk = found.chunk if found is not None else None
+    if found is None or (type(chunk) is dict and not _same(chunk.get("usage"))):
+        data: dict[str, Any] = ev.data
+        return data
+    return {"turn": ev.body.turn, "step": ev.body.step, "chunk": chunk}
+
+
+_BODIES = {StepStart: _step_data, StepEnd: _step_data, TurnStart: _turn_data, TurnEnd: _turn_end_data,
+           RequestHeader: _header_data, AssistantMessageEvent: _assistant_data, ToolCall: _call_data,
+           Chunk: _chunk_data}
+"""The typed events whose body (``replay.log.typed``), with the fields ``_lean``
+decodes, holds every field of ``data`` the session fold reads of their type, and
+those fields: the fold reads them so, not from a second decoding of the record
+(``None``: from the record)."""
+
+
+def _folded(ev: Event) -> Event:
+    """What the session fold is given of ``ev``: a typed event of ``_BODIES`` as the
+    data its body holds, any other as it is."""
+    made = _BODIES.get(type(ev))
+    data = made(ev) if made is not None else None
+    if data is None:
+        return ev
+    return DictEvent(ev.type, ev.seq, ev.time, data, ev.line,
+                     {"type": ev.type, "seq": ev.seq, "time": ev.time, "data": data})
 
 
 def _int(value: Any) -> int | None:
@@ -121,10 +249,11 @@ class LogRows(Reading):
                 chunks = item.chunks
                 times = [ev.time for ev in chunks]
                 fold.span(min(times), max(times))
-                for ev in chunks:
-                    if not _may_count(ev):
+                for ev in chunks:  # _may_count, inline: most of the chunks
+                    raw = getattr(ev, "raw", None)
+                    if raw and b'"usage"' not in raw and b'"finish"' not in raw and b"\\u" not in raw:
                         continue
-                    data = ev.data
+                    data = _chunk_data(ev) if raw else ev.data
                     chunk = data.get("chunk")
                     if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
                         fold.chunk(data, chunk)
@@ -154,12 +283,13 @@ class LogRows(Reading):
                 turn, step = (body.turn, body.step) if body is not None else (None, None)
                 self.events.append((ev.seq, kind, turn, step, t, ev.line))
             return
-        fold.event(ev)
+        folded = _folded(ev)
+        fold.event(folded)
         if self.generation is None:
             self.generation = generation_of(ev)
         if kind == "tool/call":
             if len(fold.calls) > len(self.calls):
-                call = tool_call(ev)
+                call = tool_call(folded)
                 self.calls.append((call.turn, call.step, len(call.args_raw), call.args_raw if self.content else None)
                                   if call is not None else (None, None, 0, None))
         elif kind == "tool/result":
@@ -171,8 +301,8 @@ class LogRows(Reading):
                 error = (text or result.output) if failed else None
                 self.results[number] = (len(text), error, text if self.content else None)
         elif kind == "turn/start":
-            data = ev.data
-            self.turn = data.get("turn") if isinstance(data, dict) else None
+            turns = fold.turns
+            self.turn = turns[-1].turn if turns else None
         elif kind == "todo/write":
             change = fold.changes[-1] if fold.changes else None
             if change is not None and change.seq == ev.seq:
@@ -191,8 +321,8 @@ class LogRows(Reading):
 
         def table(name: str, rows: list[tuple[Any, ...]]) -> None:
             if rows:
-                names = [c.name for c in TABLES[name]]
-                tables[name] = {n: [r[i] for r in rows] for i, n in enumerate(names)}
+                columns = zip(*rows, strict=True)
+                tables[name] = {c.name: list(values) for c, values in zip(TABLES[name], columns, strict=True)}
 
         table("turns", [(path, sid, _int(t.turn), t.start, t.end, t.duration, t.reason, t.steps) for t in fold.turns])
         steps = []

@@ -7,8 +7,8 @@ folders, folders that cannot be listed).
 It lists each folder once with ``os.scandir``, whose entries know their type (no
 ``lstat`` for a link test) and give the ``stat`` of a file in one call: the status a
 cached audit compares (``replay.check.cache``) is the one the search made. A light
-module: the audit cache's fast path (``replay.check.quick``) walks with it before any
-checker is imported."""
+module: the audit cache's run records (``replay.check.quick``) use its names of logs and
+archives before any checker is imported."""
 
 from __future__ import annotations
 

@@ -332,8 +332,10 @@ class SessionFold:
                 self.title = title
 
     def _user(self, ev: Event, t: int | None) -> None:
+        if self.prompt is not None:  # the first prompt only: the others' data is not read
+            return
         data = ev.data
-        if self.prompt is None and isinstance(data, dict):
+        if isinstance(data, dict):
             source = data.get("source")
             if isinstance(source, dict) and source.get("kind") == "user":
                 self.prompt = _text_of(data.get("content"))

@@ -51,7 +51,7 @@ def _tree(root: Path, count: int = 3) -> list[Path]:
 def _age(root: Path, at: int = OLD) -> None:
     """Every file and folder below ``root`` modified long ago (a clock that moved on)."""
     for path in [*root.rglob("*"), root]:
-        os.utime(path, ns=(at, at))
+        os.utime(path, ns=(at, at), follow_symlinks=False)
 
 
 @contextlib.contextmanager
@@ -273,3 +273,80 @@ def test_the_guide_says_what_a_run_record_does_in_the_code_s_numbers() -> None:
     for phrase in (f"its {quick.RECORDS_KEPT} most recent command lines",
                    f"within {['', 'one', 'two', 'three'][quick.RACY_NS // 10**9]} seconds of its start"):
         assert phrase in guide, phrase
+
+
+def test_two_audits_at_once_leave_a_record_the_next_answers_from(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes keep the same record (each written whole, then renamed): the next
+    command is answered from one of them, and it says what the audit says."""
+    _tree(tmp_path, 4)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    runs = [subprocess.Popen([sys.executable, "-m", "replay", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env) for _ in range(2)]
+    outs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [1, 1] and [err for _, err in outs] == [b"", b""]
+    assert len(_records(tmp_path / "cache")) == 1
+    assert not [p for p in (tmp_path / "cache").rglob(".tmp-*")]
+    monkeypatch.chdir(tmp_path)
+    assert _replay(args) == (True, *_slow(args))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", list(AUDIT_FORMATS))
+def test_the_shared_corpus_answered_from_its_record_is_the_audit_without_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
+    from tests.check.test_cache import _corpus, _uncounted
+
+    _corpus(tmp_path)
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", fmt, "--cache-dir", "cache", "logs"]
+    assert _replay(args)[0] is False
+    answered, code, out = _replay(args)
+    want = _slow(["audit", "--format", fmt, "--no-cache", "logs"])
+    assert answered and code == want[0]
+    assert _uncounted(fmt, out.decode()) == _uncounted(fmt, want[1].decode())
+
+
+def test_a_namespace_keeps_its_newest_records_and_an_answer_marks_it_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from replay.check import cache as cache_module
+
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cache_module, "RECORDS_KEPT", 2)
+    aged: set[Path] = set()
+    for i, fmt in enumerate(("text", "json", "github")):
+        _replay(["audit", "--format", fmt, "--cache-dir", "cache", "logs"])
+        for record in set(_records(tmp_path / "cache")) - aged:  # written in this order, a second apart
+            os.utime(record, ns=(OLD + i * 10**9, OLD + i * 10**9))
+            aged.add(record)
+        os.utime(_records(tmp_path / "cache")[0].parent, ns=(OLD, OLD))
+    [space] = {p.parent for p in _records(tmp_path / "cache")}
+    assert len(_records(tmp_path / "cache")) == 2
+    assert _replay(["audit", "--format", "text", "--cache-dir", "cache", "logs"])[0] is False  # the oldest went
+    assert _replay(["audit", "--format", "github", "--cache-dir", "cache", "logs"])[0] is True
+    assert space.stat().st_mtime_ns > OLD
+
+
+def test_a_log_named_on_the_command_line_keeps_its_folder_and_other_encoding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule A10 asks whether the session's other encoding is beside the log: a name added
+    to its folder, or the file a link in its place leads to appearing, is a change."""
+    [log, *_] = _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", str(log.relative_to(tmp_path))]
+    twin = log.with_name("session.jsonl.zstd")
+    twin.symlink_to(tmp_path / "elsewhere.zstd")  # leads nowhere yet
+    _age(log.parent)
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    (tmp_path / "elsewhere.zstd").write_bytes(b"")
+    assert _replay(args)[0] is False
+    twin.unlink()
+    _age(log.parent)
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    (log.parent / "notes.txt").write_text("a new name in the folder\n", encoding="utf-8")
+    os.utime(log.parent, ns=(OLD + 10**9, OLD + 10**9))
+    answered, code, out = _replay(args)
+    assert not answered and (code, out) == _slow(args)
