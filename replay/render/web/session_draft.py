@@ -31,7 +31,7 @@ import zstandard
 from replay.findings import Finding, Severity
 from replay.jsjson import parse
 from replay.log.event import ChunkRun, ChunkSpan, Event
-from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts
+from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts, may_count
 from replay.project.tools import Pairing, ToolCall, ToolResult, outcome
 from replay.project.transcript import message_of
 from replay.render.acp.profiles import generation_of
@@ -406,6 +406,8 @@ class DraftWriter:
         times = [ev.time for ev in chunks]  # safe integers (see ChunkSpan)
         fold.span(min(times), max(times))
         for ev in chunks:
+            if not may_count(ev):
+                continue
             data = ev.data
             chunk = data.get("chunk")
             if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
@@ -514,7 +516,7 @@ class DraftWriter:
         self._emit_part(_Part(ev.line, pieces))
 
     def _step_start(self, ev: Event) -> None:
-        step = self.fold.step(ev.data)
+        step = self.fold.step_of(ev)
         slot = _Slot()
         self.step_slots[(step.turn, step.step)] = slot
         self.step_lines[(step.turn, step.step)] = ev.line
@@ -537,7 +539,7 @@ class DraftWriter:
         return esc(text)
 
     def _step_end(self, ev: Event) -> None:
-        step = self.fold.step(ev.data)
+        step = self.fold.step_of(ev)
         slot = self.step_slots.pop((step.turn, step.step), None)
         latency = self.ss.duration(step.latency)
         usage = step.usage
