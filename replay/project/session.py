@@ -36,7 +36,7 @@ from typing import Any
 
 from replay.log import typed
 from replay.log.event import Event
-from replay.project.tools import Outcome, Pairing, ToolResult, outcome
+from replay.project.tools import Outcome, Pairing, ToolCall, ToolResult, outcome
 from replay.todo.plan import PlanChange, plan_change
 
 SUBAGENT_TOOLS = ("subagent", "subagent_fork")
@@ -207,6 +207,8 @@ class SessionFold:
     route: str | None = None
     settled: tuple[int, ToolResult] | None = None
     """The call the last ``tool/result`` event settled (its number) and its result."""
+    called: tuple[int, ToolCall] | None = None
+    """The call the last ``tool/call`` event made (its number and call; ``None``: it read as none)."""
     _pairing: Pairing = field(default_factory=Pairing)
 
     # -- times --------------------------------------------------------------------------
@@ -346,7 +348,7 @@ class SessionFold:
         self._route(config.get("model") if isinstance(config, dict) else None)
 
     def _call(self, ev: Event, t: int | None) -> None:
-        got = self._pairing.call(ev)
+        got = self.called = self._pairing.call(ev)
         if got is not None:
             number, call = got
             self.calls.append(CallFacts(number, call.call_id, call.name, ev.seq, t))

@@ -32,7 +32,7 @@ from replay.findings import Finding, Severity
 from replay.jsjson import parse
 from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts, may_count
-from replay.project.tools import Pairing, ToolCall, ToolResult, outcome
+from replay.project.tools import ToolCall, ToolResult, outcome
 from replay.project.transcript import message_of
 from replay.render.acp.profiles import generation_of
 from replay.render.choices import Locale
@@ -272,7 +272,6 @@ class DraftWriter:
         self._tokens_line = formatter(ss.tokens_line, "input", "output", "cache_read", "reasoning")
         self.header = header if header is not None else {}
         self.fold = SessionFold()
-        self.pairing = Pairing()
         self.generation: str | None = None
         self.tools: dict[str, None] = {}
         self.rows: dict[int, _Row] = {}
@@ -551,7 +550,7 @@ class DraftWriter:
         self._emit(ev.line, f"<div class=\"ev stepEnd log\" id=\"L{ev.line}\">{_anchor(ev.seq)}{text}</div>\n")
 
     def _call(self, ev: Event) -> None:
-        got = self.pairing.call(ev)
+        got = self.fold.called  # the fold has just paired it
         if got is None:
             self._log_event(ev)
             return
@@ -565,7 +564,7 @@ class DraftWriter:
     def _result(self, ev: Event) -> None:
         """A result settles its call's row; one that settles nothing, or a call shown
         already without it, is an event of its own."""
-        settled = self.pairing.result(ev)
+        settled = self.fold.settled
         row = self.rows.get(settled[0]) if settled is not None else None
         if settled is None or row is None:
             self._log_event(ev)
