@@ -269,6 +269,7 @@ class DraftWriter:
         self._turn_end_text = formatter(ss.turn_end, "turn", "reason", "duration")
         self._step_head = formatter(ss.step_head, "step")
         self._step_end_text = formatter(ss.step_end, "step", "latency")
+        self._step_label = formatter(ss.step_label, "turn", "step")
         self._tokens_line = formatter(ss.tokens_line, "input", "output", "cache_read", "reasoning")
         self.header = header if header is not None else {}
         self.fold = SessionFold()
@@ -469,10 +470,12 @@ class DraftWriter:
 
     def _log_event(self, ev: Event) -> None:
         """An event the transcript does not show: one collapsed line, its data inside."""
-        replaced = ev.type in ("user/message", "assistant/message", "tool/result")  # not appended
-        data = _json(ev.data)
-        brief = self.ss.replaced if replaced else _brief(ev.data, data)
-        kind = esc(ev.type)
+        kind = ev.type
+        replaced = kind in ("user/message", "assistant/message", "tool/result")  # not appended
+        value = ev.data
+        data = _json(value)
+        brief = self.ss.replaced if replaced else _brief(value, data)
+        kind = esc(kind)
         self._emit(ev.line, f"<details class=\"ev log\" id=\"L{ev.line}\" data-type=\"{kind}\"><summary>"
                             f"{_anchor(ev.seq)}<span class=\"type\">{kind}</span> <span class=\"brief\">{esc(brief)}"
                             f"</span></summary>{clipped_pre(data, len(data), self.ps, DATA_CLIP)}</details>\n")
@@ -542,7 +545,7 @@ class DraftWriter:
         slot = self.step_slots.pop((step.turn, step.step), None)
         latency = self.ss.duration(step.latency)
         usage = step.usage
-        self.timing.step(interpolate(self.ss.step_label, turn=_shown(step.turn), step=_shown(step.step)),
+        self.timing.step(self._step_label(turn=_shown(step.turn), step=_shown(step.step)),
                          self.step_lines.pop((step.turn, step.step), ev.line), step.latency, usage.input, usage.output)
         if slot is not None:
             slot.text = self._step_stats(step, latency)
