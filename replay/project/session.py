@@ -34,8 +34,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from replay.log import typed
 from replay.log.event import Event
-from replay.project.tools import Outcome, Pairing, ToolResult, outcome
+from replay.project.tools import Outcome, Pairing, ToolCall, ToolResult, outcome
 from replay.todo.plan import PlanChange, plan_change
 
 SUBAGENT_TOOLS = ("subagent", "subagent_fork")
@@ -147,6 +148,22 @@ class CallFacts:
         return _span(self.start, self.end)
 
 
+_STEPPED = frozenset({typed.Chunk, typed.StepStart, typed.StepEnd, typed.ToolCall, typed.AssistantMessageEvent,
+                      typed.ToolResult})
+"""The typed events whose ``body`` has the ``turn`` and ``step`` (safe integers) of their data."""
+
+
+def may_count(ev: Event) -> bool:
+    """A typed stream chunk that may be a ``usage`` or ``finish`` chunk (the others count
+    for nothing: ``SessionFold.chunk``), read off its bytes when its data is not decoded:
+    a string equal to ``usage`` or ``finish`` is written ``"usage"`` or ``"finish"`` in JSON
+    unless a backslash escapes one of its characters."""
+    if type(ev) is not typed.Chunk or ev.memo is not None:
+        return True
+    raw = ev.raw
+    return b"\\" in raw or b'"usage"' in raw or b'"finish"' in raw
+
+
 def _step_key(data: Any) -> tuple[Any, Any]:
     if not isinstance(data, dict):
         return None, None
@@ -190,6 +207,8 @@ class SessionFold:
     route: str | None = None
     settled: tuple[int, ToolResult] | None = None
     """The call the last ``tool/result`` event settled (its number) and its result."""
+    called: tuple[int, ToolCall] | None = None
+    """The call the last ``tool/call`` event made (its number and call; ``None``: it read as none)."""
     _pairing: Pairing = field(default_factory=Pairing)
 
     # -- times --------------------------------------------------------------------------
@@ -210,6 +229,17 @@ class SessionFold:
     def step(self, data: Any) -> StepFacts:
         """The step an event's ``turn`` and ``step`` name (made when first named)."""
         key = _step_key(data)
+        found = self.steps.get(key)
+        if found is None:
+            found = self.steps[key] = StepFacts(*key)
+        return found
+
+    def step_of(self, ev: Event) -> StepFacts:
+        """``step(ev.data)``, from a typed event's fields when it has them."""
+        if type(ev) not in _STEPPED:
+            return self.step(ev.data)
+        body = ev.body  # type: ignore[attr-defined]
+        key = body.turn, body.step
         found = self.steps.get(key)
         if found is None:
             found = self.steps[key] = StepFacts(*key)
@@ -251,18 +281,31 @@ class SessionFold:
             handler(self, ev, t)
 
     def _chunk(self, ev: Event, t: int | None) -> None:
+        if not may_count(ev):
+            return
         data = ev.data
         if isinstance(data, dict):
             self.chunk(data, data.get("chunk"))
 
     def _turn_start(self, ev: Event, t: int | None) -> None:
-        data = ev.data
-        self.turns.append(TurnFacts(data.get("turn") if isinstance(data, dict) else None, t))
+        if type(ev) is typed.TurnStart:
+            self.turns.append(TurnFacts(ev.body.turn, t))
+        else:
+            data = ev.data
+            self.turns.append(TurnFacts(data.get("turn") if isinstance(data, dict) else None, t))
         self._plan(ev)
 
     def _turn_end(self, ev: Event, t: int | None) -> None:
-        data = ev.data
         turn = self.turns[-1] if self.turns and self.turns[-1].reason is None else None
+        if type(ev) is typed.TurnEnd:
+            body = ev.body
+            if turn is None:
+                turn = TurnFacts(body.turn)
+                self.turns.append(turn)
+            turn.end = t
+            turn.reason = body.reason.kind
+            return
+        data = ev.data
         if turn is None:
             turn = TurnFacts(data.get("turn") if isinstance(data, dict) else None)
             self.turns.append(turn)
@@ -272,12 +315,12 @@ class SessionFold:
         turn.reason = kind if isinstance(kind, str) else "unknown"
 
     def _step_start(self, ev: Event, t: int | None) -> None:
-        self.step(ev.data).start = t
+        self.step_of(ev).start = t
         if self.turns and self.turns[-1].reason is None:
             self.turns[-1].steps += 1
 
     def _step_end(self, ev: Event, t: int | None) -> None:
-        step = self.step(ev.data)
+        step = self.step_of(ev)
         step.end = t
         step.route = self.route
 
@@ -305,7 +348,7 @@ class SessionFold:
         self._route(config.get("model") if isinstance(config, dict) else None)
 
     def _call(self, ev: Event, t: int | None) -> None:
-        got = self._pairing.call(ev)
+        got = self.called = self._pairing.call(ev)
         if got is not None:
             number, call = got
             self.calls.append(CallFacts(number, call.call_id, call.name, ev.seq, t))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replay.log.event import Event
+from replay.log.typed import TurnStart
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,8 @@ def plan_change(ev: Event) -> PlanChange | None:
         data = ev.data
         todos = data.get("todos") if isinstance(data, dict) else None
         return PlanChange(ev.seq, ev.type, todos if isinstance(todos, list) else None)
+    if type(ev) is TurnStart:  # typed: its turn, read without decoding its data
+        return PlanChange(ev.seq, ev.type, None, ev.body.turn)
     if ev.type == "turn/start":
         return PlanChange(ev.seq, ev.type, None, ev.data.get("turn") if isinstance(ev.data, dict) else None)
     return None

@@ -75,8 +75,9 @@ def esc(text: str) -> str:
         touched = text.encode("ascii").translate(None, _ASCII_KEPT)
         if not touched:
             return text
-        if not touched.translate(None, _ASCII_MARKUP):
-            return html.escape(text, quote=True)
+        if not touched.translate(None, _ASCII_MARKUP):  # html.escape(text, quote=True), its calls inlined
+            return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace(
+                '"', "&quot;").replace("'", "&#x27;")
     elif _TOUCHED.search(text) is None:
         return text
     return html.escape(sanitize(text, keep_newlines=True), quote=True)

@@ -31,8 +31,8 @@ import zstandard
 from replay.findings import Finding, Severity
 from replay.jsjson import parse
 from replay.log.event import ChunkRun, ChunkSpan, Event
-from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts
-from replay.project.tools import Pairing, ToolCall, ToolResult, outcome
+from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts, may_count
+from replay.project.tools import ToolCall, ToolResult, outcome
 from replay.project.transcript import message_of
 from replay.render.acp.profiles import generation_of
 from replay.render.choices import Locale
@@ -269,10 +269,10 @@ class DraftWriter:
         self._turn_end_text = formatter(ss.turn_end, "turn", "reason", "duration")
         self._step_head = formatter(ss.step_head, "step")
         self._step_end_text = formatter(ss.step_end, "step", "latency")
+        self._step_label = formatter(ss.step_label, "turn", "step")
         self._tokens_line = formatter(ss.tokens_line, "input", "output", "cache_read", "reasoning")
         self.header = header if header is not None else {}
         self.fold = SessionFold()
-        self.pairing = Pairing()
         self.generation: str | None = None
         self.tools: dict[str, None] = {}
         self.rows: dict[int, _Row] = {}
@@ -406,6 +406,8 @@ class DraftWriter:
         times = [ev.time for ev in chunks]  # safe integers (see ChunkSpan)
         fold.span(min(times), max(times))
         for ev in chunks:
+            if not may_count(ev):
+                continue
             data = ev.data
             chunk = data.get("chunk")
             if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
@@ -468,10 +470,12 @@ class DraftWriter:
 
     def _log_event(self, ev: Event) -> None:
         """An event the transcript does not show: one collapsed line, its data inside."""
-        replaced = ev.type in ("user/message", "assistant/message", "tool/result")  # not appended
-        data = _json(ev.data)
-        brief = self.ss.replaced if replaced else _brief(ev.data, data)
-        kind = esc(ev.type)
+        kind = ev.type
+        replaced = kind in ("user/message", "assistant/message", "tool/result")  # not appended
+        value = ev.data
+        data = _json(value)
+        brief = self.ss.replaced if replaced else _brief(value, data)
+        kind = esc(kind)
         self._emit(ev.line, f"<details class=\"ev log\" id=\"L{ev.line}\" data-type=\"{kind}\"><summary>"
                             f"{_anchor(ev.seq)}<span class=\"type\">{kind}</span> <span class=\"brief\">{esc(brief)}"
                             f"</span></summary>{clipped_pre(data, len(data), self.ps, DATA_CLIP)}</details>\n")
@@ -514,7 +518,7 @@ class DraftWriter:
         self._emit_part(_Part(ev.line, pieces))
 
     def _step_start(self, ev: Event) -> None:
-        step = self.fold.step(ev.data)
+        step = self.fold.step_of(ev)
         slot = _Slot()
         self.step_slots[(step.turn, step.step)] = slot
         self.step_lines[(step.turn, step.step)] = ev.line
@@ -537,11 +541,11 @@ class DraftWriter:
         return esc(text)
 
     def _step_end(self, ev: Event) -> None:
-        step = self.fold.step(ev.data)
+        step = self.fold.step_of(ev)
         slot = self.step_slots.pop((step.turn, step.step), None)
         latency = self.ss.duration(step.latency)
         usage = step.usage
-        self.timing.step(interpolate(self.ss.step_label, turn=_shown(step.turn), step=_shown(step.step)),
+        self.timing.step(self._step_label(turn=_shown(step.turn), step=_shown(step.step)),
                          self.step_lines.pop((step.turn, step.step), ev.line), step.latency, usage.input, usage.output)
         if slot is not None:
             slot.text = self._step_stats(step, latency)
@@ -549,7 +553,7 @@ class DraftWriter:
         self._emit(ev.line, f"<div class=\"ev stepEnd log\" id=\"L{ev.line}\">{_anchor(ev.seq)}{text}</div>\n")
 
     def _call(self, ev: Event) -> None:
-        got = self.pairing.call(ev)
+        got = self.fold.called  # the fold has just paired it
         if got is None:
             self._log_event(ev)
             return
@@ -563,7 +567,7 @@ class DraftWriter:
     def _result(self, ev: Event) -> None:
         """A result settles its call's row; one that settles nothing, or a call shown
         already without it, is an event of its own."""
-        settled = self.pairing.result(ev)
+        settled = self.fold.settled
         row = self.rows.get(settled[0]) if settled is not None else None
         if settled is None or row is None:
             self._log_event(ev)
