@@ -221,9 +221,7 @@ def _tables(request: ExportRequest) -> list[str]:
 
 def _write_duckdb(sink: Sink, staging: str, request: ExportRequest) -> None:
     from replay.export.database import build
-    from replay.extras import require
 
-    require("duckdb", "export", "a DuckDB export")
     build(str(sink.local(staging, "out", DATABASE)),
           {table: str(sink.local(staging, "out", f"{table}.parquet")) for table in _tables(request)}, SCHEMA_VERSION)
 
