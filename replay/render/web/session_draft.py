@@ -1,12 +1,14 @@
 """The draft of a session's page in the session browser (``replay view PATH -o DIR``),
 made where the log is audited (this process, a worker process or a cluster worker): the
 site's watch (``replay.view.site.PageWatch``) feeds a ``DraftWriter`` the audit's own items
-as they are read; it writes the transcript as HTML, compressed as it goes (memory holds the
-HTML of the tool calls still waiting for their results, at most ``HELD`` events of it, and
-the numbers of ``replay.project.session``). What only the end of the log or the rest of the
-archive knows is left as places in the HTML: where each event's element starts (its findings
-go there), the numbers of each turn and step (known at its end) and each delegation's link
-to its child's page. ``replay.render.web.session_page`` fills them.
+as they are read; it writes the transcript as HTML, compressed as it goes, to a temporary
+file with its places (``replay.render.web.draft_places``: memory holds the HTML of the tool
+calls still waiting for their results, at most ``HELD`` events of it, and the numbers of the
+steps in use, ``replay.project.spill.StepStore``: flat in the length of the log). What
+only the end of the log or the rest of the archive knows is left as places in the HTML:
+where each event's element starts (its findings go there), the numbers of each turn and
+step (known at its end) and each delegation's link to its child's page.
+``replay.render.web.session_page`` fills them.
 
 Every event has an element whose id is its line (``L25``) and, inside it, an anchor whose id
 is its seq (``seq-24``); a run of stream chunks is one element (its first line and seq) whose

@@ -5,9 +5,9 @@ The page is made in two steps, so that a log is read once, by its audit:
 1. **The draft** (``replay.render.web.session_draft``), where the log is audited (this process, a worker process or a
    cluster worker): the site's watch (``replay.view.site.PageWatch``) feeds a
    ``DraftWriter`` the audit's own items as they are read; it writes the
-   transcript as HTML, compressed as it goes (memory holds the HTML of the tool calls
-   still waiting for their results, at most ``HELD`` events of it, and the numbers of
-   ``replay.project.session``). What only the end of the log or the rest of the
+   transcript as HTML, compressed as it goes, to a temporary file with its places
+   (memory holds the HTML of the tool calls still waiting for their results, at most
+   ``HELD`` events of it, and the numbers of the steps in use). What only the end of the log or the rest of the
    archive knows is left as places in the HTML: where each event's element starts
    (its findings go there), the numbers of each turn and step (known at its end) and
    each delegation's link to its child's page.
