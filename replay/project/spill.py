@@ -7,6 +7,7 @@ site keeps it in its own spool file instead, by reference (``Spill.moved``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import tempfile
@@ -141,7 +142,8 @@ class Spill:
             _SHARED.leave()
 
     def __del__(self) -> None:
-        self.close()
+        with contextlib.suppress(Exception):  # at exit, what it would tell may be gone
+            self.close()
 
     def __reduce__(self) -> tuple[Any, ...]:
         data = b"".join(_read(self._fd, at, size) for at, size in zip(self.starts, self.sizes, strict=True))
