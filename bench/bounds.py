@@ -36,11 +36,12 @@ skips) and ``accept`` of it. Prints tables (seconds, peak RSS in MB of 10**6 byt
 output size) and, with ``--json``, the figures as JSON.
 
 Each figure an issue sets a target for is printed with its target and ``ok`` or
-``FAILS``: peak RSS under ``RSS_TARGET_MB`` for ``audit``, ``render acp`` and ``view -o`` of
-the log of tool calls, and ``view -o`` of the children's folder within ``CHILDREN_RATIO``
-times the CPU time (user + system, its workers included) of its ``audit``. The exit status
-is 1 when a measured target fails, 0 when every measured one holds (a target whose rows
-are skipped is not measured): the run reads as a pass/fail check.
+``FAILS``: peak RSS under ``RSS_TARGET_MB`` for ``audit``, ``render acp`` and ``view -o`` (of
+its page alone and of its site) of the log of tool calls, and ``view -o`` of the children's
+folder within ``CHILDREN_RATIO`` times the CPU time (user + system, its workers included)
+of its ``audit``. The exit status is 1 when a measured target fails, 0 when every measured
+one holds (a target whose rows are skipped is not measured): the run reads as a pass/fail
+check.
 
 It also builds three ``.tar.zst`` bombs of hand-made headers, each a few KB on disk, and
 measures ``audit --format json`` of each (``--archives-only``: only these):
@@ -90,8 +91,9 @@ RSS_TARGET_MB = 150
 CHILDREN_RATIO = 2.0
 """``view -o`` of the children's folder takes at most this many times its ``audit``'s CPU time."""
 CALL_ROWS = [("audit", ["audit", "--no-cache", "--format", "json"]), ("render acp", ["render", "acp"]),
-             ("view -o", ["view", "--no-cache", "-o", "{page}"])]
-"""The commands measured on the long log of tool calls (its page to a file)."""
+             ("view -o", ["view", "--no-cache", "-o", "{page}"]),
+             ("view -o DIR/", ["view", "--no-cache", "-o", "{site}/"])]
+"""The commands measured on the long log of tool calls (its page to a file, its site to a folder)."""
 COMMANDS: list[tuple[str, list[str]]] = [
     ("audit", ["audit", "--no-cache", "--format", "json"]),
     ("render acp", ["render", "acp"]),
@@ -497,9 +499,12 @@ def main() -> int:
     if args.events:
         print(f"\n{calls.name}: {args.events:,} events, {calls.stat().st_size / MB:.0f} MB")
         print(f"{'':20}{'s':>8}{'RSS MB':>9}{'out MB':>9}  target")
+        site = out / "calls-site"
         for label, command in CALL_ROWS:
             page.unlink(missing_ok=True)
-            r = measure([*(a.replace("{page}", str(page)) for a in command), str(calls)], out, args.code.resolve())
+            shutil.rmtree(site, ignore_errors=True)
+            r = measure([*(a.replace("{page}", str(page)).replace("{site}", str(site)) for a in command), str(calls)],
+                        out, args.code.resolve())
             results.setdefault(label, {})[f"{args.events:,} events"] = r
             holds = r["rss_mb"] < RSS_TARGET_MB
             targets.append((f"{label} of {args.events:,} events: peak RSS {r['rss_mb']:.1f} MB < {RSS_TARGET_MB} MB",

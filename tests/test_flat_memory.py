@@ -142,18 +142,32 @@ def call_logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return small, large
 
 
-@pytest.mark.parametrize("name", ["audit", "render acp"])
+CALL_COMMANDS = {
+    "audit": COMMANDS["audit"],
+    "render acp": COMMANDS["render acp"],
+    "view -o DIR/": ["view", "--no-cache", "-o", "{out}/"],
+    "view -o page.html": ["view", "--no-cache", "-o", "{out}"],
+}
+
+
+@pytest.mark.parametrize("name", list(CALL_COMMANDS))
 def test_memory_per_tool_call_is_a_few_bytes(name: str, call_logs: tuple[Path, Path], tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A log four times longer, more than half of it tool calls and results: what the
     longer one costs more, per event it adds, is bounded (a long log of calls once cost
-    its audit about 105 bytes an event, its ACP rendering 40; now 19 and 6)."""
+    its audit about 105 bytes an event, its ACP rendering 40, its page (a site's or one
+    alone) 350; now 19, 6, 24 and 12: the page's draft spills its HTML, its places and
+    its steps to a temporary file as it goes)."""
+    import tempfile
+
     import replay.log.bounded
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(replay.log.bounded, "BLOCK", 1 << 15)
     small, large = call_logs
-    _peak(COMMANDS[name], small, tmp_path / "a.out", traced=False)
-    a = _peak(COMMANDS[name], small, tmp_path / "a.out")
-    b = _peak(COMMANDS[name], large, tmp_path / "b.out")
+    command = CALL_COMMANDS[name]
+    _peak(command, small, tmp_path / "first.out", traced=False)
+    a = _peak(command, small, tmp_path / "a.out")
+    b = _peak(command, large, tmp_path / "b.out")
     added = 6_000
     assert (b - a) / added < PER_EVENT, f"{name}: {a / 1e6:.2f} MB → {b / 1e6:.2f} MB for {added:,} more events"

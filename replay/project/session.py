@@ -30,7 +30,7 @@ The rules, each the harness's own (session-log-spec.md §2.2-2.5):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,7 +195,8 @@ class SessionFold:
     first: int | None = None
     last: int | None = None
     turns: list[TurnFacts] = field(default_factory=list)
-    steps: dict[tuple[Any, Any], StepFacts] = field(default_factory=dict)
+    steps: MutableMapping[tuple[Any, Any], StepFacts] = field(default_factory=dict)
+    """Each step by its ``turn`` and ``step`` (a ``replay.project.spill.StepStore`` keeps few in memory)."""
     calls: list[CallFacts] = field(default_factory=list)
     title: str | None = None
     fallback_title: str | None = None
@@ -209,6 +210,9 @@ class SessionFold:
     """The call the last ``tool/result`` event settled (its number) and its result."""
     called: tuple[int, ToolCall] | None = None
     """The call the last ``tool/call`` event made (its number and call; ``None``: it read as none)."""
+    pair_calls: bool = True
+    """Keep each tool call's facts (``calls``, ``settled``); a reader that pairs the
+    calls itself (the session page's draft) leaves them to it."""
     _pairing: Pairing = field(default_factory=Pairing)
 
     # -- times --------------------------------------------------------------------------
@@ -348,12 +352,16 @@ class SessionFold:
         self._route(config.get("model") if isinstance(config, dict) else None)
 
     def _call(self, ev: Event, t: int | None) -> None:
+        if not self.pair_calls:
+            return
         got = self.called = self._pairing.call(ev)
         if got is not None:
             number, call = got
             self.calls.append(CallFacts(number, call.call_id, call.name, ev.seq, t))
 
     def _result(self, ev: Event, t: int | None) -> None:
+        if not self.pair_calls:
+            return
         settled = self._pairing.result(ev)
         self.settled = settled
         if settled is not None:

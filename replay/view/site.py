@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import os
 import pickle
 import posixpath
@@ -39,7 +40,7 @@ import re
 import secrets
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
@@ -60,6 +61,7 @@ from replay.log.discover import local_path
 from replay.log.reader import AuditItem, LogRead
 from replay.log.source import PassedOver, display_path, ignore
 from replay.output import OutputError
+from replay.project.spill import Spill
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
 from replay.render.web.rule_pages import Breaking, rule_pages
@@ -98,22 +100,37 @@ class _Drafting(Reading):
 
     def done(self, report: LogReport) -> Drafted:
         draft = self.writer.done(report)
-        return Drafted(draft.facts, pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL))
+        return Drafted(draft.facts, draft)
 
 
 @dataclass(frozen=True, slots=True)
 class Drafted:
     """A log's page draft as it travels back from where the log was audited: its facts
-    (the site's links and index need them), and the whole draft pickled there, once
-    (the site spools these bytes as they are, and unpickles a draft when it writes
-    its page)."""
+    (the site's links and index need them), and the draft (its HTML and places in a
+    ``Spill``, which travels as its bytes; the site moves it to its spool and unpickles
+    a draft when it writes its page)."""
 
     facts: SessionFacts
-    data: bytes
+    page: PageDraft
 
     def draft(self) -> PageDraft:
-        draft: PageDraft = pickle.loads(self.data)
-        return draft
+        return self.page
+
+
+class _Spooling(pickle.Pickler):
+    """A draft whose spill is in the spool, pickled without it: where it is instead."""
+
+    def persistent_id(self, obj: object) -> object:
+        return obj.where() if isinstance(obj, Spill) else None
+
+
+class _Unspooling(pickle.Unpickler):
+    def __init__(self, data: bytes, spool: IO[bytes]) -> None:
+        super().__init__(io.BytesIO(data))
+        self.spool = spool
+
+    def persistent_load(self, pid: object) -> object:
+        return Spill.placed(pid, self.spool)  # type: ignore[arg-type]
 
 
 class SiteRefused(Exception):
@@ -218,9 +235,12 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
         draft = item.value if item is not None and isinstance(item.value, Drafted) else None
         spooled = None
         if draft is not None:
-            spooled = (spool.tell(), len(draft.data))
             try:
-                spool.write(draft.data)
+                page = replace(draft.page, store=draft.page.store.moved(spool))
+                data = io.BytesIO()
+                _Spooling(data, protocol=pickle.HIGHEST_PROTOCOL).dump(page)
+                spooled = (spool.tell(), len(data.getvalue()))
+                spool.write(data.getvalue())
             except OSError as exc:  # the temporary folder is full
                 raise OutputError(f"{tempfile.gettempdir()}: cannot write the pages' drafts ({reason(exc)})") \
                     from None
@@ -527,7 +547,7 @@ def _draft(entry: _Entry, spool: IO[bytes]) -> PageDraft | None:
     if entry.spooled is None:
         return None
     spool.seek(entry.spooled[0])
-    draft: PageDraft = pickle.loads(spool.read(entry.spooled[1]))
+    draft: PageDraft = _Unspooling(spool.read(entry.spooled[1]), spool).load()
     return draft
 
 

@@ -1,12 +1,14 @@
 """The draft of a session's page in the session browser (``replay view PATH -o DIR``),
 made where the log is audited (this process, a worker process or a cluster worker): the
 site's watch (``replay.view.site.PageWatch``) feeds a ``DraftWriter`` the audit's own items
-as they are read; it writes the transcript as HTML, compressed as it goes (memory holds the
-HTML of the tool calls still waiting for their results, at most ``HELD`` events of it, and
-the numbers of ``replay.project.session``). What only the end of the log or the rest of the
-archive knows is left as places in the HTML: where each event's element starts (its findings
-go there), the numbers of each turn and step (known at its end) and each delegation's link
-to its child's page. ``replay.render.web.session_page`` fills them.
+as they are read; it writes the transcript as HTML, compressed as it goes, to a temporary
+file with its places (``replay.render.web.draft_places``: memory holds the HTML of the tool
+calls still waiting for their results, at most ``HELD`` events of it, and the numbers of the
+steps in use, ``replay.project.spill.StepStore``: flat in the length of the log). What
+only the end of the log or the rest of the archive knows is left as places in the HTML:
+where each event's element starts (its findings go there), the numbers of each turn and
+step (known at its end) and each delegation's link to its child's page.
+``replay.render.web.session_page`` fills them.
 
 Every event has an element whose id is its line (``L25``) and, inside it, an anchor whose id
 is its seq (``seq-24``); a run of stream chunks is one element (its first line and seq) whose
@@ -18,7 +20,6 @@ Every text from the log goes through ``esc`` (the one sanitizer, then HTML escap
 from __future__ import annotations
 
 import json
-from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -31,12 +32,15 @@ import zstandard
 from replay.findings import Finding, Severity
 from replay.jsjson import parse
 from replay.log.event import ChunkRun, ChunkSpan, Event
-from replay.project.session import SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts, may_count
-from replay.project.tools import ToolCall, ToolResult, outcome
+from replay.project.session import RESULT_HEAD, SUBAGENT_TOOLS, SessionFold, StepFacts, TurnFacts, may_count
+from replay.project.spill import Spill, StepStore
+from replay.project.tools import Outcome, Pairing, ToolCall, ToolResult, outcome
 from replay.project.transcript import message_of
 from replay.render.acp.profiles import generation_of
 from replay.render.choices import Locale
 from replay.render.web.audited import Audited
+from replay.render.web.draft_places import BODY, Places
+from replay.render.web.draft_places import Slot as _Slot
 from replay.render.web.locale import formatter, interpolate
 from replay.render.web.page import (
     CLIP,
@@ -119,19 +123,13 @@ class SessionFacts:
 @dataclass(frozen=True, slots=True)
 class PageDraft:
     """A page made where its log was audited, waiting for what only the site knows:
-    the transcript's HTML (zstd-compressed when it is large: ``Packed``), where its
-    elements start, and the places left in it."""
+    the transcript's HTML (zstd-compressed when it is large), where its elements start,
+    and the places left in it, all in ``store`` (``replay.render.web.draft_places``)."""
 
     facts: SessionFacts
-    body: Packed
-    lines: array[int]
-    """Each element's first line, increasing…"""
-    offsets: array[int]
-    """…and where, in the uncompressed body, it starts."""
-    inner: dict[int, int]
-    """Lines inside another element (a result inside its call's row): that element's start."""
-    filled: tuple[tuple[int, str], ...]
-    """HTML to insert at these offsets (each turn's and step's numbers)."""
+    store: Spill
+    compressed: bool
+    """The HTML (the ``BODY`` blocks) is one zstd frame, else its bytes as they are."""
     links: tuple[tuple[int, int], ...]
     """Where each delegation's link to its child's page goes: offset, call number."""
     timeline: Packed
@@ -166,15 +164,6 @@ def unpacked(blob: Packed) -> Iterator[bytes]:
 
 
 # -- the draft ----------------------------------------------------------------------------
-
-
-class _Slot:
-    """A place in the HTML whose text is known later (a turn's or a step's numbers)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self) -> None:
-        self.text = ""
 
 
 class _Link:
@@ -272,7 +261,11 @@ class DraftWriter:
         self._step_label = formatter(ss.step_label, "turn", "step")
         self._tokens_line = formatter(ss.tokens_line, "input", "output", "cache_read", "reasoning")
         self.header = header if header is not None else {}
-        self.fold = SessionFold()
+        self.fold = SessionFold(steps=StepStore(), pair_calls=False)
+        self.pairing = Pairing()
+        self.outcomes: dict[Outcome, int] = {"done": 0, "failed": 0, "interrupted": 0}
+        """Calls settled, by outcome (the others are pending)."""
+        self.delegations: dict[int, Delegation] = {}
         self.generation: str | None = None
         self.tools: dict[str, None] = {}
         self.rows: dict[int, _Row] = {}
@@ -283,14 +276,11 @@ class DraftWriter:
         self.stream: list[int] | None = None
         """A run of stream chunks not written yet: first line, last line, least and greatest seq, count."""
         self._z: Any = None
-        self._out: list[bytes] = []
+        self.store = Spill()
+        self.places = Places(self.store)
         self._held: list[bytes] = []
         self._held_size = 0
         self.size = 0
-        self.lines: array[int] = array("q")
-        self.offsets: array[int] = array("q")
-        self.inner: dict[int, int] = {}
-        self.slots: list[tuple[int, _Slot]] = []
         self.links: list[tuple[int, int]] = []
         self.last_line = 0
         self.suspects: list[int] = []
@@ -324,17 +314,16 @@ class DraftWriter:
     def _start(self, line: int) -> None:
         """An element that holds ``line`` starts here."""
         if line > self.last_line:
-            self.lines.append(line)
-            self.offsets.append(self.size)
+            self.places.start(line, self.size)
             self.last_line = line
         else:
-            self.inner[line] = self.size
+            self.places.inner(line, self.size)
 
     def _write(self, part: _Part) -> None:
         if part.line is not None:
             self._start(part.line)
         for held in part.inner:
-            self.inner[held] = self.size
+            self.places.inner(held, self.size)
         text: list[str] = []
         for piece in part.pieces:
             if isinstance(piece, str):
@@ -343,7 +332,7 @@ class DraftWriter:
             self._put("".join(text))
             text = []
             if isinstance(piece, _Slot):
-                self.slots.append((self.size, piece))
+                self.places.slot(self.size, piece)
             else:
                 self.links.append((self.size, piece.number))
         self._put("".join(text))
@@ -361,7 +350,7 @@ class DraftWriter:
     def _compress(self) -> None:
         if self._z is None:
             self._z = zstandard.ZstdCompressor(level=1).compressobj()
-        self._out.append(self._z.compress(b"".join(self._held)))
+        self.store.put(BODY, self._z.compress(b"".join(self._held)))
         self._held = []
         self._held_size = 0
 
@@ -486,6 +475,8 @@ class DraftWriter:
             parts.append("</section>\n")
         self.turn_open = True
         turn = self.fold.turns[-1]
+        if self.turn_slot is not None:  # a turn that never ended: its numbers are never known
+            self.turn_slot[0].text = ""
         slot = _Slot()
         self.turn_slot = (slot, turn)
         number = esc(_shown(turn.turn))
@@ -507,6 +498,7 @@ class DraftWriter:
         if self.turn_slot is not None and self.turn_slot[1] is turn:
             self._turn_stats(*self.turn_slot)
             self.turn_slot = None
+            self.places.settle()
         error = " data-error=\"true\"" if turn.reason == "error" else ""
         text = self._turn_end_text(turn=_shown(turn.turn), reason=turn.reason or "",
                                    duration=self.ss.duration(turn.duration))
@@ -520,6 +512,9 @@ class DraftWriter:
     def _step_start(self, ev: Event) -> None:
         step = self.fold.step_of(ev)
         slot = _Slot()
+        before = self.step_slots.get((step.turn, step.step))
+        if before is not None:  # a step started again: the first start's numbers are never known
+            before.text = ""
         self.step_slots[(step.turn, step.step)] = slot
         self.step_lines[(step.turn, step.step)] = ev.line
         name = self._step_head(step=esc(_shown(step.step)))
@@ -549,17 +544,20 @@ class DraftWriter:
                          self.step_lines.pop((step.turn, step.step), ev.line), step.latency, usage.input, usage.output)
         if slot is not None:
             slot.text = self._step_stats(step, latency)
+            self.places.settle()
         text = self._step_end_text(step=esc(_shown(step.step)), latency=latency)
         self._emit(ev.line, f"<div class=\"ev stepEnd log\" id=\"L{ev.line}\">{_anchor(ev.seq)}{text}</div>\n")
 
     def _call(self, ev: Event) -> None:
-        got = self.fold.called  # the fold has just paired it
+        got = self.pairing.call(ev)
         if got is None:
             self._log_event(ev)
             return
         number, call = got
         if len(self.tools) < MAX_TOOLS:
             self.tools.setdefault(call.name)
+        if call.name in SUBAGENT_TOOLS:
+            self.delegations[number] = Delegation(number, call.name, "", False)
         row = _Row(number, call, ev.line, ev.time if type(ev.time) is int else None)
         self.rows[number] = row
         self.parts.append(row.part)
@@ -567,7 +565,9 @@ class DraftWriter:
     def _result(self, ev: Event) -> None:
         """A result settles its call's row; one that settles nothing, or a call shown
         already without it, is an event of its own."""
-        settled = self.fold.settled
+        settled = self.pairing.result(ev)
+        if settled is not None:
+            self._settled(*settled)
         row = self.rows.get(settled[0]) if settled is not None else None
         if settled is None or row is None:
             self._log_event(ev)
@@ -576,6 +576,15 @@ class DraftWriter:
         row.result_line, row.result_seq = ev.line, ev.seq
         self._settle(row.part, ev.time if type(ev.time) is int else None)
         self._flush()
+
+    def _settled(self, number: int, result: ToolResult) -> None:
+        """What the page counts of a call settled (``replay.project.session.CallFacts``)."""
+        ended = outcome(result)
+        self.outcomes[ended] += 1
+        delegation = self.delegations.get(number)
+        if delegation is not None:
+            self.delegations[number] = replace(delegation, result_head=result.text[:RESULT_HEAD],
+                                               failed=ended == "failed")
 
     def _settle(self, part: _Part, end: int | None = None) -> None:
         """A row's HTML, now that its result is known (or will not be waited for)."""
@@ -624,31 +633,32 @@ class DraftWriter:
         if self.turn_open:
             self._put("</section>\n")
         if self._z is None:
-            body: Packed = (False, b"".join(self._held))
+            self.store.put(BODY, b"".join(self._held))
         else:
             self._compress()
-            self._out.append(self._z.flush())
-            body = (True, b"".join(self._out))
+            self.store.put(BODY, self._z.flush())
+        self.places.done()
         timeline = pack(
             "".join(timeline_chunks(steps_of(self.fold.changes, self.locale), self.ps)).encode("utf-8", "replace"))
-        return PageDraft(
+        draft = PageDraft(
             facts=self._facts(),
-            body=body,
-            lines=self.lines,
-            offsets=self.offsets,
-            inner=self.inner,
-            filled=tuple((offset, slot.text) for offset, slot in self.slots if slot.text),
+            store=self.store,
+            compressed=self._z is not None,
             links=tuple(self.links),
             timeline=timeline,
             timing=timing_html(self.timing, self.ss),
             panel=panel_section(panel_fields(fold.plan, self.locale), self.ps),
         )
+        if isinstance(fold.steps, StepStore):
+            fold.steps.close()
+        return draft
 
     def _facts(self) -> SessionFacts:
         fold = self.fold
         header = self.header
         usage = fold.usage()
-        outcomes = fold.outcomes()
+        outcomes = self.outcomes
+        calls = self.pairing.calls
         return SessionFacts(
             session_id=_text(header.get("id")),
             parent=_text(header.get("parentSession")),
@@ -658,16 +668,15 @@ class DraftWriter:
             duration=fold.duration,
             turns=len(fold.turns),
             steps=len(fold.steps),
-            calls=len(fold.calls),
-            outcomes=(outcomes["done"], outcomes["failed"], outcomes["interrupted"], outcomes["pending"]),
+            calls=calls,
+            outcomes=(outcomes["done"], outcomes["failed"], outcomes["interrupted"], calls - sum(outcomes.values())),
             tokens=(usage.input, usage.output, usage.cache_read, usage.cache_write, usage.reasoning),
             models=tuple(fold.models()),
             plan=fold.plan_progress(),
             title=fold.shown_title(),
             generation=self.generation,
             tools=tuple(sorted(self.tools)),
-            delegations=tuple(Delegation(c.number, c.name, c.result_head, c.outcome == "failed") for c in fold.calls
-                              if c.name in SUBAGENT_TOOLS),
+            delegations=tuple(self.delegations.values()),
         )
 
 

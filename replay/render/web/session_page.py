@@ -5,9 +5,9 @@ The page is made in two steps, so that a log is read once, by its audit:
 1. **The draft** (``replay.render.web.session_draft``), where the log is audited (this process, a worker process or a
    cluster worker): the site's watch (``replay.view.site.PageWatch``) feeds a
    ``DraftWriter`` the audit's own items as they are read; it writes the
-   transcript as HTML, compressed as it goes (memory holds the HTML of the tool calls
-   still waiting for their results, at most ``HELD`` events of it, and the numbers of
-   ``replay.project.session``). What only the end of the log or the rest of the
+   transcript as HTML, compressed as it goes, to a temporary file with its places
+   (memory holds the HTML of the tool calls still waiting for their results, at most
+   ``HELD`` events of it, and the numbers of the steps in use). What only the end of the log or the rest of the
    archive knows is left as places in the HTML: where each event's element starts
    (its findings go there), the numbers of each turn and step (known at its end) and
    each delegation's link to its child's page.
@@ -26,7 +26,7 @@ sanitizer, then HTML escaping).
 from __future__ import annotations
 
 import functools
-from bisect import bisect_right
+import heapq
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +35,7 @@ from replay.check.registry import RULES, rule_order
 from replay.findings import Finding, Severity
 from replay.render.choices import Locale
 from replay.render.web.audited import Audited
+from replay.render.web.draft_places import body, filled, places
 from replay.render.web.locale import interpolate
 from replay.render.web.page import esc
 from replay.render.web.page_assets import SESSION_CSP, SESSION_CSS, SESSION_SCRIPT
@@ -311,35 +312,26 @@ def findings_section(report: Audited, links: PageLinks, ss: SiteStrings, transcr
             f"<ul class=\"findings\">{items}</ul></section>\n")
 
 
-def place(draft: PageDraft, line: int) -> int:
-    """Where the findings of a line go: before the element that holds the line (the
-    last element that starts at or before it; the start of the transcript if none)."""
-    inner = draft.inner.get(line)
-    if inner is not None:
-        return inner
-    k = bisect_right(draft.lines, line) - 1
-    return draft.offsets[k] if k >= 0 else 0
-
-
 def body_chunks(draft: PageDraft, report: Audited, links: PageLinks, ss: SiteStrings) -> Iterator[str | bytes]:
     """The transcript, its places filled: the numbers of turns and steps, each
     delegation's link, each finding before the element of its line."""
     at: dict[int, list[Finding]] = {}
+    place = places(draft.store, [f.line for f in report.findings if f.line is not None and f.line > 1])
     for f in report.findings:
         if f.line is not None and f.line > 1:
-            at.setdefault(place(draft, f.line), []).append(f)
-    inserts: list[tuple[int, int, str]] = [(offset, 0, text) for offset, text in draft.filled]
+            at.setdefault(place[f.line], []).append(f)
+    delegations = []
     if links.index is not None:  # in a site: each delegation's child page, or that it is not there
-        for offset, number in draft.links:
-            inserts.append((offset, 0, _delegation_html(links.delegations.get(number), ss)))
-    inserts += [(offset, 1, findings_at(found, links, ss)) for offset, found in at.items()]
-    inserts.sort(key=lambda item: (item[0], item[1]))
+        delegations = [(offset, 0, _delegation_html(links.delegations.get(number), ss))
+                       for offset, number in draft.links]
+    shown = sorted(((offset, 1, findings_at(here, links, ss)) for offset, here in at.items()), key=lambda i: i[0])
     position = 0
-    pending = iter(inserts)
+    pending = heapq.merge(((offset, 0, text) for offset, text in filled(draft.store)), delegations, shown,
+                          key=lambda item: (item[0], item[1]))
     nxt = next(pending, None)
     out: list[bytes] = []
     size = 0
-    for piece in unpacked(draft.body):
+    for piece in body(draft.store, draft.compressed, FLUSH):
         end = position + len(piece)
         start = 0
         while nxt is not None and nxt[0] <= end:

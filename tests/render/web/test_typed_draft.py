@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from replay.log.event import ChunkSpan, DictEvent, Event
 from replay.log.reader import read_log
 from replay.project.session import SessionFold
-from replay.render.web.session_draft import DraftWriter, PageDraft, unpacked
+from replay.render.web.session_draft import DraftWriter, PageDraft
+from replay.render.web.session_page import PageLinks, Report, page_chunks
 from tests.helpers import bytes_source, examples
 from tests.log.test_typed import LOGS, _lines, bent_log
 
@@ -34,8 +35,11 @@ def _drafted(data: bytes, typed: bool, touched: bool = False) -> PageDraft:
 
 
 def _shown(draft: PageDraft) -> tuple[Any, ...]:
-    return (draft.facts, b"".join(unpacked(draft.body)), list(draft.lines), list(draft.offsets), draft.inner,
-            draft.filled, draft.links, b"".join(unpacked(draft.timeline)), draft.timing, draft.panel)
+    """What a draft shows: its facts, its delegations' places, and its page (every
+    place filled), whole."""
+    page = b"".join(c.encode() if isinstance(c, str) else c
+                    for c in page_chunks(draft, Report(), "session.jsonl", PageLinks(), "en"))
+    return draft.facts, draft.links, page
 
 
 def _same(data: bytes) -> None:
