@@ -15,7 +15,7 @@ row, whatever ran them), row groups bounded, and the result is published file by
 the old tables are replaced only once the new ones are whole. Nothing is
 written outside ``OUT`` (``FILE.duckdb``: outside its folder, and only the file and a
 staging folder beside it). Values are data: written as the log holds them, never put
-into SQL text (DuckDB reads the Arrow batches)."""
+into SQL text (DuckDB reads the staged Parquet: ``replay.export.database``)."""
 
 from __future__ import annotations
 
