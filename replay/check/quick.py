@@ -43,7 +43,7 @@ from pathlib import Path
 from replay import __version__
 from replay.log.walk import ARCHIVE_SUFFIXES, LOG_SUFFIXES
 
-RUN_FORMAT = b"replay-audit-run/1\n"
+RUN_FORMAT = b"replay-audit-run/2\n"
 """The first line of a run record."""
 RECORD_PREFIX = "run-"
 RECORDS_KEPT = 8
@@ -320,15 +320,21 @@ def recent(identity: Status, started: int) -> bool:
     return identity[3] > started - RACY_NS
 
 
+EXIT_STATUSES = (b"0", b"1")
+"""The exit statuses a run record may hold (those of an audit that reported)."""
+
+
 def record_bytes(seen: Sequence[Seen], code: int, report: bytes) -> bytes:
     """A run record: its format's line; a line of the exit status, the lengths of what
-    it saw and of the report, and a digest of both; what it saw (each path, NUL, its
-    numbers, NUL: no path holds a NUL); the report."""
+    it saw and of the report, and a digest of the status and both; what it saw (each
+    path, NUL, its numbers, NUL: no path holds a NUL); the report."""
     rows = b"".join(os.fsencode(path) + b"\0" + b" ".join(b"%d" % n for n in (follow, kind, *(identity or ())))
                     + b"\0" for path, follow, kind, identity in seen)
-    digest = hashlib.blake2b(rows, digest_size=16)
+    status = b"%d" % code
+    digest = hashlib.blake2b(status + b"\n", digest_size=16)
+    digest.update(rows)
     digest.update(report)
-    return RUN_FORMAT + b"%d %d %d %s\n" % (code, len(rows), len(report), digest.hexdigest().encode()) + rows + report
+    return RUN_FORMAT + b"%s %d %d %s\n" % (status, len(rows), len(report), digest.hexdigest().encode()) + rows + report
 
 
 def _parts(data: bytes) -> tuple[int, bytes, memoryview]:
@@ -339,10 +345,11 @@ def _parts(data: bytes) -> tuple[int, bytes, memoryview]:
     end = data.index(b"\n", len(RUN_FORMAT))
     code, rows, size, digest = data[len(RUN_FORMAT):end].split(b" ")
     start, middle = end + 1, end + 1 + int(rows)
-    if int(rows) < 0 or int(size) < 0 or middle + int(size) != len(data):
+    if code not in EXIT_STATUSES or int(rows) < 0 or int(size) < 0 or middle + int(size) != len(data):
         raise ValueError("not a whole run record")
     view = memoryview(data)
-    check = hashlib.blake2b(view[start:middle], digest_size=16)
+    check = hashlib.blake2b(code + b"\n", digest_size=16)
+    check.update(view[start:middle])
     check.update(view[middle:])
     if check.hexdigest().encode() != digest:
         raise ValueError("not a whole run record")

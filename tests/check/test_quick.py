@@ -219,6 +219,25 @@ def test_a_broken_record_is_passed_over_and_written_anew(tmp_path: Path, monkeyp
         assert _replay(args) == (True, *_slow(args))
 
 
+def test_a_record_whose_exit_status_was_altered_is_passed_over(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The digest covers the exit status too: a record whose status line changed (1 to
+    0, or to a status no audit exits with) is not whole."""
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    _replay(args)
+    [record] = _records(tmp_path / "cache")
+    whole = record.read_bytes()
+    head, rest = whole[len(quick.RUN_FORMAT):].split(b"\n", 1)
+    code, *tail = head.split(b" ")
+    assert code == b"1"
+    for other in (b"0", b"2", b"+1", b"01", b"-1"):
+        record.write_bytes(quick.RUN_FORMAT + b" ".join([other, *tail]) + b"\n" + rest)
+        assert _replay(args)[0] is False, other
+        assert _replay(args) == (True, 1, _slow(args)[1])
+
+
 def test_the_cache_folder_below_the_audited_one_is_no_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``replay audit .`` with the default cache: the audit writes below the folder it
     searched, which holds no log there; a log put there is found."""
