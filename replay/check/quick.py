@@ -6,8 +6,8 @@ A run record is kept in the cache's namespace folder (``replay.check.cache``) by
 audit that could be answered again unchanged. Its file is named by a digest of what
 the command's output can depend on beyond the logs (``run_key``): replay's version
 and code, Python's version, the working directory, the command line, replay's
-environment variables and ``NO_COLOR``, and whether standard output and standard
-error are terminals. It holds the exit status, the report's bytes as a warm audit
+environment variables and ``NO_COLOR``, the user and groups (what may be listed and
+read), and whether standard output and standard error are terminals. It holds the exit status, the report's bytes as a warm audit
 writes them (every log from the cache), and what that report depends on:
 
 * every folder the search listed, with its status taken before it was listed (a
@@ -102,7 +102,8 @@ def run_key(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> str:
     """The name of the run record of ``replay ARGV`` in ``cwd`` with ``environ``."""
     digest = hashlib.blake2b(digest_size=16)
     env = sorted((k, v) for k, v in environ.items() if k.startswith("REPLAY_") or k == "NO_COLOR")
-    for part in (RUN_FORMAT.decode(), __version__, sys.version, code_digest(), cwd, tuple(argv), env,
+    user = (os.geteuid(), os.getegid(), sorted(os.getgroups()))  # what it may list and read
+    for part in (RUN_FORMAT.decode(), __version__, sys.version, code_digest(), cwd, tuple(argv), env, user,
                  _terminal(1), _terminal(2)):
         digest.update(repr(part).encode("utf-8", "surrogatepass") + b"\0")
     return RECORD_PREFIX + digest.hexdigest()

@@ -238,6 +238,20 @@ def test_a_record_whose_exit_status_was_altered_is_passed_over(tmp_path: Path,
         assert _replay(args) == (True, 1, _slow(args)[1])
 
 
+@pytest.mark.parametrize("who", ["geteuid", "getegid", "getgroups"])
+def test_another_user_is_not_answered_from_a_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    who: str) -> None:
+    """What another user (``sudo replay audit``, a shared cache) may list and read is not
+    what the record's audit could: a folder it cannot list would be passed over."""
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--cache-dir", "cache", "logs"]
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    other = [12345] if who == "getgroups" else 12345
+    monkeypatch.setattr(os, who, lambda: other)
+    assert _replay(args)[0] is False
+
+
 def test_the_cache_folder_below_the_audited_one_is_no_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``replay audit .`` with the default cache: the audit writes below the folder it
     searched, which holds no log there; a log put there is found."""
