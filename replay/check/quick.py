@@ -7,8 +7,9 @@ audit that could be answered again unchanged. Its file is named by a digest of w
 the command's output can depend on beyond the logs (``run_key``): replay's version
 and code, Python's version, the working directory, the command line, replay's
 environment variables and ``NO_COLOR``, the user and groups (what may be listed and
-read), and whether standard output and standard error are terminals. It holds the exit status, the report's bytes as a warm audit
-writes them (every log from the cache), and what that report depends on:
+read), and whether standard output and standard error are terminals. It holds the
+exit status, the report's bytes as a warm audit writes them (every log from the
+cache), and what that report depends on:
 
 * every folder the search listed, with its status taken before it was listed (a
   name added, removed or renamed in it changes its modification time);
@@ -17,7 +18,8 @@ writes them (every log from the cache), and what that report depends on:
   the file it names, with its folder and the session's other encoding, which rule
   A10 looks for), and every file of a folder that was no session log;
 * every ``pyproject.toml`` the search for ``[tool.replay.audit]`` could find, from
-  the working directory up (or that there is none).
+  the working directory up (or that there is none), as it was before the table was
+  read and still is when the audit ends.
 
 An audit is answered from its record when every status is the same now; else the
 command runs as it would have. A record is written only when its audit used the
@@ -280,16 +282,14 @@ def _write(report: memoryview, code: int) -> int:
     return code
 
 
-def seen_config(cwd: str, started: int) -> list[Seen] | None:
-    """What a record keeps of the ``pyproject.toml`` files (``None``: one of them
-    cannot be recorded: unreadable, or modified too recently)."""
+def seen_config(cwd: str) -> list[Seen] | None:
+    """What a record keeps of the ``pyproject.toml`` files, taken before the table is
+    read (``None``: one of them cannot be looked at)."""
     seen: list[Seen] = []
     for path in config_candidates(cwd):
         try:
             now = status(path, True)
         except OSError:
-            return None
-        if now is not None and recent(now[1], started):
             return None
         seen.append((path, True, FILE, None) if now is None else (path, True, *now))
     return seen

@@ -252,6 +252,54 @@ def test_another_user_is_not_answered_from_a_record(tmp_path: Path, monkeypatch:
     assert _replay(args)[0] is False
 
 
+def test_a_pyproject_toml_changed_while_the_audit_ran_is_no_record_of_the_table_it_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table is read as the audit starts: one copied in with its old modification
+    time (``cp -p``) before the audit ends is not what its report was selected by."""
+    from replay.check import audit as audit_module
+
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.replay.audit]\nignore = ["D"]\n', encoding="utf-8")
+    _age(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    read = audit_module.find_config
+
+    def read_then_replaced() -> object:
+        found = read()
+        config.write_text('[tool.replay.audit]\nselect = ["D"]\n', encoding="utf-8")
+        os.utime(config, ns=(OLD, OLD))
+        return found
+
+    with monkeypatch.context() as patch:
+        patch.setattr(audit_module, "find_config", read_then_replaced)
+        assert _replay(args)[0] is False
+    answered, code, _ = _replay(args)
+    assert not answered and code == 0
+    assert _replay(args) == (True, *_slow(args))
+
+
+def test_a_log_rewritten_with_its_size_and_modification_time_kept_is_a_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.utime`` (``cp -p``, ``touch -r``) puts the modification time back, not the
+    change time: a log rewritten in place to the same size is audited again."""
+    [log, *_] = _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    before = log.stat()
+    data = bytearray(log.read_bytes())
+    data[len(data) // 2] = ord("#") if data[len(data) // 2] != ord("#") else ord("$")
+    with open(log, "r+b") as fh:
+        fh.write(data)
+    os.utime(log, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (log.stat().st_ino, log.stat().st_size, log.stat().st_mtime_ns) == \
+        (before.st_ino, before.st_size, before.st_mtime_ns)
+    answered, _, out = _replay(args)
+    assert not answered and b'"rule": "H1"' in out
+
+
 def test_the_cache_folder_below_the_audited_one_is_no_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``replay audit .`` with the default cache: the audit writes below the folder it
     searched, which holds no log there; a log put there is found."""
