@@ -17,7 +17,9 @@ a folder: its storage identity (device, inode, size, modification and change tim
 in nanoseconds), its size, the length audited (up to its last complete line; a
 ``.jsonl.zstd`` log, up to its last complete frame), a BLAKE2b digest of each
 ``BLOCK`` bytes of it, and its reports as the rules judged them (before the selection
-and the baseline, which the caller applies). For a log met again:
+and the baseline, which the caller applies). A log named as a session's log is kept
+apart by whether the session's other encoding is beside it (rule A10 reports that).
+For a log met again:
 
 * the same identity: its report is reused, the log unread (``--verify-cache`` reads
   and digests it all the same, and reuses the report only when the bytes match);
@@ -66,10 +68,11 @@ from replay.check.history import Rewrite, rewritten
 from replay.check.quick import CACHE_ENV as CACHE_ENV
 from replay.check.quick import CACHE_FOLDER as CACHE_FOLDER
 from replay.check.quick import FILE, RACY_NS, RECORD_PREFIX, RECORDS_KEPT, Seen, code_digest, seen_beside
+from replay.check.storage import twin_location
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
 from replay.log.reader import Limits, Source, read_log
-from replay.log.source import Archive, LocalFile, PassedOver, Unit, ignore
+from replay.log.source import STORED_NAMES, Archive, LocalFile, PassedOver, Unit, ignore
 from replay.log.walk import identity as _identity
 from replay.log.zstd import MAGIC, FrameWalk
 
@@ -401,6 +404,8 @@ class AuditCache:
         if archive and self.watch is not None:
             return _Miss(unit)  # the session browser drafts an archive's pages as it reads it
         kind = "a" if archive else "d" if isinstance(unit, Source) and unit.discovered else "f"
+        if not archive and os.path.basename(unit.path) in STORED_NAMES and os.path.exists(twin_location(unit.path)):
+            kind += "2"  # rule A10: the session's other encoding is beside it (its report says so)
         key = _key(kind, unit.path)
         identity = unit.open.known_identity  # the folder search's status: no second stat
         if identity is None:

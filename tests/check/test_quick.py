@@ -300,6 +300,35 @@ def test_a_log_rewritten_with_its_size_and_modification_time_kept_is_a_change(
     assert not answered and b'"rule": "H1"' in out
 
 
+@pytest.mark.parametrize("named", [True, False])
+def test_the_other_encoding_appearing_beside_a_cached_log_is_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: bool) -> None:
+    """Rule A10 asks whether the session's other encoding is beside a log in a production
+    root: a log whose report is cached is judged again when that answer changed."""
+    from tests.check.test_cache import _uncounted
+
+    [log, *_] = _tree(tmp_path)
+    root = tmp_path / "logs" / "--project--" / "s0"
+    root.parent.mkdir()
+    log.parent.rename(root)
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    where = ["logs/--project--/s0/session.jsonl"] if named else ["logs"]
+    args = ["audit", "--format", "json", "--cache-dir", "cache", *where]
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    twin = root / "session.jsonl.zstd"
+    for step in (1, 2):
+        if twin.exists():
+            twin.unlink()
+        else:
+            twin.symlink_to("session.jsonl")  # the same session, in place of its other encoding
+        os.utime(root, ns=(OLD + step * 10**9, OLD + step * 10**9))
+        answered, code, out = _replay(args)
+        want = _slow(["audit", "--format", "json", "--no-cache", *where])
+        assert not answered and (code, _uncounted("json", out.decode())) == (want[0], _uncounted(
+            "json", want[1].decode())), step
+
+
 def test_the_cache_folder_below_the_audited_one_is_no_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``replay audit .`` with the default cache: the audit writes below the folder it
     searched, which holds no log there; a log put there is found."""
