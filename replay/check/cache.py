@@ -378,19 +378,19 @@ class AuditCache:
     # -- looking up ------------------------------------------------------------------
 
     def _look_up(self, unit: Unit) -> _Hit | _Miss:
+        followed = not isinstance(unit.open, LocalFile) or unit.open.known_identity is None
+        # Named on the command line: what the audit looks at beside it, taken before the
+        # look-up asks whether the other encoding is there (a later change is one).
+        named = isinstance(unit.open, LocalFile) and unit.open.known_identity is None
+        beside = seen_beside(unit.path) if named and self.seen is not None else []
         slot = self._looked_up(unit)
         if self.seen is not None:
-            if slot.identity is None or (isinstance(slot, _Miss) and (slot.key is None or slot.rewrite is not None)):
+            if beside is None or slot.identity is None or \
+                    (isinstance(slot, _Miss) and (slot.key is None or slot.rewrite is not None)):
                 self.seen = None
             else:
-                followed = not isinstance(unit.open, LocalFile) or unit.open.known_identity is None
                 self.seen.append((unit.path, followed, FILE, slot.identity))
-                if followed:  # named on the command line: what the audit looks at beside it
-                    beside = seen_beside(unit.path)
-                    if beside is None:
-                        self.seen = None
-                    else:
-                        self.seen += beside
+                self.seen += beside
         return slot
 
     def _looked_up(self, unit: Unit) -> _Hit | _Miss:
