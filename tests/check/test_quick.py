@@ -238,6 +238,18 @@ def test_a_record_whose_exit_status_was_altered_is_passed_over(tmp_path: Path,
         assert _replay(args) == (True, 1, _slow(args)[1])
 
 
+def test_a_change_of_replay_s_code_is_not_answered_from_a_record(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit of replay's code (a checkout, an editable install) may change a report
+    with the same version."""
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--cache-dir", "cache", "logs"]
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    monkeypatch.setattr(quick, "code_digest", lambda: "0" * 32)
+    assert _replay(args)[0] is False
+
+
 @pytest.mark.parametrize("who", ["geteuid", "getegid", "getgroups"])
 def test_another_user_is_not_answered_from_a_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     who: str) -> None:
