@@ -72,6 +72,7 @@ class Audit:
         self.request = request
         self.watch = watch
         """Reads every log alongside its audit (``replay.check.engine.Watch``)."""
+        self._config_seen = seen_config(os.getcwd())  # before the table is read: a later change is one
         config = find_config()
         self.selection: Selection = audit_selection(request.select, request.ignore, request.min_severity, config)
         self.baseline = read_baseline(request.baseline) if request.baseline is not None else Baseline()
@@ -129,9 +130,9 @@ class Audit:
                 request.cache.verify or request.baseline is not None or request.write_baseline is not None or \
                 request.scheduler is not None or result.notes or self.passed:
             return None
-        config = seen_config(os.getcwd(), started)
-        if config is None:
-            return None
+        config = self._config_seen
+        if config is None or seen_config(os.getcwd()) != config:
+            return None  # one cannot be looked at, or changed since the table was read
         # The cache's own folders, when the search went through them, change as the
         # audit writes: what matters of them is that they hold no log.
         own = os.path.abspath(cache.tree.path)
@@ -139,14 +140,14 @@ class Audit:
             return None  # a folder without a status: its search said why, or it went
         seen: list[Seen] = [(path, followed, FOLDER, identity) for path, followed, identity in self._listed
                             if not _below(os.path.abspath(path), own)]
-        seen += cache.seen + self._left_out  # a status of None there: nothing there (a log's other encoding)
+        seen += cache.seen + self._left_out + config  # a status of None: nothing there (a log's other encoding)
         if any(identity is not None and recent(identity, started) for _, _, _, identity in seen):
             return None
-        if len(seen) < len(self._listed) + len(cache.seen) + len(self._left_out):
+        if len(seen) < len(self._listed) + len(cache.seen) + len(self._left_out) + len(config):
             if not holds_no_log(own):
                 return None
             seen.append((own, False, CACHE, None))
-        return seen + config
+        return seen
 
     def run(self, on_report: Callable[[LogReport], None] = lambda report: None,
             attached: Callable[[Attached], None] | None = None,

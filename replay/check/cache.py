@@ -17,7 +17,9 @@ a folder: its storage identity (device, inode, size, modification and change tim
 in nanoseconds), its size, the length audited (up to its last complete line; a
 ``.jsonl.zstd`` log, up to its last complete frame), a BLAKE2b digest of each
 ``BLOCK`` bytes of it, and its reports as the rules judged them (before the selection
-and the baseline, which the caller applies). For a log met again:
+and the baseline, which the caller applies). A log named as a session's log is kept
+apart by whether the session's other encoding is beside it (rule A10 reports that).
+For a log met again:
 
 * the same identity: its report is reused, the log unread (``--verify-cache`` reads
   and digests it all the same, and reuses the report only when the bytes match);
@@ -66,10 +68,11 @@ from replay.check.history import Rewrite, rewritten
 from replay.check.quick import CACHE_ENV as CACHE_ENV
 from replay.check.quick import CACHE_FOLDER as CACHE_FOLDER
 from replay.check.quick import FILE, RACY_NS, RECORD_PREFIX, RECORDS_KEPT, Seen, code_digest, seen_beside
+from replay.check.storage import twin_location
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
 from replay.log.reader import Limits, Source, read_log
-from replay.log.source import Archive, LocalFile, PassedOver, Unit, ignore
+from replay.log.source import STORED_NAMES, Archive, LocalFile, PassedOver, Unit, ignore
 from replay.log.walk import identity as _identity
 from replay.log.zstd import MAGIC, FrameWalk
 
@@ -375,19 +378,19 @@ class AuditCache:
     # -- looking up ------------------------------------------------------------------
 
     def _look_up(self, unit: Unit) -> _Hit | _Miss:
+        followed = not isinstance(unit.open, LocalFile) or unit.open.known_identity is None
+        # Named on the command line: what the audit looks at beside it, taken before the
+        # look-up asks whether the other encoding is there (a later change is one).
+        named = isinstance(unit.open, LocalFile) and unit.open.known_identity is None
+        beside = seen_beside(unit.path) if named and self.seen is not None else []
         slot = self._looked_up(unit)
         if self.seen is not None:
-            if slot.identity is None or (isinstance(slot, _Miss) and (slot.key is None or slot.rewrite is not None)):
+            if beside is None or slot.identity is None or \
+                    (isinstance(slot, _Miss) and (slot.key is None or slot.rewrite is not None)):
                 self.seen = None
             else:
-                followed = not isinstance(unit.open, LocalFile) or unit.open.known_identity is None
                 self.seen.append((unit.path, followed, FILE, slot.identity))
-                if followed:  # named on the command line: what the audit looks at beside it
-                    beside = seen_beside(unit.path)
-                    if beside is None:
-                        self.seen = None
-                    else:
-                        self.seen += beside
+                self.seen += beside
         return slot
 
     def _looked_up(self, unit: Unit) -> _Hit | _Miss:
@@ -401,6 +404,8 @@ class AuditCache:
         if archive and self.watch is not None:
             return _Miss(unit)  # the session browser drafts an archive's pages as it reads it
         kind = "a" if archive else "d" if isinstance(unit, Source) and unit.discovered else "f"
+        if not archive and os.path.basename(unit.path) in STORED_NAMES and os.path.exists(twin_location(unit.path)):
+            kind += "2"  # rule A10: the session's other encoding is beside it (its report says so)
         key = _key(kind, unit.path)
         identity = unit.open.known_identity  # the folder search's status: no second stat
         if identity is None:

@@ -6,9 +6,10 @@ A run record is kept in the cache's namespace folder (``replay.check.cache``) by
 audit that could be answered again unchanged. Its file is named by a digest of what
 the command's output can depend on beyond the logs (``run_key``): replay's version
 and code, Python's version, the working directory, the command line, replay's
-environment variables and ``NO_COLOR``, and whether standard output and standard
-error are terminals. It holds the exit status, the report's bytes as a warm audit
-writes them (every log from the cache), and what that report depends on:
+environment variables and ``NO_COLOR``, the user and groups (what may be listed and
+read), and whether standard output and standard error are terminals. It holds the
+exit status, the report's bytes as a warm audit writes them (every log from the
+cache), and what that report depends on:
 
 * every folder the search listed, with its status taken before it was listed (a
   name added, removed or renamed in it changes its modification time);
@@ -17,7 +18,8 @@ writes them (every log from the cache), and what that report depends on:
   the file it names, with its folder and the session's other encoding, which rule
   A10 looks for), and every file of a folder that was no session log;
 * every ``pyproject.toml`` the search for ``[tool.replay.audit]`` could find, from
-  the working directory up (or that there is none).
+  the working directory up (or that there is none), as it was before the table was
+  read and still is when the audit ends.
 
 An audit is answered from its record when every status is the same now; else the
 command runs as it would have. A record is written only when its audit used the
@@ -43,7 +45,7 @@ from pathlib import Path
 from replay import __version__
 from replay.log.walk import ARCHIVE_SUFFIXES, LOG_SUFFIXES
 
-RUN_FORMAT = b"replay-audit-run/1\n"
+RUN_FORMAT = b"replay-audit-run/2\n"
 """The first line of a run record."""
 RECORD_PREFIX = "run-"
 RECORDS_KEPT = 8
@@ -102,7 +104,8 @@ def run_key(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> str:
     """The name of the run record of ``replay ARGV`` in ``cwd`` with ``environ``."""
     digest = hashlib.blake2b(digest_size=16)
     env = sorted((k, v) for k, v in environ.items() if k.startswith("REPLAY_") or k == "NO_COLOR")
-    for part in (RUN_FORMAT.decode(), __version__, sys.version, code_digest(), cwd, tuple(argv), env,
+    user = (os.geteuid(), os.getegid(), sorted(os.getgroups()))  # what it may list and read
+    for part in (RUN_FORMAT.decode(), __version__, sys.version, code_digest(), cwd, tuple(argv), env, user,
                  _terminal(1), _terminal(2)):
         digest.update(repr(part).encode("utf-8", "surrogatepass") + b"\0")
     return RECORD_PREFIX + digest.hexdigest()
@@ -279,16 +282,14 @@ def _write(report: memoryview, code: int) -> int:
     return code
 
 
-def seen_config(cwd: str, started: int) -> list[Seen] | None:
-    """What a record keeps of the ``pyproject.toml`` files (``None``: one of them
-    cannot be recorded: unreadable, or modified too recently)."""
+def seen_config(cwd: str) -> list[Seen] | None:
+    """What a record keeps of the ``pyproject.toml`` files, taken before the table is
+    read (``None``: one of them cannot be looked at)."""
     seen: list[Seen] = []
     for path in config_candidates(cwd):
         try:
             now = status(path, True)
         except OSError:
-            return None
-        if now is not None and recent(now[1], started):
             return None
         seen.append((path, True, FILE, None) if now is None else (path, True, *now))
     return seen
@@ -320,15 +321,21 @@ def recent(identity: Status, started: int) -> bool:
     return identity[3] > started - RACY_NS
 
 
+EXIT_STATUSES = (b"0", b"1")
+"""The exit statuses a run record may hold (those of an audit that reported)."""
+
+
 def record_bytes(seen: Sequence[Seen], code: int, report: bytes) -> bytes:
     """A run record: its format's line; a line of the exit status, the lengths of what
-    it saw and of the report, and a digest of both; what it saw (each path, NUL, its
-    numbers, NUL: no path holds a NUL); the report."""
+    it saw and of the report, and a digest of the status and both; what it saw (each
+    path, NUL, its numbers, NUL: no path holds a NUL); the report."""
     rows = b"".join(os.fsencode(path) + b"\0" + b" ".join(b"%d" % n for n in (follow, kind, *(identity or ())))
                     + b"\0" for path, follow, kind, identity in seen)
-    digest = hashlib.blake2b(rows, digest_size=16)
+    status = b"%d" % code
+    digest = hashlib.blake2b(status + b"\n", digest_size=16)
+    digest.update(rows)
     digest.update(report)
-    return RUN_FORMAT + b"%d %d %d %s\n" % (code, len(rows), len(report), digest.hexdigest().encode()) + rows + report
+    return RUN_FORMAT + b"%s %d %d %s\n" % (status, len(rows), len(report), digest.hexdigest().encode()) + rows + report
 
 
 def _parts(data: bytes) -> tuple[int, bytes, memoryview]:
@@ -339,10 +346,11 @@ def _parts(data: bytes) -> tuple[int, bytes, memoryview]:
     end = data.index(b"\n", len(RUN_FORMAT))
     code, rows, size, digest = data[len(RUN_FORMAT):end].split(b" ")
     start, middle = end + 1, end + 1 + int(rows)
-    if int(rows) < 0 or int(size) < 0 or middle + int(size) != len(data):
+    if code not in EXIT_STATUSES or int(rows) < 0 or int(size) < 0 or middle + int(size) != len(data):
         raise ValueError("not a whole run record")
     view = memoryview(data)
-    check = hashlib.blake2b(view[start:middle], digest_size=16)
+    check = hashlib.blake2b(code + b"\n", digest_size=16)
+    check.update(view[start:middle])
     check.update(view[middle:])
     if check.hexdigest().encode() != digest:
         raise ValueError("not a whole run record")

@@ -219,6 +219,128 @@ def test_a_broken_record_is_passed_over_and_written_anew(tmp_path: Path, monkeyp
         assert _replay(args) == (True, *_slow(args))
 
 
+def test_a_record_whose_exit_status_was_altered_is_passed_over(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The digest covers the exit status too: a record whose status line changed (1 to
+    0, or to a status no audit exits with) is not whole."""
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    _replay(args)
+    [record] = _records(tmp_path / "cache")
+    whole = record.read_bytes()
+    head, rest = whole[len(quick.RUN_FORMAT):].split(b"\n", 1)
+    code, *tail = head.split(b" ")
+    assert code == b"1"
+    for other in (b"0", b"2", b"+1", b"01", b"-1"):
+        record.write_bytes(quick.RUN_FORMAT + b" ".join([other, *tail]) + b"\n" + rest)
+        assert _replay(args)[0] is False, other
+        assert _replay(args) == (True, 1, _slow(args)[1])
+
+
+def test_a_change_of_replay_s_code_is_not_answered_from_a_record(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit of replay's code (a checkout, an editable install) may change a report
+    with the same version."""
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--cache-dir", "cache", "logs"]
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    monkeypatch.setattr(quick, "code_digest", lambda: "0" * 32)
+    assert _replay(args)[0] is False
+
+
+@pytest.mark.parametrize("who", ["geteuid", "getegid", "getgroups"])
+def test_another_user_is_not_answered_from_a_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    who: str) -> None:
+    """What another user (``sudo replay audit``, a shared cache) may list and read is not
+    what the record's audit could: a folder it cannot list would be passed over."""
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--cache-dir", "cache", "logs"]
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    other = [12345] if who == "getgroups" else 12345
+    monkeypatch.setattr(os, who, lambda: other)
+    assert _replay(args)[0] is False
+
+
+def test_a_pyproject_toml_changed_while_the_audit_ran_is_no_record_of_the_table_it_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table is read as the audit starts: one copied in with its old modification
+    time (``cp -p``) before the audit ends is not what its report was selected by."""
+    from replay.check import audit as audit_module
+
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.replay.audit]\nignore = ["D"]\n', encoding="utf-8")
+    _age(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    read = audit_module.find_config
+
+    def read_then_replaced() -> object:
+        found = read()
+        config.write_text('[tool.replay.audit]\nselect = ["D"]\n', encoding="utf-8")
+        os.utime(config, ns=(OLD, OLD))
+        return found
+
+    with monkeypatch.context() as patch:
+        patch.setattr(audit_module, "find_config", read_then_replaced)
+        assert _replay(args)[0] is False
+    answered, code, _ = _replay(args)
+    assert not answered and code == 0
+    assert _replay(args) == (True, *_slow(args))
+
+
+def test_a_log_rewritten_with_its_size_and_modification_time_kept_is_a_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.utime`` (``cp -p``, ``touch -r``) puts the modification time back, not the
+    change time: a log rewritten in place to the same size is audited again."""
+    [log, *_] = _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    before = log.stat()
+    data = bytearray(log.read_bytes())
+    data[len(data) // 2] = ord("#") if data[len(data) // 2] != ord("#") else ord("$")
+    with open(log, "r+b") as fh:
+        fh.write(data)
+    os.utime(log, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (log.stat().st_ino, log.stat().st_size, log.stat().st_mtime_ns) == \
+        (before.st_ino, before.st_size, before.st_mtime_ns)
+    answered, _, out = _replay(args)
+    assert not answered and b'"rule": "H1"' in out
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_the_other_encoding_appearing_beside_a_cached_log_is_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: bool) -> None:
+    """Rule A10 asks whether the session's other encoding is beside a log in a production
+    root: a log whose report is cached is judged again when that answer changed."""
+    from tests.check.test_cache import _uncounted
+
+    [log, *_] = _tree(tmp_path)
+    root = tmp_path / "logs" / "--project--" / "s0"
+    root.parent.mkdir()
+    log.parent.rename(root)
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    where = ["logs/--project--/s0/session.jsonl"] if named else ["logs"]
+    args = ["audit", "--format", "json", "--cache-dir", "cache", *where]
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    twin = root / "session.jsonl.zstd"
+    for step in (1, 2):
+        if twin.exists():
+            twin.unlink()
+        else:
+            twin.symlink_to("session.jsonl")  # the same session, in place of its other encoding
+        os.utime(root, ns=(OLD + step * 10**9, OLD + step * 10**9))
+        answered, code, out = _replay(args)
+        want = _slow(["audit", "--format", "json", "--no-cache", *where])
+        assert not answered and (code, _uncounted("json", out.decode())) == (want[0], _uncounted(
+            "json", want[1].decode())), step
+
+
 def test_the_cache_folder_below_the_audited_one_is_no_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``replay audit .`` with the default cache: the audit writes below the folder it
     searched, which holds no log there; a log put there is found."""
