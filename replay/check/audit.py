@@ -72,7 +72,8 @@ class Audit:
         self.request = request
         self.watch = watch
         """Reads every log alongside its audit (``replay.check.engine.Watch``)."""
-        self._config_seen = seen_config(os.getcwd())  # before the table is read: a later change is one
+        # Before the table is read, for a run record (a later change is one).
+        self._config_seen = seen_config(os.getcwd()) if request.cache is not None else None
         config = find_config()
         self.selection: Selection = audit_selection(request.select, request.ignore, request.min_severity, config)
         self.baseline = read_baseline(request.baseline) if request.baseline is not None else Baseline()

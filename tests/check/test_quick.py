@@ -103,7 +103,8 @@ def test_a_re_audit_answered_from_its_record_is_the_warm_audit_byte_for_byte(
     assert _slow([*args[:-1], "--no-cache", "logs"])[0] == warm[1]
 
 
-_OPS = ["nothing", "append", "rewrite", "touch", "new", "remove", "rename", "config", "non-log", "folder"]
+_OPS = ["nothing", "append", "rewrite", "touch", "new", "remove", "rename", "config", "non-log", "folder", "restore",
+        "chmod", "replace"]
 
 
 def _apply(root: Path, op: str, which: int, step: int) -> bool:
@@ -147,6 +148,23 @@ def _apply(root: Path, op: str, which: int, step: int) -> bool:
         other = path.parent / f"notes{step}.jsonl"
         other.write_text('{"not": "a header"}\n', encoding="utf-8")
         touched = [other, path.parent]
+    elif op in ("restore", "chmod", "replace") and path is not None:  # the modification time put back
+        before = path.stat().st_mtime_ns
+        if op == "restore":
+            data = bytearray(path.read_bytes())
+            data[len(data) // 2] ^= 1
+            with open(path, "r+b") as fh:
+                fh.write(data)
+        elif op == "chmod":
+            path.chmod(path.stat().st_mode ^ 0o040)
+        else:  # another file in its place: its folder's time put back too (tar x, rsync -a)
+            folder_before = path.parent.stat().st_mtime_ns
+            copy = path.with_name("copy.tmp")
+            shutil.copy(logs[(which + 1) % len(logs)], copy)
+            copy.replace(path)
+            os.utime(path.parent, ns=(folder_before, folder_before))
+        os.utime(path, ns=(before, before))
+        return True
     elif op == "folder":
         folder = root / "logs" / f"more{step}"
         folder.mkdir()
