@@ -77,3 +77,23 @@ def test_a_page_drafted_in_small_blocks_is_the_same_page(ops: list[tuple[str, in
             recs[i], recs[j] = recs[j], recs[i]
     data = b"".join(recs)
     assert _page(data, lines, small=True) == _page(data, lines, small=False)
+
+
+def test_stores_dropped_without_being_closed_let_the_temporary_file_be_emptied() -> None:
+    """A draft dropped halfway (its log's audit failed) closes neither its spill nor its
+    steps: collected, each leaves the process's temporary file, which is emptied once
+    no one reads it, instead of growing with every log of a site."""
+    import gc
+
+    users = spill._SHARED.users
+    steps, blocks = spill.StepStore(), spill.Spill()
+    for n in range(spill.LIVE + 3):  # a few steps spilled to the file
+        steps[(1, n)] = StepFacts(1, n)
+    blocks.put(0, b"x" * 100)
+    assert spill._SHARED.users == users + 2
+    assert spill._SHARED.end > 0
+    del steps, blocks
+    gc.collect()
+    assert spill._SHARED.users == users
+    if users == 0:
+        assert spill._SHARED.end == 0

@@ -63,6 +63,29 @@ class _Shared:
 _SHARED = _Shared()
 
 
+class _Lease:
+    """A user of this process's temporary file (``_Shared``): its descriptor until
+    ``close``, or until it is collected without being closed (a draft dropped halfway,
+    its log's audit failed), so the file is emptied once no one reads it."""
+
+    _fd: int
+    _shared: bool
+
+    def _join(self) -> None:
+        self._fd = _SHARED.join()
+        self._shared = True
+
+    def close(self) -> None:
+        """What was put in the temporary file is read no more: its place may be reused."""
+        if self._shared:
+            self._shared = False
+            _SHARED.leave()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at exit, what it would tell may be gone
+            self.close()
+
+
 def _read(fd: int, at: int, size: int) -> bytes:
     data = os.pread(fd, size, at)
     while len(data) < size:  # a short read (a file is not a pipe, but the call allows it)
@@ -73,7 +96,7 @@ def _read(fd: int, at: int, size: int) -> bytes:
     return data
 
 
-class Spill:
+class Spill(_Lease):
     """Blocks of bytes, each of a kind (a small number), appended in any order and read
     back kind by kind in the order they came (``put``, then ``blocks``), in this
     process's temporary file (``_Shared``) until ``close`` or ``moved``."""
@@ -82,8 +105,7 @@ class Spill:
         self.kinds = bytearray()
         self.starts: array[int] = array("q")
         self.sizes: array[int] = array("q")
-        self._fd = _SHARED.join()
-        self._shared = True
+        self._join()
         self._size = 0
 
     def put(self, kind: int, data: bytes) -> None:
@@ -134,17 +156,6 @@ class Spill:
         spill._fd, spill._shared, spill._size = file.fileno(), False, size
         return spill
 
-    def close(self) -> None:
-        """The blocks are read no more (a draft dropped, or moved): their place in the
-        temporary file may be reused."""
-        if self._shared:
-            self._shared = False
-            _SHARED.leave()
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # at exit, what it would tell may be gone
-            self.close()
-
     def __reduce__(self) -> tuple[Any, ...]:
         data = b"".join(_read(self._fd, at, size) for at, size in zip(self.starts, self.sizes, strict=True))
         return _restored, (bytes(self.kinds), self.sizes.tobytes(), data)
@@ -177,7 +188,7 @@ def _packed(key: tuple[Any, Any]) -> int | None:
     return None
 
 
-class StepStore(MutableMapping[tuple[Any, Any], StepFacts]):
+class StepStore(_Lease, MutableMapping[tuple[Any, Any], StepFacts]):
     """The steps of a ``SessionFold`` (``SessionFold(steps=StepStore())``), by their key,
     in the order they were first named, as a dict of them would be, holding at most
     ``LIVE`` as objects: an older one is pickled to a temporary file, found again by its
@@ -196,8 +207,7 @@ class StepStore(MutableMapping[tuple[Any, Any], StepFacts]):
         """Each step's pickle in the file (-1: held as an object)…"""
         self._size: array[int] = array("q")
         """…and its size."""
-        self._fd = _SHARED.join()
-        self._open = True
+        self._join()
 
     def __len__(self) -> int:
         return len(self._at)
@@ -272,8 +282,3 @@ class StepStore(MutableMapping[tuple[Any, Any], StepFacts]):
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
         return ((facts.turn, facts.step) for facts in self.values())
 
-    def close(self) -> None:
-        """The steps are read no more: their place in the temporary file may be reused."""
-        if self._open:
-            self._open = False
-            _SHARED.leave()
