@@ -67,7 +67,16 @@ from replay.check.fingerprint import Fingerprints
 from replay.check.history import Rewrite, rewritten
 from replay.check.quick import CACHE_ENV as CACHE_ENV
 from replay.check.quick import CACHE_FOLDER as CACHE_FOLDER
-from replay.check.quick import FILE, RACY_NS, RECORD_PREFIX, RECORDS_KEPT, Seen, code_digest, seen_beside
+from replay.check.quick import (
+    FILE,
+    NAMESPACE_PREFIX,
+    RACY_NS,
+    RECORD_PREFIX,
+    RECORDS_KEPT,
+    Seen,
+    code_digest,
+    seen_beside,
+)
 from replay.check.storage import twin_location
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
@@ -94,7 +103,7 @@ file, leaves a half-written temporary file and waits to be killed."""
 
 _NOT_KEPT = frozenset({"INTERNAL", "IO"})
 """A report with a finding of these rules is not kept: it says what went wrong this time."""
-_NAMESPACE = re.compile(r"^a1-[0-9a-f]{32}$")
+_NAMESPACE = re.compile(rf"^{re.escape(NAMESPACE_PREFIX)}[0-9a-f]{{32}}$")
 _TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# replay's audit cache (see docs/guides/audit.md)\n"
 """CACHEDIR.TAG: backup tools skip a folder that has it."""
 
@@ -182,7 +191,7 @@ def namespace(*parts: object) -> str:
     digest = hashlib.blake2b(digest_size=DIGEST)
     for part in (FORMAT, __version__, code_digest(), *parts):
         digest.update(repr(part).encode("utf-8", "surrogatepass") + b"\0")
-    return f"a1-{digest.hexdigest()}"
+    return f"{NAMESPACE_PREFIX}{digest.hexdigest()}"
 
 
 # -- reading a log's bytes ---------------------------------------------------------------

@@ -43,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from replay import __version__
-from replay.log.walk import ARCHIVE_SUFFIXES, LOG_SUFFIXES
+from replay.log.walk import ARCHIVE_SUFFIXES, LOG_SUFFIXES, identity
 
 RUN_FORMAT = b"replay-audit-run/2\n"
 """The first line of a run record."""
@@ -151,9 +151,13 @@ def _open_cache(folder: str, found: bool) -> int:
 def _read_at(dir_fd: int, name: str) -> bytes:
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
     with open(fd, "rb", buffering=0) as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size > _MAX_RECORD_BYTES:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_RECORD_BYTES:
             raise OSError(f"{name}: not a run record")
-        return fh.read()
+        data = fh.read(_MAX_RECORD_BYTES + 1)  # bounded: the file may have grown since its status
+        if len(data) > _MAX_RECORD_BYTES:
+            raise OSError(f"{name}: not a run record")
+        return data
 
 
 def status(path: str, follow: bool) -> tuple[int, Status] | None:
@@ -164,7 +168,7 @@ def status(path: str, follow: bool) -> tuple[int, Status] | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     kind = FOLDER if stat.S_ISDIR(st.st_mode) else FILE if stat.S_ISREG(st.st_mode) else OTHER
-    return kind, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return kind, identity(st)
 
 
 def holds_no_log(folder: str) -> bool:

@@ -113,9 +113,6 @@ class Drafted:
     facts: SessionFacts
     page: PageDraft
 
-    def draft(self) -> PageDraft:
-        return self.page
-
 
 class _Spooling(pickle.Pickler):
     """A draft whose spill is in the spool, pickled without it: where it is instead."""
@@ -237,10 +234,11 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
         if draft is not None:
             try:
                 page = replace(draft.page, store=draft.page.store.moved(spool))
-                data = io.BytesIO()
-                _Spooling(data, protocol=pickle.HIGHEST_PROTOCOL).dump(page)
-                spooled = (spool.tell(), len(data.getvalue()))
-                spool.write(data.getvalue())
+                buffer = io.BytesIO()
+                _Spooling(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(page)
+                data = buffer.getvalue()
+                spooled = (spool.tell(), len(data))
+                spool.write(data)
             except OSError as exc:  # the temporary folder is full
                 raise OutputError(f"{tempfile.gettempdir()}: cannot write the pages' drafts ({reason(exc)})") \
                     from None

@@ -58,21 +58,20 @@ class Places:
 
     def start(self, line: int, offset: int) -> None:
         """An element whose first line is ``line`` (greater than every one before) starts at ``offset``."""
-        starts = self._starts
-        starts.append(line)
-        starts.append(offset)
-        if len(starts) >= 2 * TABLE:
-            self.spill.put(STARTS, self._z.compress(starts.tobytes()))
-            self._starts = array("q")
+        self._starts = self._pair(STARTS, self._starts, line, offset)
 
     def inner(self, line: int, offset: int) -> None:
         """``line`` is inside the element that starts at ``offset`` (the last one said of a line holds)."""
-        inner = self._inner
-        inner.append(line)
-        inner.append(offset)
-        if len(inner) >= 2 * TABLE:
-            self.spill.put(INNER, self._z.compress(inner.tobytes()))
-            self._inner = array("q")
+        self._inner = self._pair(INNER, self._inner, line, offset)
+
+    def _pair(self, kind: int, table: array[int], line: int, offset: int) -> array[int]:
+        """``table`` with the pair added: a new one once it is full and spilled."""
+        table.append(line)
+        table.append(offset)
+        if len(table) < 2 * TABLE:
+            return table
+        self.spill.put(kind, self._z.compress(table.tobytes()))
+        return array("q")
 
     def slot(self, offset: int, slot: Slot) -> None:
         self._waiting.append((offset, self._count, slot))
