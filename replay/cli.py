@@ -189,7 +189,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
         out.write(text.getvalue())
     out.flush()
     _notes("audit", result.notes)
-    if junit is None and not (reporting.writes_json and sys.stdout.isatty()):
+    if junit is None and not sys.stdout.isatty():  # a terminal is never answered from a record
         _keep_run(run, result, lambda stream: reporting(stream, style_for(sys.stdout, no_color), view))
     if junit is not None:
         write_output(junit, [AuditJunit.render(result)])

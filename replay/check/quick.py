@@ -23,7 +23,8 @@ cache), and what that report depends on:
 
 An audit is answered from its record when every status is the same now; else the
 command runs as it would have. A record is written only when its audit used the
-cache with nothing to say about it: no ``--verify-cache``, ``--baseline``,
+cache with nothing to say about it, to no terminal (one is never answered from a record:
+its bytes are checked whole, not who wrote them): no ``--verify-cache``, ``--baseline``,
 ``--write-baseline``, ``--junit`` or ``--scheduler``, no note, nothing passed over,
 no rewritten log, every report kept, and no file, folder or ``pyproject.toml``
 modified within ``RACY_NS`` of the audit's start (its clock could not tell a later
@@ -228,6 +229,8 @@ def answered(argv: list[str]) -> int | None:
     where = cache_folder(argv, os.environ)
     if where is None or getattr(sys.stdout, "buffer", None) is None:
         return None  # no cache, or a standard output replaced by a text-only one
+    if _terminal(1):  # a record is checked whole, not who wrote it: a terminal is shown what this run sanitized
+        return None
     try:
         key = run_key(argv, os.environ, os.getcwd())
         root = _open_cache(*where)

@@ -492,3 +492,16 @@ def test_a_log_named_on_the_command_line_keeps_its_folder_and_other_encoding(
     os.utime(log.parent, ns=(OLD + 10**9, OLD + 10**9))
     answered, code, out = _replay(args)
     assert not answered and (code, out) == _slow(args)
+
+
+
+def test_a_terminal_is_never_answered_from_a_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record's bytes are checked whole, not who wrote them (a shared cache folder):
+    what reaches a terminal is what this run's report passed through the sanitizer, so a
+    terminal is answered by the audit itself, with the same report."""
+    monkeypatch.setattr(quick, "_terminal", lambda fd: fd == 1)  # standard output is a terminal, for both runs
+    args, _, _ = _one_record(tmp_path, monkeypatch)
+    assert quick.answered(args) is None
+    monkeypatch.setattr(quick, "_terminal", lambda fd: False)
+    assert _replay(args)[0] is False  # a pipe: no record of the terminal's run is used; the audit writes its own
+    assert _replay(args)[0] is True
