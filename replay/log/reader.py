@@ -23,7 +23,7 @@ from replay.log.event import ChunkRun, Event
 from replay.log.header import A1, Header, parse_header
 from replay.log.legacy import Migrator
 from replay.log.lines import split_header, split_records
-from replay.log.scan import A8, AuditItem, Item, limit_finding, scan_records
+from replay.log.scan import A8, AuditItem, Item, ScanState, limit_finding, scan_records
 from replay.log.zstd import A9, MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
 from replay.words import counted
 
@@ -113,7 +113,34 @@ class LogRead:
         self.unreadable = False
         self.stopped_before_header = False
         """The reading ended (a cap, an I/O error) before the first record was known."""
+        self.scan: ScanState | None = None
+        """Where the scan of the records stands (set as they are read: see ``resume``)."""
+        self.migrator: Migrator | None = None
+        """The legacy migrations of this log's events (made as its records are read)."""
+        self.read_whole = False
+        """The records were read to the end of the log (no cap, no error stopped them)."""
         self._open()
+
+    def resume(self, at: ScanState, migrator: Migrator) -> bool:
+        """Read the records from where an earlier reading of the same bytes ended
+        (``at``, whose header and findings so far the caller holds) instead of after
+        the header: for a plain log on a file that can seek, whose header was read and
+        that ``at`` leaves inside it. Whether it will."""
+        stream = self._stream
+        if self.compressed or self.header is None or stream is None or self.scan is not None or \
+                not (self._header_size <= at.total <= self.limits.max_log_bytes) or at.pending or at.stopped:
+            return False
+        try:
+            if not stream.seekable():
+                return False
+            stream.seek(at.total)
+        except OSError:
+            return False
+        self._findings.clear()  # the header's: the caller holds them
+        self._rest = self._plain_from(stream, at.total)
+        self.scan = ScanState(at.number, at.total, at.expected, at.damaged)
+        self.migrator = migrator
+        return True
 
     @property
     def path(self) -> str:
@@ -180,6 +207,18 @@ class LogRead:
         yield first, False
         try:
             for block in capped_blocks(self._stream.read, self.limits.max_log_bytes - len(first)):
+                yield block, False
+        except OSError as exc:
+            self._fail(self._io_error(exc))
+            raise _ReadFailed from None
+        except TooLarge:
+            self._fail(self._too_long())
+            raise _ReadFailed from None
+
+    def _plain_from(self, stream: BinaryIO, start: int) -> Iterator[tuple[bytes, bool]]:
+        """The plain bytes from ``start`` on (the stream is there), under the log's cap."""
+        try:
+            for block in capped_blocks(stream.read, self.limits.max_log_bytes - start):
                 yield block, False
         except OSError as exc:
             self._fail(self._io_error(exc))
@@ -276,14 +315,18 @@ class LogRead:
         if self.header is None:
             self.close()
             return
-        migrator = Migrator(self.header.id)
+        if self.migrator is None:
+            self.migrator = Migrator(self.header.id)
+        if self.scan is None:
+            self.scan = ScanState(1, self._header_size)
         try:
-            for batch in scan_records(self._rest, self.limits.max_record_bytes, 2, self._header_size,
-                                      migrator, spans=spans, typed=self.typed):
+            for batch in scan_records(self._rest, self.limits.max_record_bytes, migrator=self.migrator,
+                                      spans=spans, typed=self.typed, state=self.scan):
                 if found:
                     yield list[AuditItem](found)
                     found.clear()
                 yield batch
+            self.read_whole = True
         except _ReadFailed:
             pass
         if found:
