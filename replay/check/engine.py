@@ -13,7 +13,7 @@ import contextlib
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Literal
 from replay.check.core import CoreChecker
 from replay.check.dispatch import table_of
 from replay.check.fingerprint import Fingerprints, file_identity, fingerprint_findings, relative_to
+from replay.check.passes import MAX_PER_RULE, Pass, Resumed
+from replay.check.resume import ResumableSource, keeper, resume_reading
 from replay.check.storage import storage_identity, twin_location
 from replay.checker import Checker
-from replay.findings import Example, Finding, Rule, Severity, grouped_note
+from replay.findings import Example, Finding, Rule, Severity
 from replay.log.archive import ArchiveError, archive_sources
 from replay.log.event import ChunkRun, ChunkSpan, DictEvent, Event
 from replay.log.header import Header
@@ -115,12 +117,16 @@ class LogReport:
     status: LogStatus
     events: int
     findings: list[Finding] = field(default_factory=list)
+    checkpoint: bytes | None = None
+    """Where the audit stood after the log's last complete line, for the audit cache
+    to resume from when the log grows (``replay.check.resume``; only when asked)."""
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
 
     def __reduce__(self) -> tuple[type[LogReport], tuple[object, ...]]:
-        return LogReport, (self.path, self.status, self.events, self.findings)  # as Finding's: faster
+        return LogReport, (self.path, self.status, self.events, self.findings,  # as Finding's: faster
+                           self.checkpoint)
 
 
 class Reading:
@@ -228,107 +234,26 @@ class Watch:
         return state
 
 
-class _Groups:
-    """Fold repeated notes of one kind into one finding with a count."""
-
-    def __init__(self) -> None:
-        self.first: dict[str, Finding] = {}
-        self.count: dict[str, int] = {}
-
-    def add(self, f: Finding) -> bool:
-        key = f.group
-        assert key is not None
-        if key in self.first:
-            self.count[key] += 1
-            return False
-        self.first[key] = f
-        self.count[key] = 1
-        return True
-
-    def finish(self, findings: list[Finding]) -> list[Finding]:
-        out = []
-        for f in findings:
-            n = self.count.get(f.group or "", 1) if f.group else 1
-            if n > 1:
-                f = replace(f, message=f.message + grouped_note(n, f.line), events=n)
-            out.append(f)
-        return out
-
-
-MAX_PER_RULE = 100
-"""Findings kept per rule and log; the rest are counted into one closing finding, so a
-file of ten million broken lines gives a readable report in bounded memory."""
-
-
-class _Capped:
-    """A list of findings that keeps at most ``MAX_PER_RULE`` per rule."""
-
-    def __init__(self) -> None:
-        self.kept: list[Finding] = []
-        self.per_rule: dict[str, int] = {}
-        self.dropped: dict[tuple[str, Severity], list[int]] = {}  # [count, first line, last line]
-
-    def add(self, f: Finding) -> None:
-        n = self.per_rule.get(f.rule, 0)
-        self.per_rule[f.rule] = n + 1
-        if n < MAX_PER_RULE:
-            self.kept.append(f)
-            return
-        line = f.line or 0
-        acc = self.dropped.get((f.rule, f.severity))
-        if acc is None:
-            self.dropped[(f.rule, f.severity)] = [1, line, line]
-        else:
-            acc[0] += 1
-            acc[2] = line
-
-    def extend(self, found: Iterable[Finding]) -> None:
-        for f in found:
-            self.add(f)
-
-    def overflow(self) -> list[Finding]:
-        return [
-            Finding(rule, severity, f"{counted(n, f'more {rule} finding')} of this kind between lines {first} "
-                    f"and {last} {by_count(n, 'is|are')} not listed (the first {MAX_PER_RULE} are)", first)
-            for (rule, severity), (n, first, last) in self.dropped.items()
-        ]
-
-
 Reread = Callable[[], Iterable[Sequence[Item]]]
 
 
-@dataclass(slots=True)
-class _Pass:
-    """What one pass over a log's items leaves for the judgement after it."""
-
-    events: int = 0
-    findings: _Capped = field(default_factory=_Capped)
-    """Findings kept as they are (before any damage)."""
-    damage: _Capped = field(default_factory=_Capped)
-    """Storage damage (A6/A7 ``tail`` findings): A8 decides their severity."""
-    after_damage: _Capped = field(default_factory=_Capped)
-    """Findings on lines after the first damage: reported only if the harness keeps them."""
-    groups: _Groups = field(default_factory=_Groups)
-    first_damage: int | None = None
-    last_turn_start: int = 0
-    last_turn_end: int = 0
-    last_line: int = 1
-
-
-def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker]) -> _Pass:
+def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker], done: Pass | None = None) -> Pass:
     """Feed every item to the checkers that want it, in order: the hot loop of every
     audit. A hook a checker does not override is never called. A span of plain chunks
     goes whole to the one checker that wants chunks (when two do, each chunk goes to
-    each, in the order of single events)."""
+    each, in the order of single events). ``done`` is where an earlier pass over the
+    log's first items left it (and ``judges`` as it left them): the pass goes on."""
     table = table_of(judges)
     runs = table.runs
     chunk_judges = [judges[i] for i in table.chunk_judges]
     span_judge = table.span_judge
     plans, by_name, plan = table.plans, table.by_name, table.plan
-    done = _Pass()
+    going_on = done is not None
+    if done is None:
+        done = Pass()
     findings, after_damage, damage, groups = done.findings, done.after_damage, done.damage, done.groups
-    first_damage: int | None = None
-    last_turn_end = last_turn_start = events = 0
+    first_damage = done.first_damage
+    last_turn_end, last_turn_start, events = done.last_turn_end, done.last_turn_start, done.events
     last_batch: Sequence[AuditItem] = ()
 
     def keep(found: list[Finding], line: int) -> None:
@@ -399,11 +324,12 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
     done.first_damage = first_damage
     done.last_turn_start = last_turn_start
     done.last_turn_end = last_turn_end
-    done.last_line = _line_of(last_batch[-1] if last_batch else None)
+    if last_batch or not going_on:
+        done.last_line = _line_of(last_batch[-1] if last_batch else None)
     return done
 
 
-def _judge(done: _Pass, judges: Sequence[Checker], header: Header | None, reread: Reread | None) -> list[Finding]:
+def _judge(done: Pass, judges: Sequence[Checker], header: Header | None, reread: Reread | None) -> list[Finding]:
     """After the pass: the checkers' closing findings, A8 (what the damage means), what
     the harness would truncate away, B7 (an interrupted last turn), then the findings
     in line order with repeated notes folded."""
@@ -445,16 +371,25 @@ def audit_items(
     scanned: bool = True,
     reread: Reread | None = None,
     skip: Skip = frozenset(),
+    resume: Resumed | None = None,
+    keep: Callable[[Resumed], None] | None = None,
 ) -> tuple[int, list[Finding]]:
     """Judge a stream of item batches (as ``LogRead.batches`` gives them); return the
     number of events and the findings.
 
     What crash repair would do (rules A8, B7) matters only for a damaged log or one
     that ends inside a turn; only then is the log read a second time, through
-    ``reread``, to work it out.
+    ``reread``, to work it out. ``resume`` is where an earlier pass over the first of
+    these items stood (the batches are the rest); ``keep`` is told where this pass
+    stands at its end, before the judgement.
     """
-    judges = checkers(policy, scanned, skip)
-    done = _dispatch(batches, judges)
+    if resume is not None:
+        done, judges = _dispatch(batches, resume.judges, resume.done), resume.judges
+    else:
+        judges = checkers(policy, scanned, skip)
+        done = _dispatch(batches, judges)
+    if keep is not None:
+        keep(Resumed(done, judges))
     return done.events, _judge(done, judges, header, reread)
 
 
@@ -525,6 +460,8 @@ def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limit
         if source.discovered and not log.is_session_log and not log.stopped_before_header:
             log.close()
             return None
+        if isinstance(source, ResumableSource):
+            return audit_log(log, policy, fingerprints, exists, watch, skip, source.checkpoint, keep=True)
         return audit_log(log, policy, fingerprints, exists, watch, skip)
     except Exception as exc:  # a bug of ours must not hide the other files' results
         return internal_report(source.path, f"replay failed on this file ({type(exc).__name__}: {exc}); "
@@ -663,7 +600,7 @@ def audit_sources(
 
 def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fingerprints = False,
               exists: Callable[[str], bool] | None = None, watch: Watch | None = None,
-              skip: Skip = frozenset()) -> LogReport:
+              skip: Skip = frozenset(), checkpoint: bytes | None = None, keep: bool = False) -> LogReport:
     """Audit one log that is being read. With ``fingerprints``, each finding gets its
     fingerprint (``replay.check.fingerprint``), which reads the log's records a second
     time, only for a log with findings and only as far as its last finding. ``exists``
@@ -672,13 +609,18 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
     ``Watch``); what it made of it waits in ``watch.drain()``. The checkers in ``skip``
     are left out (none of their rules is reported), except on a log that turns out
     unreadable: that is reported whole whatever the selection, so it is judged again
-    with every checker."""
+    with every checker. With ``keep``, the report holds the audit's checkpoint, when
+    one can be kept; ``checkpoint`` is that of an audit of the log's first bytes, to go
+    on from (``replay.check.resume``; neither with a watch)."""
     def reread() -> Iterable[Sequence[Item]]:
         return read_log(log.source, log.limits, log.typed).batches()
 
+    kept: list[bytes] = []
+    resumed = resume_reading(log, checkpoint) if watch is None else None
     reading = watch.start(log) if watch is not None else None
     batches = log.audit_batches() if reading is None else reading.watched(log.audit_batches())
-    events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip)
+    events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip, resume=resumed,
+                                   keep=keeper(log, kept) if keep and watch is None else None)
     if skip and log.unreadable:
         events, findings = audit_items(read_log(log.source, log.limits, log.typed).audit_batches(), log.header,
                                        policy, reread=reread)
@@ -698,7 +640,7 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
         status = "findings"
     else:
         status = "ok"
-    report = LogReport(log.path, status, events, findings)
+    report = LogReport(log.path, status, events, findings, kept[0] if kept and not log.unreadable else None)
     if reading is not None:
         reading.finish(report)
     return report

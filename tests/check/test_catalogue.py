@@ -15,8 +15,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from replay.check.engine import MAX_PER_RULE, audit_sources
+from replay.check.engine import audit_sources
 from replay.check.explain import example_findings, rule_help
+from replay.check.passes import MAX_PER_RULE
 from replay.check.registry import RULES, rule_series
 from replay.cli import main
 from replay.findings import Example, Rule, said

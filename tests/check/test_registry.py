@@ -49,14 +49,14 @@ def test_rules_are_declared_where_they_fire() -> None:
 def test_only_a_rule_makes_a_finding() -> None:
     """Findings are made by their rule (``A6.error(...)``), so each cites a declared
     rule; besides ``Rule`` itself (and ``restored``, the audit cache's copy of a finding
-    it kept), only the engine's fold of many findings of one rule into a count makes
-    one, copying the rule of the findings it counts."""
+    it kept), only the fold of many findings of one rule into a count (the pass's and
+    the engine's judgement of damage) makes one, copying the rule of the findings it counts."""
     makers = set()
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Finding":
                 makers.add(path.relative_to(PACKAGE).as_posix())
-    assert makers == {"findings.py", "check/engine.py"}
+    assert makers == {"findings.py", "check/engine.py", "check/passes.py"}
 
 
 def test_listing_order_kinds_and_domains() -> None:
