@@ -234,7 +234,9 @@ class Watch:
         return state
 
 
-Reread = Callable[[], Iterable[Sequence[Item]]]
+Reread = Callable[[int], Iterable[Sequence[Item]]]
+"""The log's items read again, from the line given on (or from further back: the items
+before it are passed over), for crash repair's fold."""
 
 
 def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker], done: Pass | None = None) -> Pass:
@@ -254,6 +256,7 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker],
     findings, after_damage, damage, groups = done.findings, done.after_damage, done.damage, done.groups
     first_damage = done.first_damage
     last_turn_end, last_turn_start, events = done.last_turn_end, done.last_turn_start, done.events
+    boundary = done.boundary
     last_batch: Sequence[AuditItem] = ()
 
     def keep(found: list[Finding], line: int) -> None:
@@ -320,10 +323,13 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker],
                     last_turn_start = item.line
                 else:
                     last_turn_end = item.line
+                if first_damage is None:
+                    boundary = item.line
     done.events = events
     done.first_damage = first_damage
     done.last_turn_start = last_turn_start
     done.last_turn_end = last_turn_end
+    done.boundary = boundary
     if last_batch or not going_on:
         done.last_line = _line_of(last_batch[-1] if last_batch else None)
     return done
@@ -337,7 +343,7 @@ def _judge(done: Pass, judges: Sequence[Checker], header: Header | None, reread:
     interrupted = done.last_turn_start > last_turn_end
     repair = RepairTracker()
     if (done.damage.kept or interrupted) and reread is not None:
-        repair = _repair_of(reread(), done.first_damage)
+        repair = _repair_of(reread(done.boundary), done.first_damage)
     findings = done.findings
     for c in judges:
         if c.overrides("finish"):
@@ -612,8 +618,8 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
     with every checker. With ``keep``, the report holds the audit's checkpoint, when
     one can be kept; ``checkpoint`` is that of an audit of the log's first bytes, to go
     on from (``replay.check.resume``; neither with a watch)."""
-    def reread() -> Iterable[Sequence[Item]]:
-        return read_log(log.source, log.limits, log.typed).batches()
+    def reread(line: int) -> Iterable[Sequence[Item]]:
+        return read_log(log.source, log.limits, log.typed).batches_from(line)
 
     kept: list[bytes] = []
     resumed = resume_reading(log, checkpoint) if watch is None else None
@@ -723,4 +729,4 @@ def audit_events(
 ) -> list[Finding]:
     """Audit events given directly (no line scanner ran: C4 and D1 apply)."""
     batch: list[Item] = list(events)
-    return audit_items([batch], None, policy, scanned=False, reread=lambda: [batch])[1]
+    return audit_items([batch], None, policy, scanned=False, reread=lambda _line: [batch])[1]

@@ -95,6 +95,9 @@ class Pass:
     last_turn_start: int = 0
     last_turn_end: int = 0
     last_line: int = 1
+    boundary: int = 1
+    """The line of the last turn/start or turn/end before any damage (1: none), where
+    crash repair's fold starts afresh: what it would append depends on nothing before."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -142,6 +142,55 @@ class LogRead:
         self.migrator = migrator
         return True
 
+    def batches_from(self, line: int) -> Iterator[list[Item]]:
+        """``batches()`` from the record on ``line`` on, for a caller that knows the
+        records before it hold no damage (their seqs run on unbroken): a plain log on a
+        file that can seek skips them unread (only their newlines are counted), any
+        other is read from its start. The items before ``line`` that come are the
+        caller's to pass over; a skip leaves out the header's findings too."""
+        if line > 2:
+            self._skip_to(line)
+        return self.batches()
+
+    def _skip_to(self, line: int) -> bool:
+        """Set the reading to start at the record on ``line``; whether it will."""
+        stream = self._stream
+        if self.compressed or self.header is None or stream is None or self.scan is not None:
+            return False
+        try:
+            if not stream.seekable():
+                return False
+            here = stream.tell()
+        except OSError:
+            return False
+        try:
+            stream.seek(self._header_size)
+            offset, wanted = self._header_size, line - 2  # newlines between the header's and the record
+            for block in capped_blocks(stream.read, self.limits.max_log_bytes - offset):
+                count = block.count(b"\n")
+                if count < wanted:
+                    wanted -= count
+                    offset += len(block)
+                    continue
+                end = -1
+                for _ in range(wanted):
+                    end = block.index(b"\n", end + 1)
+                offset += end + 1
+                break
+            else:
+                offset = -1  # fewer lines than that: read from the start
+        except (OSError, TooLarge):
+            offset = -1
+        header = self.header
+        if offset >= 0 and self.resume(ScanState(line - 1, offset, None), Migrator(header.id)):
+            return True
+        try:
+            stream.seek(here)  # the reading goes on from where it stood
+        except OSError as exc:
+            self._rest = iter(())
+            self._fail(self._io_error(exc))
+        return False
+
     @property
     def path(self) -> str:
         return self.source.path

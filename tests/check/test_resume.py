@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from replay.check.audit import Audit, AuditRequest
 from replay.check.cache import CacheRequest
 from replay.check.engine import AuditResult, LogReport, Policy, audit_source
 from replay.check.resume import ResumableSource, decode, encode, resume_reading
-from replay.log.reader import Limits, read_log
+from replay.log.reader import Item, Limits, LogRead, read_log
 from replay.log.source import file_source
 from tests.helpers import corpus_root, examples
 
@@ -254,3 +255,58 @@ def test_an_interrupted_log_resumed_says_where_it_ends(tmp_path: Path, more: byt
     cold = audit_source(file_source(str(log)))
     assert cold is not None and [(f.rule, f.line) for f in cold.findings] == [("B7", 3 if more else 2)]
     assert _judged(resumed) == _judged(cold)
+
+
+def _exact_reread(self: LogRead, line: int) -> Iterator[list[Item]]:
+    return self.batches()  # what a skip shortcuts: the log read from its start
+
+
+@pytest.mark.skipif(not LOGS, reason="the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10**6), st.integers(0, 5), st.integers(0, 10**6), st.integers(0, 10**6),
+       st.sampled_from(list(Policy)))
+def test_crash_repair_read_from_the_last_turn_boundary_is_repair_read_from_the_start(
+        tmp_path: Path, which: int, how: int, at: int, cut: int, policy: Policy) -> None:
+    """A damaged or interrupted log's crash repair is worked out from the last turn/start
+    or turn/end before its damage (``LogRead.batches_from``): the report is the one of a
+    repair fold over every event from the log's first, the path it shortcuts."""
+    lines = LOGS[which % len(LOGS)].read_bytes().split(b"\n")[:-1]
+    if len(lines) < 2:
+        return
+    lines = _mutated(lines, how, at)[: 1 + cut % len(lines)]  # cut anywhere: mostly inside a turn
+    log = tmp_path / f"case-{which}-{how}-{at}-{cut}" / "session.jsonl"
+    log.parent.mkdir()
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    fast = audit_source(file_source(str(log)), policy)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LogRead, "batches_from", _exact_reread)
+        exact = audit_source(file_source(str(log)), policy)
+    assert _judged(fast) == _judged(exact)
+
+
+@pytest.mark.skipif(not LOGS, reason="the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
+def test_crash_repair_skips_the_turns_before_the_last(tmp_path: Path) -> None:
+    """A log cut inside its last turn: the repair fold reads from that turn's start on,
+    and says what the fold from the start says."""
+    lines = max(LOGS, key=lambda p: p.read_bytes().count(b'"turn/start"')).read_bytes().split(b"\n")[:-1]
+    starts = [i for i, line in enumerate(lines) if b'"type":"turn/start"' in line]
+    assert len(starts) >= 2
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b"\n".join(lines[: starts[-1] + 2]) + b"\n")
+    skipped: list[int] = []
+    real = LogRead.batches_from
+
+    def spied(self: LogRead, line: int) -> Iterator[list[Item]]:
+        batches = real(self, line)
+        skipped.append(self.scan.number if self.scan is not None else 1)
+        return batches
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LogRead, "batches_from", spied)
+        fast = audit_source(file_source(str(log)))
+    assert skipped == [starts[-1]]  # the reading starts after the line before the last turn/start
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LogRead, "batches_from", _exact_reread)
+        exact = audit_source(file_source(str(log)))
+    assert fast is not None and "B7" in [f.rule for f in fast.findings]
+    assert _judged(fast) == _judged(exact)
