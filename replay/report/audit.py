@@ -365,8 +365,7 @@ class AuditJson(AuditReporter):
     def finish(self, result: AuditResult) -> None:
         # The document is gone before its text is made: a large audit holds the bytes
         # and the text at once, never the dicts as well.
-        self.write(json_bytes(audit_document(result), indent=True).decode())
-        self.write("\n")
+        self.write_utf8(json_bytes(audit_document(result), indent=True) + b"\n")
 
 
 _GITHUB_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.POLICY: "notice"}

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import ClassVar, Generic, TextIO, TypeVar
 
 from replay.hints import command
+from replay.output import TextOut
 from replay.style import PLAIN, Style
 
 RULES_HINT = f"{command('rules', 'ID')} explains a rule, with an example of a bad record."
@@ -59,6 +60,16 @@ class Reporter(Generic[U, R]):
 
     def write(self, text: str) -> None:
         self.stream.write(text)
+
+    def write_utf8(self, data: bytes) -> None:
+        """UTF-8 bytes (a JSON document): handed on as they are to a stream that takes
+        bytes (``replay.output.TextOut``, standard output), never decoded only to be
+        encoded again."""
+        stream = self.stream
+        if isinstance(stream, TextOut):
+            stream.write_bytes(data)
+        else:
+            stream.write(data.decode("utf-8"))
 
     @classmethod
     def render(cls, result: R, style: Style = PLAIN) -> str:

@@ -175,7 +175,6 @@ class AuditSarif(AuditReporter):
     needs_fingerprints = True
 
     def finish(self, result: AuditResult) -> None:
-        self.write(orjson.dumps(sarif_document(result, self.view.cwd, self.view.baseline),
-                                option=orjson.OPT_INDENT_2).decode())
-        self.write("\n")
+        self.write_utf8(orjson.dumps(sarif_document(result, self.view.cwd, self.view.baseline),
+                                     option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
 
