@@ -339,6 +339,8 @@ class AuditCache:
         self.hits = 0
         self.notes: list[str] = []
         self._shards: dict[str, dict[str, _Kept]] = {}
+        self._read_at: dict[str, tuple[int, int, int, int, int]] = {}
+        """The status of each shard file when it was read (what ``_write`` need not read again)."""
         self._updates: dict[str, dict[str, _Kept]] = {}
         self._slots: deque[_Hit | _Miss] = deque()
         self._passed: PassedOver = ignore
@@ -368,6 +370,7 @@ class AuditCache:
 
     def _read(self, shard: str) -> dict[str, _Kept]:
         """The entries of a shard on disk (none when it is missing or unusable)."""
+        status = self.tree.status(self.namespace, shard)  # before the bytes: a later change is one
         try:
             data = self.tree.read(self.namespace, shard, limit=MAX_TOTAL_BYTES, what="the cache shard")
         except FsError as exc:
@@ -387,7 +390,18 @@ class AuditCache:
                for entry in doc.entries.values()):
             self._unreadable(shard, "is not a cache this version of replay wrote")
             return {}
+        if status is not None:
+            self._read_at[shard] = status
         return {**doc.entries, **doc.urls}
+
+    def _current(self, shard: str) -> dict[str, _Kept]:
+        """The entries of a shard on disk now, under the namespace's lock: those read
+        before when its file is the one read then (no other audit replaced it since)."""
+        read = self._shards.get(shard)
+        known = self._read_at.get(shard)
+        if read is not None and known is not None and self.tree.status(self.namespace, shard) == known:
+            return dict(read)
+        return self._read(shard)
 
     def _entry(self, key: str) -> _Kept | None:
         shard = _shard(key)
@@ -703,7 +717,7 @@ class AuditCache:
             tree.clean_temp_files(name)
             fault = os.environ.get(FAULT_ENV)
             for shard in sorted(self._updates):
-                entries = self._read(shard)
+                entries = self._current(shard)
                 entries.update(self._updates[shard])
                 files = {k: v for k, v in entries.items() if isinstance(v, _Entry)}
                 urls = {k: v for k, v in entries.items() if isinstance(v, _UrlEntry)}

@@ -436,6 +436,18 @@ class Tree:
                 with contextlib.suppress(OSError):
                     os.utime(fd)
 
+    def status(self, *parts: str) -> tuple[int, int, int, int, int] | None:
+        """The file ``parts``'s device, inode, size, modification and change times (ns),
+        not through a link (``None``: not there): another once ``write`` replaced it."""
+        *folder, name = parts
+        check_name(name)
+        with self.folder(*folder) as fd:
+            try:
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False) if fd is not None else None
+            except OSError:
+                return None
+            return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st is not None else None
+
     def usage(self, *parts: str) -> tuple[int, int] | None:
         """The folder ``parts``: the bytes of the regular files it holds (not below
         it) and its modification time in nanoseconds; ``None`` when it is missing."""

@@ -289,6 +289,42 @@ def test_two_caches_written_one_after_the_other_keep_each_others_entries(tmp_pat
     assert _audit(tmp_path / "logs", cache).cached == 4
 
 
+def test_a_shard_replaced_after_it_was_read_is_read_again_before_it_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer merges into the shard on disk now: one it read whose file another audit
+    replaced since is read again (one it read that is unchanged is not)."""
+    monkeypatch.setattr(cache_module, "SHARDS", 1)  # every entry in the one shard both audits write
+    paths = _small(tmp_path)
+    cache = tmp_path / "cache"
+    Audit(AuditRequest((str(paths[0].parent),), cache=CacheRequest(cache))).run()
+    first = Audit(AuditRequest((str(paths[0].parent), str(paths[1].parent)), cache=CacheRequest(cache)))
+    second = Audit(AuditRequest((str(paths[2].parent),), cache=CacheRequest(cache)))
+    assert first.cache is not None
+    save, first.cache.save = first.cache.save, lambda: None  # type: ignore[method-assign]
+    first.run()  # it read the shard of the first log, and waits to write
+    second.run()  # this one replaces that shard
+    save()
+    assert _audit(tmp_path / "logs", cache).cached == 3
+
+
+def test_a_shard_unchanged_since_it_was_read_is_not_read_again(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _small(tmp_path)
+    cache = tmp_path / "cache"
+    Audit(AuditRequest((str(tmp_path / "logs"),), cache=CacheRequest(cache))).run()
+    _append_a_line(paths[1])
+    read: list[str] = []
+    real = cache_module.AuditCache._read
+
+    def counted(self: cache_module.AuditCache, shard: str) -> dict[str, object]:
+        read.append(shard)
+        return real(self, shard)  # type: ignore[return-value]
+
+    monkeypatch.setattr(cache_module.AuditCache, "_read", counted)
+    assert _audit(tmp_path / "logs", cache).cached == 3
+    assert len(read) == len(set(read)) > 0  # each shard read once: the one written was not read again
+
+
 def _popen(cache: Path, folder: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "replay", "audit", "--format", "json", "--cache-dir", str(cache),
                              str(folder)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
