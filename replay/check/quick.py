@@ -61,6 +61,9 @@ CACHE_FOLDER = Path(".replay") / "cache"
 """The cache's folder below the working directory, by default."""
 NAMESPACE_PREFIX = "a1-"
 _MAX_RECORD_BYTES = 1 << 30
+MAX_CACHE_NAMES = 100_000
+"""The most names ``holds_no_log`` looks at in the cache folder (namespaces, shards,
+checkpoints, records): past it the answer is no (no record is kept, or answers)."""
 
 Status = tuple[int, int, int, int, int]
 """A storage identity: device, inode, size, modification and change times (ns)."""
@@ -174,13 +177,15 @@ def status(path: str, follow: bool) -> tuple[int, Status] | None:
 
 def holds_no_log(folder: str) -> bool:
     """Whether ``folder`` and the folders below it hold no file a search would read or
-    pass over (one named like a log or an archive) and no link to a folder."""
-    pending = [folder]
+    pass over (one named like a log or an archive) and no link to a folder; no, past
+    ``MAX_CACHE_NAMES`` names."""
+    pending, left = [folder], MAX_CACHE_NAMES
     while pending:
         try:
             with os.scandir(pending.pop()) as listing:
                 for entry in listing:
-                    if entry.name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES):
+                    left -= 1
+                    if left < 0 or entry.name.endswith(LOG_SUFFIXES + ARCHIVE_SUFFIXES):
                         return False
                     if entry.is_dir():
                         if entry.is_symlink():

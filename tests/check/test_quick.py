@@ -505,3 +505,14 @@ def test_a_terminal_is_never_answered_from_a_record(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(quick, "_terminal", lambda fd: False)
     assert _replay(args)[0] is False  # a pipe: no record of the terminal's run is used; the audit writes its own
     assert _replay(args)[0] is True
+
+
+def test_a_cache_folder_of_more_names_than_its_cap_is_not_taken_to_hold_no_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "cache"
+    (folder / "a1-space").mkdir(parents=True)
+    for i in range(5):
+        (folder / "a1-space" / f"{i:x}.json").write_bytes(b"{}")
+    assert quick.holds_no_log(str(folder))
+    monkeypatch.setattr(quick, "MAX_CACHE_NAMES", 5)  # the namespace and 5 shards: one name too many
+    assert not quick.holds_no_log(str(folder))
