@@ -28,12 +28,8 @@ from replay.findings import Severity
 from replay.fs import write_output
 from replay.log.discover import discover, require_paths
 from replay.log.reader import Limits
-from replay.log.source import LocalFile, PassedOver, Unit, ignore
+from replay.log.source import LocalFile, PassedOver, Unit, at_or_below, ignore
 from replay.log.walk import Listed
-
-
-def _below(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 class NoLogs(Exception):
@@ -140,7 +136,7 @@ class Audit:
         if any(identity is None for _, _, identity in self._listed):
             return None  # a folder without a status: its search said why, or it went
         seen: list[Seen] = [(path, followed, FOLDER, identity) for path, followed, identity in self._listed
-                            if not _below(os.path.abspath(path), own)]
+                            if not at_or_below(os.path.abspath(path), own)]
         seen += cache.seen + self._left_out + config  # a status of None: nothing there (a log's other encoding)
         if any(identity is not None and recent(identity, started) for _, _, _, identity in seen):
             return None

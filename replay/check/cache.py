@@ -84,7 +84,7 @@ from replay.check.storage import twin_location
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
 from replay.log.reader import Limits, Source, read_log
-from replay.log.source import STORED_NAMES, Archive, LocalFile, PassedOver, Unit, ignore
+from replay.log.source import STORED_NAMES, Archive, LocalFile, PassedOver, Unit, at_or_below, ignore
 from replay.log.walk import identity as _identity
 from replay.log.zstd import MAGIC, FrameWalk
 
@@ -320,7 +320,7 @@ class _Miss:
     def owns(self, report: LogReport) -> bool:
         path = self.unit.path
         if isinstance(self.unit, Archive):
-            return report.path == path or report.path.startswith(path + "/")
+            return at_or_below(report.path, path)
         return report.path == path and not self.reports
 
 
@@ -530,7 +530,7 @@ class AuditCache:
         def tell(path: str, why: str) -> None:
             for slot in self._slots:
                 if isinstance(slot, _Miss) and isinstance(slot.unit, Archive) and \
-                        (path == slot.unit.path or path.startswith(slot.unit.path + "/")):
+                        at_or_below(path, slot.unit.path):
                     slot.passed.append((path, why))
                     break
             told(path, why)

@@ -178,6 +178,12 @@ def _unit(path: str, cap: int) -> Unit:
     return file_source(path, cap=cap)
 
 
+def at_or_below(path: str, top: str) -> bool:
+    """Whether ``path`` is ``top`` or names something inside it: a file in a folder, a
+    member of an archive (``archive.tar/member``); both written with ``/``."""
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
 def ignore(path: str, why: str) -> None:
     """A ``PassedOver`` that tells no one."""
     return None
