@@ -254,15 +254,7 @@ class LogRead:
     def _plain_segments(self, first: bytes) -> Iterator[tuple[bytes, bool]]:
         assert self._stream is not None
         yield first, False
-        try:
-            for block in capped_blocks(self._stream.read, self.limits.max_log_bytes - len(first)):
-                yield block, False
-        except OSError as exc:
-            self._fail(self._io_error(exc))
-            raise _ReadFailed from None
-        except TooLarge:
-            self._fail(self._too_long())
-            raise _ReadFailed from None
+        yield from self._plain_from(self._stream, len(first))
 
     def _plain_from(self, stream: BinaryIO, start: int) -> Iterator[tuple[bytes, bool]]:
         """The plain bytes from ``start`` on (the stream is there), under the log's cap."""

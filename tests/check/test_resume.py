@@ -85,7 +85,7 @@ def test_a_resumed_audit_is_the_cold_audit_of_the_whole_log(tmp_path: Path, whic
     whole = b"\n".join(lines) + b"\n"
     first = 1 + cut % len(lines)
     log = tmp_path / f"case-{which}-{how}-{at}-{cut}" / "session.jsonl"
-    log.parent.mkdir()
+    log.parent.mkdir(exist_ok=True)  # hypothesis may draw an example twice
     log.write_bytes(b"\n".join(lines[:first]) + b"\n")
     earlier = audit_source(_resumable(log), policy)
     assert earlier is not None and earlier.checkpoint is not None
@@ -275,7 +275,7 @@ def test_crash_repair_read_from_the_last_turn_boundary_is_repair_read_from_the_s
         return
     lines = _mutated(lines, how, at)[: 1 + cut % len(lines)]  # cut anywhere: mostly inside a turn
     log = tmp_path / f"case-{which}-{how}-{at}-{cut}" / "session.jsonl"
-    log.parent.mkdir()
+    log.parent.mkdir(exist_ok=True)  # hypothesis may draw an example twice
     log.write_bytes(b"\n".join(lines) + b"\n")
     fast = audit_source(file_source(str(log)), policy)
     with pytest.MonkeyPatch.context() as patch:
