@@ -25,10 +25,8 @@ For a log met again:
   and digests it all the same, and reuses the report only when the bytes match);
 * another identity, the same bytes (``touch``, a copy, a restored CI cache): the
   report is reused;
-* longer, the bytes audited unchanged: audited again from where its last audit stood
-  after them (its checkpoint, ``replay.check.resume``, kept for a plain log of at least
-  ``RESUME_FROM_BYTES``; a smaller one, or one without a usable checkpoint, from its
-  start): the report is byte for byte the one a cold audit gives;
+* longer, the bytes audited unchanged: audited again, in full (no checkpoint is
+  resumed: the report is byte for byte the one a cold audit gives);
 * shorter, or the bytes audited changed: audited again in full, and its report
   gains rule H1's finding (``replay.check.history``), said once.
 
@@ -79,7 +77,6 @@ from replay.check.quick import (
     code_digest,
     seen_beside,
 )
-from replay.check.resume import MAX_CHECKPOINT_BYTES, ResumableSource, length_of
 from replay.check.storage import twin_location
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
@@ -98,12 +95,6 @@ MAX_AGE_DAYS = 30
 """A namespace no audit used for this many days is removed."""
 MAX_TOTAL_BYTES = 256 << 20
 """The most the cache's namespaces hold together: the oldest go first (never the one in use)."""
-RESUME_FROM_BYTES = 1 << 20
-"""A plain log at least this long gets a checkpoint (``replay.check.resume``): when it
-grows, its audit goes on from where the last one stood. A shorter log costs less to
-audit again than its checkpoint costs to keep."""
-RESUME_PREFIX = "resume-"
-"""The name of a checkpoint's file in the namespace's folder, before its entry's key."""
 LOCK_SECONDS = 30.0
 """How long a writer waits for another audit writing the same namespace."""
 FAULT_ENV = "REPLAY_TEST_CACHE_FAULT"
@@ -124,8 +115,6 @@ class CacheRequest:
 
     folder: Path | None = None
     verify: bool = False
-    resume_from: int = RESUME_FROM_BYTES
-    """Plain logs at least this long get checkpoints to resume from."""
 
     def tree(self) -> Tree:
         return Tree.named(self.folder) if self.folder is not None else Tree.found(CACHE_FOLDER)
@@ -156,8 +145,6 @@ class _Entry(msgspec.Struct, forbid_unknown_fields=True):
     reports: list[_Report]
     passed: list[tuple[str, str]]
     """What the reading of an archive passed over (a link, a device named like a log), and why."""
-    resume: bytes = b""
-    """The digest of the checkpoint kept of the log's audit (empty: none)."""
 
 
 class _UrlEntry(msgspec.Struct, forbid_unknown_fields=True):
@@ -221,8 +208,6 @@ class _Scan:
     blocks: bytes
     edge: bytes
     earlier_edge: bytes | None
-    plain: bool
-    """Not Zstandard: an audit of it can be resumed."""
 
 
 def _digest(data: bytes) -> bytes:
@@ -263,7 +248,7 @@ def _scan(path: str, earlier: int | None) -> _Scan:
         if walk is not None:
             length = walk.frame if walk.cut else size
         earlier_edge = _edge(fd, earlier) if earlier is not None and earlier <= size else None
-        return _Scan(size, length, bytes(blocks), _edge(fd, length), earlier_edge, walk is None)
+        return _Scan(size, length, bytes(blocks), _edge(fd, length), earlier_edge)
 
 
 def _change(entry: _Entry, now: _Scan) -> Rewrite | None:
@@ -470,24 +455,7 @@ class AuditCache:
                 self._update(key, msgspec.structs.replace(entry, identity=identity, racy=racy))
             return self._hit(entry, unit, identity)
         rewrite = _change(entry, scan) if entry is not None and not archive else None
-        if isinstance(unit, Source) and self.watch is None and scan.plain and scan.length >= self.request.resume_from:
-            checkpoint = self._checkpoint(key, entry) if entry is not None and rewrite is None else None
-            unit = ResumableSource(unit.path, unit.open, unit.is_file, unit.discovered, checkpoint)
         return _Miss(unit, key, identity, scan, rewrite)
-
-    def _checkpoint(self, key: str, entry: _Entry) -> bytes | None:
-        """The checkpoint of the log's last audit, when it is the one its entry names
-        (any other, or none: the log is audited from its start)."""
-        if not entry.resume:
-            return None
-        try:
-            data = self.tree.read(self.namespace, RESUME_PREFIX + key, limit=MAX_CHECKPOINT_BYTES,
-                                  what="the checkpoint")
-        except FsError:
-            return None
-        if data is None or _digest(data) != entry.resume or length_of(data) != entry.length:
-            return None
-        return data
 
     def _remote(self, unit: Unit) -> _Hit | _Miss:
         """A log or archive at a URL: its report reused while what identifies its bytes
@@ -597,10 +565,7 @@ class AuditCache:
                 attached(item)
 
     def _judged(self, miss: _Miss, report: LogReport) -> LogReport:
-        """A report as the audit gives it: with rule H1's finding for a rewritten log
-        (and without the checkpoint the cache keeps)."""
-        if report.checkpoint is not None:  # for the cache alone
-            report = LogReport(report.path, report.status, report.events, report.findings)
+        """A report as the audit gives it: with rule H1's finding for a rewritten log."""
         if miss.rewrite is None or not isinstance(miss.unit, Source):
             return report
         found = rewritten(miss.rewrite, report.path, self.fingerprints)
@@ -628,29 +593,13 @@ class AuditCache:
         racy = time.time_ns() - st.st_mtime_ns < RACY_NS
         scan = miss.scan
         entry = _Entry(miss.identity, racy, scan.size, scan.length, scan.blocks, scan.edge, self._now,
-                       [_stored(r) for r in miss.reports], miss.passed, self._keep_checkpoint(miss.key, miss))
+                       [_stored(r) for r in miss.reports], miss.passed)
         try:
             _encode.encode(entry)
         except (UnicodeEncodeError, msgspec.EncodeError):
             return False  # a name or a message JSON cannot carry (a lone surrogate): not kept
         self._update(miss.key, entry)
         return True
-
-    def _keep_checkpoint(self, key: str, miss: _Miss) -> bytes:
-        """Write the checkpoint the audit of a log gave, when it resumes at the length
-        its entry settles; the digest its entry names (empty: none kept). Written as it
-        comes (a checkpoint is not held until the shards are): an entry names the
-        digest of its own, so two audits at once never resume from each other's."""
-        checkpoint = miss.reports[0].checkpoint if len(miss.reports) == 1 else None
-        for report in miss.reports:
-            report.checkpoint = None
-        if self._broken or checkpoint is None or miss.scan is None or length_of(checkpoint) != miss.scan.length:
-            return b""
-        try:
-            self.tree.write(self.namespace, RESUME_PREFIX + key, data=checkpoint, what="checkpoint", durable=False)
-        except (FsError, OSError):
-            return b""
-        return _digest(checkpoint)
 
     def _kept_url(self, miss: _Miss, key: str, before: str) -> bool:
         from replay.log.remote import RemoteFile, validator

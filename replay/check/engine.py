@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from replay.check.core import CoreChecker
 from replay.check.dispatch import table_of
 from replay.check.fingerprint import Fingerprints, file_identity, fingerprint_findings, relative_to
-from replay.check.passes import MAX_PER_RULE, Pass, Resumed
-from replay.check.resume import ResumableSource, keeper, resume_reading
+from replay.check.passes import MAX_PER_RULE, Pass
 from replay.check.storage import storage_identity, twin_location
 from replay.checker import Checker
 from replay.findings import Example, Finding, Rule, Severity
@@ -117,16 +116,12 @@ class LogReport:
     status: LogStatus
     events: int
     findings: list[Finding] = field(default_factory=list)
-    checkpoint: bytes | None = None
-    """Where the audit stood after the log's last complete line, for the audit cache
-    to resume from when the log grows (``replay.check.resume``; only when asked)."""
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
 
     def __reduce__(self) -> tuple[type[LogReport], tuple[object, ...]]:
-        return LogReport, (self.path, self.status, self.events, self.findings,  # as Finding's: faster
-                           self.checkpoint)
+        return LogReport, (self.path, self.status, self.events, self.findings)  # as Finding's: faster
 
 
 class Reading:
@@ -239,24 +234,21 @@ Reread = Callable[[int], Iterable[Sequence[Item]]]
 before it are passed over), for crash repair's fold."""
 
 
-def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker], done: Pass | None = None) -> Pass:
+def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker]) -> Pass:
     """Feed every item to the checkers that want it, in order: the hot loop of every
     audit. A hook a checker does not override is never called. A span of plain chunks
     goes whole to the one checker that wants chunks (when two do, each chunk goes to
-    each, in the order of single events). ``done`` is where an earlier pass over the
-    log's first items left it (and ``judges`` as it left them): the pass goes on."""
+    each, in the order of single events)."""
     table = table_of(judges)
     runs = table.runs
     chunk_judges = [judges[i] for i in table.chunk_judges]
     span_judge = table.span_judge
     plans, by_name, plan = table.plans, table.by_name, table.plan
-    going_on = done is not None
-    if done is None:
-        done = Pass()
+    done = Pass()
     findings, after_damage, damage, groups = done.findings, done.after_damage, done.damage, done.groups
-    first_damage = done.first_damage
-    last_turn_end, last_turn_start, events = done.last_turn_end, done.last_turn_start, done.events
-    boundary = done.boundary
+    first_damage: int | None = None
+    last_turn_end = last_turn_start = events = 0
+    boundary = 1
     last_batch: Sequence[AuditItem] = ()
 
     def keep(found: list[Finding], line: int) -> None:
@@ -330,8 +322,7 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker],
     done.last_turn_start = last_turn_start
     done.last_turn_end = last_turn_end
     done.boundary = boundary
-    if last_batch or not going_on:
-        done.last_line = _line_of(last_batch[-1] if last_batch else None)
+    done.last_line = _line_of(last_batch[-1] if last_batch else None)
     return done
 
 
@@ -377,25 +368,16 @@ def audit_items(
     scanned: bool = True,
     reread: Reread | None = None,
     skip: Skip = frozenset(),
-    resume: Resumed | None = None,
-    keep: Callable[[Resumed], None] | None = None,
 ) -> tuple[int, list[Finding]]:
     """Judge a stream of item batches (as ``LogRead.batches`` gives them); return the
     number of events and the findings.
 
     What crash repair would do (rules A8, B7) matters only for a damaged log or one
     that ends inside a turn; only then is the log read a second time, through
-    ``reread``, to work it out. ``resume`` is where an earlier pass over the first of
-    these items stood (the batches are the rest); ``keep`` is told where this pass
-    stands at its end, before the judgement.
+    ``reread``, to work it out.
     """
-    if resume is not None:
-        done, judges = _dispatch(batches, resume.judges, resume.done), resume.judges
-    else:
-        judges = checkers(policy, scanned, skip)
-        done = _dispatch(batches, judges)
-    if keep is not None:
-        keep(Resumed(done, judges))
+    judges = checkers(policy, scanned, skip)
+    done = _dispatch(batches, judges)
     return done.events, _judge(done, judges, header, reread)
 
 
@@ -466,8 +448,6 @@ def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limit
         if source.discovered and not log.is_session_log and not log.stopped_before_header:
             log.close()
             return None
-        if isinstance(source, ResumableSource):
-            return audit_log(log, policy, fingerprints, exists, watch, skip, source.checkpoint, keep=True)
         return audit_log(log, policy, fingerprints, exists, watch, skip)
     except Exception as exc:  # a bug of ours must not hide the other files' results
         return internal_report(source.path, f"replay failed on this file ({type(exc).__name__}: {exc}); "
@@ -606,7 +586,7 @@ def audit_sources(
 
 def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fingerprints = False,
               exists: Callable[[str], bool] | None = None, watch: Watch | None = None,
-              skip: Skip = frozenset(), checkpoint: bytes | None = None, keep: bool = False) -> LogReport:
+              skip: Skip = frozenset()) -> LogReport:
     """Audit one log that is being read. With ``fingerprints``, each finding gets its
     fingerprint (``replay.check.fingerprint``), which reads the log's records a second
     time, only for a log with findings and only as far as its last finding. ``exists``
@@ -615,18 +595,16 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
     ``Watch``); what it made of it waits in ``watch.drain()``. The checkers in ``skip``
     are left out (none of their rules is reported), except on a log that turns out
     unreadable: that is reported whole whatever the selection, so it is judged again
-    with every checker. With ``keep``, the report holds the audit's checkpoint, when
-    one can be kept; ``checkpoint`` is that of an audit of the log's first bytes, to go
-    on from (``replay.check.resume``; neither with a watch)."""
+    with every checker."""
     def reread(line: int) -> Iterable[Sequence[Item]]:
-        return read_log(log.source, log.limits, log.typed).batches_from(line)
+        # From a turn boundary only when the pass read the whole log: a reading a cap
+        # stopped ends where its blocks from the start did, which a skip would not keep.
+        again = read_log(log.source, log.limits, log.typed)
+        return again.batches_from(line) if log.read_whole else again.batches()
 
-    kept: list[bytes] = []
-    resumed = resume_reading(log, checkpoint) if watch is None else None
     reading = watch.start(log) if watch is not None else None
     batches = log.audit_batches() if reading is None else reading.watched(log.audit_batches())
-    events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip, resume=resumed,
-                                   keep=keeper(log, kept) if keep and watch is None else None)
+    events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip)
     if skip and log.unreadable:
         events, findings = audit_items(read_log(log.source, log.limits, log.typed).audit_batches(), log.header,
                                        policy, reread=reread)
@@ -646,7 +624,7 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
         status = "findings"
     else:
         status = "ok"
-    report = LogReport(log.path, status, events, findings, kept[0] if kept and not log.unreadable else None)
+    report = LogReport(log.path, status, events, findings)
     if reading is not None:
         reading.finish(report)
     return report

@@ -1,14 +1,11 @@
-"""What one pass over a log's items leaves for the judgement after it (``Pass``), and
-where a pass stands with its checkers (``Resumed``: what an audit resumed on a grown
-log goes on from, ``replay.check.resume``). The findings are kept bounded: at most
-``MAX_PER_RULE`` of each rule, the rest counted."""
+"""What one pass over a log's items leaves for the judgement after it (``Pass``). The
+findings are kept bounded: at most ``MAX_PER_RULE`` of each rule, the rest counted."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from replay.checker import Checker
 from replay.findings import Finding, Severity, grouped_note
 from replay.words import by_count, counted
 
@@ -98,12 +95,3 @@ class Pass:
     boundary: int = 1
     """The line of the last turn/start or turn/end before any damage (1: none), where
     crash repair's fold starts afresh: what it would append depends on nothing before."""
-
-
-@dataclass(frozen=True, slots=True)
-class Resumed:
-    """Where a pass over a log's items stands: what it leaves for the judgement, and its
-    checkers (``replay.check.resume`` keeps it between audits)."""
-
-    done: Pass
-    judges: list[Checker]

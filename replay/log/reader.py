@@ -23,7 +23,7 @@ from replay.log.event import ChunkRun, Event
 from replay.log.header import A1, Header, parse_header
 from replay.log.legacy import Migrator
 from replay.log.lines import split_header, split_records
-from replay.log.scan import A8, AuditItem, Item, ScanState, limit_finding, scan_records
+from replay.log.scan import A8, AuditItem, Item, limit_finding, scan_records
 from replay.log.zstd import A9, MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
 from replay.words import counted
 
@@ -113,34 +113,11 @@ class LogRead:
         self.unreadable = False
         self.stopped_before_header = False
         """The reading ended (a cap, an I/O error) before the first record was known."""
-        self.scan: ScanState | None = None
-        """Where the scan of the records stands (set as they are read: see ``resume``)."""
-        self.migrator: Migrator | None = None
-        """The legacy migrations of this log's events (made as its records are read)."""
+        self._start: tuple[int, int] | None = None
+        """The line and byte the records are read from, when not after the header (``_skip_to``)."""
         self.read_whole = False
         """The records were read to the end of the log (no cap, no error stopped them)."""
         self._open()
-
-    def resume(self, at: ScanState, migrator: Migrator) -> bool:
-        """Read the records from where an earlier reading of the same bytes ended
-        (``at``, whose header and findings so far the caller holds) instead of after
-        the header: for a plain log on a file that can seek, whose header was read and
-        that ``at`` leaves inside it. Whether it will."""
-        stream = self._stream
-        if self.compressed or self.header is None or stream is None or self.scan is not None or \
-                not (self._header_size <= at.total <= self.limits.max_log_bytes) or at.pending or at.stopped:
-            return False
-        try:
-            if not stream.seekable():
-                return False
-            stream.seek(at.total)
-        except OSError:
-            return False
-        self._findings.clear()  # the header's: the caller holds them
-        self._rest = self._plain_from(stream, at.total)
-        self.scan = ScanState(at.number, at.total, at.expected, at.damaged)
-        self.migrator = migrator
-        return True
 
     def batches_from(self, line: int) -> Iterator[list[Item]]:
         """``batches()`` from the record on ``line`` on, for a caller that knows the
@@ -154,8 +131,8 @@ class LogRead:
 
     def _skip_to(self, line: int) -> bool:
         """Set the reading to start at the record on ``line``; whether it will."""
-        stream = self._stream
-        if self.compressed or self.header is None or stream is None or self.scan is not None:
+        stream, header = self._stream, self.header
+        if self.compressed or header is None or stream is None or self._start is not None:
             return False
         try:
             if not stream.seekable():
@@ -181,15 +158,22 @@ class LogRead:
                 offset = -1  # fewer lines than that: read from the start
         except (OSError, TooLarge):
             offset = -1
-        header = self.header
-        if offset >= 0 and self.resume(ScanState(line - 1, offset, None), Migrator(header.id)):
+        if self._header_size <= offset <= self.limits.max_log_bytes and self._seek(stream, offset):
+            self._findings.clear()  # the header's: the caller has them
+            self._rest = self._plain_from(stream, offset)
+            self._start = (line, offset)
             return True
-        try:
-            stream.seek(here)  # the reading goes on from where it stood
-        except OSError as exc:
+        if not self._seek(stream, here):  # the reading goes on from where it stood, or fails
             self._rest = iter(())
-            self._fail(self._io_error(exc))
         return False
+
+    def _seek(self, stream: BinaryIO, offset: int) -> bool:
+        try:
+            stream.seek(offset)
+        except OSError as exc:
+            self._fail(self._io_error(exc))
+            return False
+        return True
 
     @property
     def path(self) -> str:
@@ -356,13 +340,10 @@ class LogRead:
         if self.header is None:
             self.close()
             return
-        if self.migrator is None:
-            self.migrator = Migrator(self.header.id)
-        if self.scan is None:
-            self.scan = ScanState(1, self._header_size)
+        line, offset = self._start or (2, self._header_size)
         try:
-            for batch in scan_records(self._rest, self.limits.max_record_bytes, migrator=self.migrator,
-                                      spans=spans, typed=self.typed, state=self.scan):
+            for batch in scan_records(self._rest, self.limits.max_record_bytes, line, offset, Migrator(self.header.id),
+                                      spans=spans, typed=self.typed, expected=0 if self._start is None else None):
                 if found:
                     yield list[AuditItem](found)
                     found.clear()

@@ -10,7 +10,6 @@ is decided by the checker at the end of the file (rule A8).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 import orjson
@@ -171,24 +170,6 @@ AuditItem = Item | ChunkSpan
 """What ``scan_records(..., spans=True)`` yields: plain chunks come as spans."""
 
 
-@dataclass(slots=True)
-class ScanState:
-    """Where a scan of a log's records stands: the line number of the last record read,
-    the bytes read (the header's included), the seq the next event must have (``None``:
-    unknown, after damage), the records read that were no event, the length of an
-    unterminated last fragment (0: the bytes read end with a newline), and whether the
-    scan stopped before the end (too many records that were no event). A scan given one
-    starts from it and leaves it where it ended: an audit resumed on a grown log goes
-    on from what its last audit read (``replay.check.resume``)."""
-
-    number: int = 1
-    total: int = 0
-    expected: int | None = 0
-    damaged: int = 0
-    pending: int = 0
-    stopped: bool = False
-
-
 def _damage(number: int, strict: bool, rule: Rule, message: str, seq: int | None = None,
             type: str | None = None) -> Finding:
     if strict:
@@ -208,19 +189,19 @@ def _expected(expected: int | None) -> str:
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
                  migrator: Migrator | None = None, spans: Literal[False] = False,
-                 typed: bool = True, state: ScanState | None = None) -> Iterator[list[Item]]: ...
+                 typed: bool = True, expected: int | None = 0) -> Iterator[list[Item]]: ...
 
 
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
                  migrator: Migrator | None = None, *, spans: Literal[True],
-                 typed: bool = True, state: ScanState | None = None) -> Iterator[list[AuditItem]]: ...
+                 typed: bool = True, expected: int | None = 0) -> Iterator[list[AuditItem]]: ...
 
 
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
                  migrator: Migrator | None = None, *, spans: bool,
-                 typed: bool = True, state: ScanState | None = None) -> Iterator[list[AuditItem]]: ...
+                 typed: bool = True, expected: int | None = 0) -> Iterator[list[AuditItem]]: ...
 
 
 def scan_records(
@@ -231,7 +212,7 @@ def scan_records(
     migrator: Migrator | None = None,
     spans: bool = False,
     typed: bool = True,
-    state: ScanState | None = None,
+    expected: int | None = 0,
 ) -> Iterator[list[Item]] | Iterator[list[AuditItem]]:
     """Yield what the records after the header hold, in file order.
 
@@ -254,16 +235,15 @@ def scan_records(
     garbage costs far more than an event. ``migrator`` (the model stage's legacy
     migrations of this log) rewrites old shapes as events are made. With ``spans``,
     plain chunks come grouped as ``ChunkSpan`` items (for the audit: most events of a
-    log are chunks, and most need one look per span). With ``state``, the scan starts
-    where it says (``first_line`` and ``offset`` unused) and leaves it where it ended.
+    log are chunks, and most need one look per span). ``expected`` is the seq of the
+    first event (``None``: the first event's own, for a scan that starts inside a log).
     """
-    if state is None:
-        state = ScanState(first_line - 1, offset)
-    return _scan(segments, max_record, state, migrator, spans, typed)
+    return _scan(segments, max_record, first_line, offset, migrator, spans, typed, expected)
 
 
-def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, state: ScanState,
-          migrator: Migrator | None, spans: bool, typed: bool) -> Iterator[list[AuditItem]]:
+def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int, offset: int,
+          migrator: Migrator | None, spans: bool, typed: bool,
+          expected: int | None) -> Iterator[list[AuditItem]]:
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     packed = PACKED_TAGS
@@ -274,9 +254,11 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, state: ScanSt
     chunk_class, result_class, header_class = Chunk, ToolResult, RequestHeader
     row_classes = ROWS
     deep = 2 * MAX_NESTING
-    number, total, expected, damaged = state.number, state.total, state.expected, state.damaged
+    number = first_line - 1
+    total = offset
     records = Records(max_record)
     strict = False
+    damaged = 0
     out: list[AuditItem] = []
     span: ChunkSpan | None = None
 
@@ -413,12 +395,8 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, state: ScanSt
             if out:
                 yield out
     except _TooDamaged:
-        state.number, state.total, state.expected, state.damaged = number, total, expected, damaged
-        state.pending, state.stopped = records.pending, True
         yield out
         return
-    state.number, state.total, state.expected, state.damaged = number, total, expected, damaged
-    state.pending = records.pending
     if records.pending:
         number += 1
         yield [A8.warning(

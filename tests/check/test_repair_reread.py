@@ -1,0 +1,154 @@
+"""Crash repair's fold read from the last turn boundary before a log's damage
+(``LogRead.batches_from``): what a damaged or interrupted log's report says repair
+would append is what the fold over every event from the first says, on real logs
+damaged anywhere and cut at any line, and under the log cap."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replay.check.engine import LogReport, Policy, audit_source
+from replay.log.reader import Item, Limits, LogRead
+from replay.log.source import file_source
+from tests.helpers import corpus_root, examples
+
+
+def _corpus_logs() -> list[Path]:
+    """The shared corpus's session logs (their first record a session header), but the
+    largest (the property's examples stay quick)."""
+    root = corpus_root()
+    if not root.exists():
+        return []
+    logs = []
+    for path in sorted(root.rglob("*.jsonl")):
+        if path.is_file() and path.stat().st_size < 400_000:
+            with path.open("rb") as fh:
+                if b'"type":"session"' in fh.readline():
+                    logs.append(path)
+    return logs
+
+
+LOGS = _corpus_logs()
+
+
+def _judged(report: LogReport | None) -> tuple[object, ...] | None:
+    return None if report is None else (report.path, report.status, report.events, report.findings)
+
+
+def _mutated(lines: list[bytes], how: int, at: int) -> list[bytes]:
+    lines = list(lines)
+    i = 1 + at % (len(lines) - 1)
+    if how == 1:
+        lines[i] = b"not json {"
+    elif how == 2:
+        lines.insert(i, lines[i])  # a seq said twice
+    elif how == 3:
+        del lines[i]  # a seq gap
+    elif how == 4:
+        lines[i] = lines[i][: len(lines[i]) // 2]  # a record cut short inside the log
+    elif how == 5:
+        lines[i] = b'{"type":"turn/end","seq":0,"time":0,"data":{"turn":99,"reason":{"kind":"completed"}}}'
+    return lines
+
+
+def _exact_reread(self: LogRead, line: int) -> Iterator[list[Item]]:
+    return self.batches()  # what a skip shortcuts: the log read from its start
+
+
+@pytest.mark.skipif(not LOGS, reason="the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10**6), st.integers(0, 5), st.integers(0, 10**6), st.integers(0, 10**6),
+       st.sampled_from(list(Policy)))
+def test_crash_repair_read_from_the_last_turn_boundary_is_repair_read_from_the_start(
+        tmp_path: Path, which: int, how: int, at: int, cut: int, policy: Policy) -> None:
+    """A damaged or interrupted log's crash repair is worked out from the last turn/start
+    or turn/end before its damage (``LogRead.batches_from``): the report is the one of a
+    repair fold over every event from the log's first, the path it shortcuts."""
+    lines = LOGS[which % len(LOGS)].read_bytes().split(b"\n")[:-1]
+    if len(lines) < 2:
+        return
+    lines = _mutated(lines, how, at)[: 1 + cut % len(lines)]  # cut anywhere: mostly inside a turn
+    log = tmp_path / f"case-{which}-{how}-{at}-{cut}" / "session.jsonl"
+    log.parent.mkdir(exist_ok=True)  # hypothesis may draw an example twice
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    fast = audit_source(file_source(str(log)), policy)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LogRead, "batches_from", _exact_reread)
+        exact = audit_source(file_source(str(log)), policy)
+    assert _judged(fast) == _judged(exact)
+
+
+@pytest.mark.skipif(not LOGS, reason="the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
+def test_crash_repair_skips_the_turns_before_the_last(tmp_path: Path) -> None:
+    """A log cut inside its last turn: the repair fold reads from that turn's start on,
+    and says what the fold from the start says."""
+    lines = max(LOGS, key=lambda p: p.read_bytes().count(b'"turn/start"')).read_bytes().split(b"\n")[:-1]
+    starts = [i for i, line in enumerate(lines) if b'"type":"turn/start"' in line]
+    assert len(starts) >= 2
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b"\n".join(lines[: starts[-1] + 2]) + b"\n")
+    skipped: list[int] = []
+    real = LogRead.batches_from
+
+    def spied(self: LogRead, line: int) -> Iterator[list[Item]]:
+        batches = real(self, line)
+        skipped.append(self._start[0] if self._start is not None else 2)
+        return batches
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LogRead, "batches_from", spied)
+        fast = audit_source(file_source(str(log)))
+    assert skipped == [starts[-1] + 1]  # the reading starts at the last turn/start's line
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LogRead, "batches_from", _exact_reread)
+        exact = audit_source(file_source(str(log)))
+    assert fast is not None and "B7" in [f.rule for f in fast.findings]
+    assert _judged(fast) == _judged(exact)
+
+
+_HEADER = {"type": "session", "version": 0, "id": "s1", "createdAt": 0, "cwd": "/work", "delegationDepth": 0}
+_PAD = "x" * 60_000
+
+
+def _open_turn_log(turns_up_to: int, size: int) -> bytes:
+    """Complete turns until ``turns_up_to`` bytes, then one turn left open (a step open
+    in it) padded with titles to ``size`` bytes: a live session read mid-turn."""
+    out = bytearray(json.dumps(_HEADER).encode() + b"\n")
+    seq = turn = 0
+
+    def add(kind: str, data: dict[str, object]) -> None:
+        nonlocal seq
+        out.extend(json.dumps({"type": kind, "seq": seq, "time": 0, "data": data}).encode() + b"\n")
+        seq += 1
+
+    while len(out) < turns_up_to:
+        turn += 1
+        add("turn/start", {"turn": turn})
+        add("session/title", {"title": _PAD})
+        add("turn/end", {"turn": turn, "reason": {"kind": "completed"}})
+    add("turn/start", {"turn": turn + 1})
+    add("step/start", {"turn": turn + 1, "step": 1})
+    while len(out) < size:
+        add("session/title", {"title": _PAD})
+    return bytes(out)
+
+
+@pytest.mark.parametrize("cap", [1_500_000, 2_200_000, 2_500_000, 10_000_000])
+def test_crash_repair_under_the_log_cap_is_the_fold_from_the_first_event(tmp_path: Path, cap: int) -> None:
+    """A reading that --max-log-bytes stopped ends where its blocks from the start end;
+    the fold then reads from the start too (a skip would stop at other bytes)."""
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(_open_turn_log(1_950_000, 3_000_000))
+    limits = Limits(max_log_bytes=cap)
+    fast = audit_source(file_source(str(log)), limits=limits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LogRead, "batches_from", _exact_reread)
+        exact = audit_source(file_source(str(log)), limits=limits)
+    assert exact is not None and "B7" in [f.rule for f in exact.findings]
+    assert _judged(fast) == _judged(exact)
