@@ -176,7 +176,9 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     shown = reporting.shows_progress and not files_only and sys.stderr.isatty()
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
     held = shows_bar(count, shown)
-    out = stdout(reporting.writes_json)
+    # A terminal is never answered from a record; what a record may answer is kept as it is written.
+    written = io.BytesIO() if junit is None and not sys.stdout.isatty() and _may_keep_run(run) else None
+    out = stdout(reporting.writes_json, written)
     text = io.StringIO() if held else None  # the report waits until the bar is done
     view = AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None,
                      files_only=files_only, summary_only=options["write_baseline"] is not None)
@@ -189,8 +191,9 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
         out.write(text.getvalue())
     out.flush()
     _notes("audit", result.notes)
-    if junit is None and not sys.stdout.isatty():  # a terminal is never answered from a record
-        _keep_run(run, result, lambda stream: reporting(stream, style_for(sys.stdout, no_color), view))
+    if written is not None:
+        _keep_run(run, result, reporter, written.getvalue(),
+                  lambda stream: reporting(stream, style_for(sys.stdout, no_color), view))
     if junit is not None:
         write_output(junit, [AuditJunit.render(result)])
     if run.baseline_written is not None:
@@ -200,26 +203,40 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     sys.exit(1 if result.failed else 0)
 
 
-def _keep_run(run: Audit, result: AuditResult, reporter: Callable[[TextIO], AuditReporter]) -> None:
+def _may_keep_run(run: Audit) -> bool:
+    """Whether this audit may keep a run record: it uses a cache, and its command line
+    is the one the process was started with (``replay.check.quick``)."""
+    from replay.check import quick
+
+    return quick.command_line is not None and quick.command_line == sys.argv[1:] and run.cache is not None
+
+
+def _keep_run(run: Audit, result: AuditResult, reporter: AuditReporter, written: bytes,
+              again: Callable[[TextIO], AuditReporter]) -> None:
     """Keep the run record that answers this command again while nothing changed
     (``replay.check.quick``): its report as a warm audit writes it, every log from the
-    cache. Only for the command line the process was started with."""
+    cache: the report ``written``, its closing (``AuditReporter.closing``) said again
+    for that count, or, should it not end with its closing, made again by ``again``."""
     from replay.check import quick
     from replay.output import TextOut
 
-    if quick.command_line is None or quick.command_line != sys.argv[1:] or run.cache is None:
+    seen, cache, command_line = run.seen(result, quick.started_ns), run.cache, quick.command_line
+    if seen is None or cache is None or command_line is None:
         return
-    seen = run.seen(result, quick.started_ns)
-    if seen is None:
-        return
-    buffer = io.BytesIO()
-    again = reporter(cast(TextIO, TextOut(buffer)))
-    again.start()
-    for report in result.reports:
-        again.unit(report)
-    again.finish(replace(result, cached=len(result.reports)))
-    data = quick.record_bytes(seen, 1 if result.failed else 0, buffer.getvalue())
-    note = run.cache.keep_run(quick.run_key(quick.command_line, os.environ, os.getcwd()), data)
+    warm = replace(result, cached=len(result.reports))
+    closing = reporter.closing(result)
+    if written.endswith(closing):
+        report = written[:len(written) - len(closing)] + reporter.closing(warm)
+    else:
+        buffer = io.BytesIO()
+        remade = again(cast(TextIO, TextOut(buffer)))
+        remade.start()
+        for log in result.reports:
+            remade.unit(log)
+        remade.finish(warm)
+        report = buffer.getvalue()
+    data = quick.record_bytes(seen, 1 if result.failed else 0, report)
+    note = cache.keep_run(quick.run_key(command_line, os.environ, os.getcwd()), data)
     _notes("audit", () if note is None else (note,))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import signal
 import sys
@@ -19,7 +20,7 @@ from typing import Any, TextIO
 import click
 
 from replay.describe import reason
-from replay.output import OutputError, TextOut
+from replay.output import OutputError, TextOut, Writable
 from replay.signals import WORDS, Signals, installed, pending
 from replay.style import sanitize, sanitize_json
 
@@ -211,13 +212,15 @@ class Group(click.Group):
 # -- output --------------------------------------------------------------------------------
 
 
-def stdout(writes_json: bool = False) -> TextOut:
+def stdout(writes_json: bool = False, copy: io.BytesIO | None = None) -> TextOut:
     """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
     and turns a write that fails into ``OutputError``. For a JSON report
     (``writes_json``) on a terminal, what the sanitizer escapes is written as JSON
-    escapes (``replay.style.sanitize_json``): a text report is sanitized as it is made."""
+    escapes (``replay.style.sanitize_json``): a text report is sanitized as it is made.
+    With ``copy``, every byte written is also put there."""
     sys.stdout.flush()
-    out = _Report(getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout))
+    binary: Writable = getattr(sys.stdout, "buffer", None) or _TextOnly(sys.stdout)
+    out = _Report(binary if copy is None else _Copied(binary, copy))
     out.terminal_json = writes_json and sys.stdout.isatty()
     return out
 
@@ -227,6 +230,20 @@ def echo(text: str, writes_json: bool = False) -> None:
     out = stdout(writes_json)
     out.write(text)
     out.flush()
+
+
+class _Copied:
+    """A binary stream whose bytes are also put in a buffer."""
+
+    def __init__(self, stream: Writable, copy: io.BytesIO) -> None:
+        self.stream, self.copy = stream, copy
+
+    def write(self, data: bytes) -> None:
+        self.stream.write(data)
+        self.copy.write(data)
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 class _TextOnly:

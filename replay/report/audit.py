@@ -35,7 +35,7 @@ from replay.check.registry import RULES, rule_order
 from replay.findings import Finding, Severity, message_shape, one_event_message
 from replay.hints import line
 from replay.log.source import display_path
-from replay.output import json_bytes
+from replay.output import json_bytes, utf8
 from replay.report.base import RULES_HINT, Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
@@ -84,6 +84,13 @@ class AuditReporter(Reporter[LogReport, AuditResult]):
     def path(self, report: LogReport) -> str:
         """The log's path as people read it (relative to the working directory)."""
         return display_path(report.path, self.view.cwd)
+
+    def closing(self, result: AuditResult) -> bytes:
+        """The end of the report that says how many logs came from the audit cache, as
+        ``finish`` writes it last (empty: the format does not say it). A run record's
+        report is the one written with this end said again for every log
+        (``replay.check.quick``)."""
+        return b""
 
     @classmethod
     def render(cls, result: AuditResult, style: Style = PLAIN, view: AuditView | None = None) -> str:
@@ -314,14 +321,7 @@ class AuditText(AuditReporter):
         view = self.view
         if view.files_only:
             return
-        if view.statistics:
-            self.write("\n".join([*rule_table(result.reports), "", files_line(result.summary, result.cached),
-                                   findings_line(result.summary)]).lstrip("\n") + "\n")
-            return
-        if view.summary_only:
-            self.write("\n".join([files_line(result.summary, result.cached), findings_line(result.summary)]) + "\n")
-            return
-        if view.fold:
+        if view.fold and not view.statistics and not view.summary_only:
             folded = _folded(result.reports)
             hidden = frozenset(folded)
             # One write for the logs (not one a log: each write looks for a pending signal).
@@ -332,7 +332,20 @@ class AuditText(AuditReporter):
                 self.write("\n" + self.style.paint("bold", FOLDED_TITLE) + "\n")
                 for places in folded.values():
                     self.write("\n".join(_fold_entry(places, self)) + "\n")
-        self.write(summary_text(result.reports, result.summary, self.style, result.baselined, result.cached))
+        self.write_utf8(self.closing(result))
+
+    def closing(self, result: AuditResult) -> bytes:
+        view = self.view
+        if view.files_only:
+            return b""
+        if view.statistics:
+            text = "\n".join([*rule_table(result.reports), "", files_line(result.summary, result.cached),
+                              findings_line(result.summary)]).lstrip("\n") + "\n"
+        elif view.summary_only:
+            text = "\n".join([files_line(result.summary, result.cached), findings_line(result.summary)]) + "\n"
+        else:
+            text = summary_text(result.reports, result.summary, self.style, result.baselined, result.cached)
+        return utf8(text)
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -342,7 +355,10 @@ def finding_dict(f: Finding) -> dict[str, Any]:
 
 def audit_document(result: AuditResult) -> dict[str, Any]:
     """The JSON report's document (docs/guides/audit.md documents its schema)."""
-    summary = result.summary
+    return {**_document_before_summary(result), "summary": _summary_dict(result)}
+
+
+def _document_before_summary(result: AuditResult) -> dict[str, Any]:
     return {
         "files": [
             {"path": r.path, "status": r.status, "events": r.events,
@@ -350,11 +366,29 @@ def audit_document(result: AuditResult) -> dict[str, Any]:
             for r in result.reports
         ],
         "passed_over": [{"path": path, "reason": why} for path, why in result.passed_over],
-        "summary": {"files": summary.files, "ok": summary.ok, "failed": summary.failed,
-                    "events": summary.events, "errors": summary.errors,
-                    "warnings": summary.warnings, "policy": summary.policy,
-                    **({"cached": result.cached} if result.cached else {})},
     }
+
+
+def _summary_dict(result: AuditResult) -> dict[str, Any]:
+    summary = result.summary
+    return {"files": summary.files, "ok": summary.ok, "failed": summary.failed, "events": summary.events,
+            "errors": summary.errors, "warnings": summary.warnings, "policy": summary.policy,
+            **({"cached": result.cached} if result.cached else {})}
+
+
+def json_report(result: AuditResult) -> tuple[bytes, bytes]:
+    """The JSON report's bytes as two parts that make it when joined: the document up
+    to its last member, and its end (``,`` the summary, ``}`` and a newline), the one
+    part that says how many logs came from the cache. Each is indented as it is in
+    the whole document (a property test holds the join to the document's bytes)."""
+    # Made one after the other: a large audit holds the bytes of one part, never its dicts as well.
+    head = json_bytes(_document_before_summary(result), indent=True)
+    return head[:-2], _json_closing(result)
+
+
+def _json_closing(result: AuditResult) -> bytes:
+    tail = json_bytes({"summary": _summary_dict(result)}, indent=True)  # "{\n  "summary": {…}\n}"
+    return b",\n" + tail[2:] + b"\n"
 
 
 class AuditJson(AuditReporter):
@@ -363,9 +397,12 @@ class AuditJson(AuditReporter):
     writes_json = True
 
     def finish(self, result: AuditResult) -> None:
-        # The document is gone before its text is made: a large audit holds the bytes
-        # and the text at once, never the dicts as well.
-        self.write_utf8(json_bytes(audit_document(result), indent=True) + b"\n")
+        head, closing = json_report(result)
+        self.write_utf8(head)
+        self.write_utf8(closing)
+
+    def closing(self, result: AuditResult) -> bytes:
+        return _json_closing(result)
 
 
 _GITHUB_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.POLICY: "notice"}

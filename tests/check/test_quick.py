@@ -516,3 +516,29 @@ def test_a_cache_folder_of_more_names_than_its_cap_is_not_taken_to_hold_no_log(
     assert quick.holds_no_log(str(folder))
     monkeypatch.setattr(quick, "MAX_CACHE_NAMES", 5)  # the namespace and 5 shards: one name too many
     assert not quick.holds_no_log(str(folder))
+
+
+@pytest.mark.parametrize("fmt", list(AUDIT_FORMATS))
+def test_a_record_s_report_is_the_report_written_not_made_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  fmt: str) -> None:
+    """The run record keeps the report as it was written, its closing (the count from
+    the cache) said again: the report is made once (and the answer is the warm audit's)."""
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", fmt, "--cache-dir", "cache", "logs"]
+    _replay(args)
+    finished: list[str] = []
+    reporter = AUDIT_FORMATS[fmt]
+    real = reporter.finish
+
+    def counted(self: object, result: object) -> None:
+        finished.append(fmt)
+        real(self, result)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reporter, "finish", counted)
+    for record in _records(tmp_path / "cache"):
+        record.unlink()
+    assert not _replay(args)[0] and finished == [fmt] and len(_records(tmp_path / "cache")) == 1
+    monkeypatch.setattr(reporter, "finish", real)
+    warm = _replay(args)
+    assert warm[0] and warm[1:] == _slow(args)
