@@ -326,14 +326,17 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
     return done
 
 
-def _judge(done: Pass, judges: Sequence[Checker], header: Header | None, reread: Reread | None) -> list[Finding]:
+def _judge(done: Pass, judges: Sequence[Checker], header: Header | None, reread: Reread | None,
+           ended: bool) -> list[Finding]:
     """After the pass: the checkers' closing findings, A8 (what the damage means), what
     the harness would truncate away, B7 (an interrupted last turn), then the findings
-    in line order with repeated notes folded."""
+    in line order with repeated notes folded. What crash repair would append is said
+    only of a log read to its ``ended`` (a reading a cap or an error stopped did not
+    see where the log ends)."""
     last_turn_end = done.last_turn_end
     interrupted = done.last_turn_start > last_turn_end
     repair = RepairTracker()
-    if (done.damage.kept or interrupted) and reread is not None:
+    if (done.damage.kept or interrupted) and reread is not None and ended:
         repair = _repair_of(reread(done.boundary), done.first_damage)
     findings = done.findings
     for c in judges:
@@ -368,17 +371,19 @@ def audit_items(
     scanned: bool = True,
     reread: Reread | None = None,
     skip: Skip = frozenset(),
+    ended: Callable[[], bool] | None = None,
 ) -> tuple[int, list[Finding]]:
     """Judge a stream of item batches (as ``LogRead.batches`` gives them); return the
     number of events and the findings.
 
     What crash repair would do (rules A8, B7) matters only for a damaged log or one
     that ends inside a turn; only then is the log read a second time, through
-    ``reread``, to work it out.
+    ``reread``, to work it out, and only when ``ended`` says, once the batches are
+    read, that they went to the log's end (by default they did).
     """
     judges = checkers(policy, scanned, skip)
     done = _dispatch(batches, judges)
-    return done.events, _judge(done, judges, header, reread)
+    return done.events, _judge(done, judges, header, reread, ended is None or ended())
 
 
 def _repair_of(batches: Iterable[Sequence[Item]], stop_line: int | None) -> RepairTracker:
@@ -597,14 +602,14 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
     unreadable: that is reported whole whatever the selection, so it is judged again
     with every checker."""
     def reread(line: int) -> Iterable[Sequence[Item]]:
-        # From a turn boundary only when the pass read the whole log: a reading a cap
-        # stopped ends where its blocks from the start did, which a skip would not keep.
-        again = read_log(log.source, log.limits, log.typed)
-        return again.batches_from(line) if log.read_whole else again.batches()
+        return read_log(log.source, log.limits, log.typed).batches_from(line)
+
+    def ended() -> bool:
+        return log.read_whole
 
     reading = watch.start(log) if watch is not None else None
     batches = log.audit_batches() if reading is None else reading.watched(log.audit_batches())
-    events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip)
+    events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip, ended=ended)
     if skip and log.unreadable:
         events, findings = audit_items(read_log(log.source, log.limits, log.typed).audit_batches(), log.header,
                                        policy, reread=reread)
