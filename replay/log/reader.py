@@ -116,7 +116,9 @@ class LogRead:
         self._start: tuple[int, int] | None = None
         """The line and byte the records are read from, when not after the header (``_skip_to``)."""
         self.read_whole = False
-        """The records were read to the end of the log (no cap, no error stopped them)."""
+        """The records were read to the end of the log (no cap, no error, no run of
+        records that are no event stopped them)."""
+        self._stopped = False
         self._open()
 
     def batches_from(self, line: int) -> Iterator[list[Item]]:
@@ -132,13 +134,13 @@ class LogRead:
     def _skip_to(self, line: int) -> bool:
         """Set the reading to start at the record on ``line``; whether it will."""
         stream, header = self._stream, self.header
-        if self.compressed or header is None or stream is None or self._start is not None:
-            return False
+        if self.compressed or header is None or stream is None or self._start is not None or not self.source.is_file:
+            return False  # a file of its own only (an archive's member seeks through the archive's reader)
         try:
             if not stream.seekable():
                 return False
             here = stream.tell()
-        except OSError:
+        except (OSError, ValueError, AttributeError):  # a stream that cannot say
             return False
         try:
             stream.seek(self._header_size)
@@ -166,6 +168,9 @@ class LogRead:
         if not self._seek(stream, here):  # the reading goes on from where it stood, or fails
             self._rest = iter(())
         return False
+
+    def _stop(self) -> None:
+        self._stopped = True
 
     def _seek(self, stream: BinaryIO, offset: int) -> bool:
         try:
@@ -343,12 +348,13 @@ class LogRead:
         line, offset = self._start or (2, self._header_size)
         try:
             for batch in scan_records(self._rest, self.limits.max_record_bytes, line, offset, Migrator(self.header.id),
-                                      spans=spans, typed=self.typed, expected=0 if self._start is None else None):
+                                      spans=spans, typed=self.typed, expected=0 if self._start is None else None,
+                                      stopped=self._stop):
                 if found:
                     yield list[AuditItem](found)
                     found.clear()
                 yield batch
-            self.read_whole = True
+            self.read_whole = not self._stopped
         except _ReadFailed:
             pass
         if found:

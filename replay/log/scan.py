@@ -9,7 +9,7 @@ is decided by the checker at the end of the file (rule A8).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, overload
 
 import orjson
@@ -189,19 +189,22 @@ def _expected(expected: int | None) -> str:
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
                  migrator: Migrator | None = None, spans: Literal[False] = False,
-                 typed: bool = True, expected: int | None = 0) -> Iterator[list[Item]]: ...
+                 typed: bool = True, expected: int | None = 0,
+                 stopped: Callable[[], None] | None = None) -> Iterator[list[Item]]: ...
 
 
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
                  migrator: Migrator | None = None, *, spans: Literal[True],
-                 typed: bool = True, expected: int | None = 0) -> Iterator[list[AuditItem]]: ...
+                 typed: bool = True, expected: int | None = 0,
+                 stopped: Callable[[], None] | None = None) -> Iterator[list[AuditItem]]: ...
 
 
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
                  migrator: Migrator | None = None, *, spans: bool,
-                 typed: bool = True, expected: int | None = 0) -> Iterator[list[AuditItem]]: ...
+                 typed: bool = True, expected: int | None = 0,
+                 stopped: Callable[[], None] | None = None) -> Iterator[list[AuditItem]]: ...
 
 
 def scan_records(
@@ -213,6 +216,7 @@ def scan_records(
     spans: bool = False,
     typed: bool = True,
     expected: int | None = 0,
+    stopped: Callable[[], None] | None = None,
 ) -> Iterator[list[Item]] | Iterator[list[AuditItem]]:
     """Yield what the records after the header hold, in file order.
 
@@ -237,13 +241,15 @@ def scan_records(
     plain chunks come grouped as ``ChunkSpan`` items (for the audit: most events of a
     log are chunks, and most need one look per span). ``expected`` is the seq of the
     first event (``None``: the first event's own, for a scan that starts inside a log).
+    ``stopped`` is called when the scan ends before the segments do (too many records
+    that are no event: the rest of the log is not read).
     """
-    return _scan(segments, max_record, first_line, offset, migrator, spans, typed, expected)
+    return _scan(segments, max_record, first_line, offset, migrator, spans, typed, expected, stopped)
 
 
 def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int, offset: int,
-          migrator: Migrator | None, spans: bool, typed: bool,
-          expected: int | None) -> Iterator[list[AuditItem]]:
+          migrator: Migrator | None, spans: bool, typed: bool, expected: int | None,
+          stopped: Callable[[], None] | None) -> Iterator[list[AuditItem]]:
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     packed = PACKED_TAGS
@@ -395,6 +401,8 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: i
             if out:
                 yield out
     except _TooDamaged:
+        if stopped is not None:
+            stopped()
         yield out
         return
     if records.pending:

@@ -5,17 +5,21 @@ damaged anywhere and cut at any line, and under the log cap."""
 
 from __future__ import annotations
 
+import io
 import json
+import tarfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay.check.engine import LogReport, Policy, audit_source
+from replay.check.engine import LogReport, Policy, audit_source, audit_unit
 from replay.log.reader import Item, Limits, LogRead
-from replay.log.source import file_source
+from replay.log.scan import MAX_DAMAGED
+from replay.log.source import Archive, LocalFile, file_source
 from tests.helpers import corpus_root, examples
 
 
@@ -154,3 +158,65 @@ def test_under_the_log_cap_no_repair_is_said_of_an_end_not_read(tmp_path: Path, 
     assert fast is not None
     assert [f.rule for f in fast.findings] == (["B7"] if cap > 3_000_000 else ["LIMIT"])
     assert _judged(fast) == _judged(exact)
+
+
+_SESSION = {"type": "session", "version": 0, "id": "s1", "createdAt": 0, "cwd": "/work", "delegationDepth": 0}
+
+
+def _line(kind: str, seq: int, data: dict[str, Any]) -> bytes:
+    return json.dumps({"type": kind, "seq": seq, "time": 0, "data": data}).encode()
+
+
+def _interrupted() -> bytes:
+    """Two complete turns, then a third left open: its turn/start on line 8."""
+    lines = [json.dumps(_SESSION).encode()]
+    seq = 0
+    for turn in (1, 2):
+        lines += [_line("turn/start", seq, {"turn": turn}), _line("session/title", seq + 1, {"title": "t"}),
+                  _line("turn/end", seq + 2, {"turn": turn, "reason": {"kind": "completed"}})]
+        seq += 3
+    lines += [_line("turn/start", seq, {"turn": 3}), _line("step/start", seq + 1, {"turn": 3, "step": 1})]
+    return b"\n".join(lines) + b"\n"
+
+
+def test_an_interrupted_log_in_a_plain_tar_is_judged_not_an_internal_error(tmp_path: Path) -> None:
+    """A member of a seekable .tar is read from its start (only a file of its own skips):
+    its reader cannot be asked whether it seeks."""
+    data = _interrupted()
+    archive = tmp_path / "logs.tar"
+    with tarfile.open(archive, "w") as tar:
+        info = tarfile.TarInfo("s/session.jsonl")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    reports = [r for r in audit_unit(Archive(str(archive), LocalFile(str(archive)))) if isinstance(r, LogReport)]
+    assert [(r.status, [f.rule for f in r.findings]) for r in reports] == [("findings", ["B7"])]
+
+
+def _too_damaged(tmp_path: Path, bad: bytes) -> LogReport:
+    """A turn left open, then more records that are no event than the scan reads
+    (it stops: a LIMIT error), then the turn's end, which the reading never reaches."""
+    lines = [json.dumps(_SESSION).encode(), _line("turn/start", 0, {"turn": 1}),
+             _line("step/start", 1, {"turn": 1, "step": 1})]
+    lines += [bad] * (MAX_DAMAGED + 1)
+    lines += [_line("step/end", 2, {"turn": 1, "step": 1}),
+              _line("turn/end", 3, {"turn": 1, "reason": {"kind": "completed"}})]
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    report = audit_source(file_source(str(log)), limits=Limits(max_record_bytes=1000))
+    assert report is not None
+    assert "LIMIT" in [f.rule for f in report.findings]  # the reading stopped
+    return report
+
+
+def test_no_b7_when_the_too_damaged_cap_stopped_the_reading(tmp_path: Path) -> None:
+    """Past MAX_DAMAGED records that are no event (here records over --max-record-bytes)
+    the scan stops: the log's end was not read, so no B7 of a turn it closes further on."""
+    report = _too_damaged(tmp_path, b'"' + b"x" * 2000 + b'"')
+    assert "B7" not in [f.rule for f in report.findings]
+
+
+def test_no_crash_repair_said_when_the_too_damaged_cap_stopped_the_reading(tmp_path: Path) -> None:
+    """The same stop with garbage lines (A6 damage): no A6 says what loading would append
+    after it cuts the log, whose end was not read."""
+    report = _too_damaged(tmp_path, b"garbage")
+    assert not [f for f in report.findings if "then append" in f.message]
