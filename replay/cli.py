@@ -26,7 +26,7 @@ from replay import __version__
 from replay.check.cache import CacheRequest
 from replay.check.engine import Policy
 from replay.check.registry import RULES
-from replay.console import Group, echo, progress, shows_bar, stdout
+from replay.console import Group, OutputCopy, echo, progress, shows_bar, stdout
 from replay.findings import Severity
 from replay.fs import FsError, Tree, append_output, write_output
 from replay.goldens import GOLDENS, PENDING_FOLDER
@@ -163,6 +163,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     any other searched like a folder.
     Exit status: 0 no error findings, 1 findings that fail, 2 usage error.
     """
+    from replay.check import quick
     from replay.check.audit import Audit
     from replay.report.audit import AuditJunit, AuditView
 
@@ -177,7 +178,8 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
     held = shows_bar(count, shown)
     # A terminal is never answered from a record; what a record may answer is kept as it is written.
-    written = io.BytesIO() if junit is None and not sys.stdout.isatty() and _may_keep_run(run) else None
+    written = OutputCopy(quick.MAX_RECORD_BYTES) if junit is None and not sys.stdout.isatty() and \
+        _may_keep_run(run) else None
     out = stdout(reporting.writes_json, written)
     text = io.StringIO() if held else None  # the report waits until the bar is done
     view = AuditView(fold=not no_fold, statistics=statistics, baseline=options["baseline"] is not None,
@@ -191,8 +193,9 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
         out.write(text.getvalue())
     out.flush()
     _notes("audit", result.notes)
-    if written is not None:
-        _keep_run(run, result, reporter, written.getvalue(),
+    report = written.value() if written is not None else None
+    if report is not None:
+        _keep_run(run, result, reporter, report,
                   lambda stream: reporting(stream, style_for(sys.stdout, no_color), view))
     if junit is not None:
         write_output(junit, [AuditJunit.render(result)])
@@ -204,11 +207,11 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
 
 
 def _may_keep_run(run: Audit) -> bool:
-    """Whether this audit may keep a run record: it uses a cache, and its command line
-    is the one the process was started with (``replay.check.quick``)."""
+    """Whether this audit may keep a run record: its options leave room for one, and
+    its command line is the one the process was started with (``replay.check.quick``)."""
     from replay.check import quick
 
-    return quick.command_line is not None and quick.command_line == sys.argv[1:] and run.cache is not None
+    return quick.command_line is not None and quick.command_line == sys.argv[1:] and run.may_keep_record()
 
 
 def _keep_run(run: Audit, result: AuditResult, reporter: AuditReporter, written: bytes,

@@ -212,7 +212,7 @@ class Group(click.Group):
 # -- output --------------------------------------------------------------------------------
 
 
-def stdout(writes_json: bool = False, copy: io.BytesIO | None = None) -> TextOut:
+def stdout(writes_json: bool = False, copy: OutputCopy | None = None) -> TextOut:
     """Standard output as a text stream that writes UTF-8 (a lone surrogate as U+FFFD)
     and turns a write that fails into ``OutputError``. For a JSON report
     (``writes_json``) on a terminal, what the sanitizer escapes is written as JSON
@@ -232,15 +232,35 @@ def echo(text: str, writes_json: bool = False) -> None:
     out.flush()
 
 
-class _Copied:
-    """A binary stream whose bytes are also put in a buffer."""
+class OutputCopy:
+    """The bytes written to standard output, up to ``limit``: past it the copy is
+    dropped (``value`` is then ``None``), so it never holds more than that."""
 
-    def __init__(self, stream: Writable, copy: io.BytesIO) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._parts: io.BytesIO | None = io.BytesIO()
+
+    def add(self, data: bytes) -> None:
+        parts = self._parts
+        if parts is not None:
+            if parts.tell() + len(data) > self.limit:
+                self._parts = None
+            else:
+                parts.write(data)
+
+    def value(self) -> bytes | None:
+        return self._parts.getvalue() if self._parts is not None else None
+
+
+class _Copied:
+    """A binary stream whose bytes are also put in an ``OutputCopy``."""
+
+    def __init__(self, stream: Writable, copy: OutputCopy) -> None:
         self.stream, self.copy = stream, copy
 
     def write(self, data: bytes) -> None:
         self.stream.write(data)
-        self.copy.write(data)
+        self.copy.add(data)
 
     def flush(self) -> None:
         self.stream.flush()

@@ -117,15 +117,22 @@ class Audit:
         self.units = kept
         return len(self.units)
 
+    def may_keep_record(self) -> bool:
+        """Whether this audit's options leave room for a run record (``seen`` may then
+        still say no): a cache used, neither verified nor a baseline read or written,
+        no scheduler."""
+        request = self.request
+        return self.cache is not None and request.cache is not None and not request.cache.verify and \
+            request.baseline is None and request.write_baseline is None and request.scheduler is None
+
     def seen(self, result: AuditResult, started: int) -> list[Seen] | None:
         """What a run record of this audit keeps (``replay.check.quick``), for an audit
         that started at ``started`` (ns); ``None``: the same command could not be
         answered from one (no cache, or it said something, a baseline read or
         written, something passed over, a status modified too recently)."""
-        request, cache = self.request, self.cache
-        if cache is None or cache.seen is None or self._left_out is None or request.cache is None or \
-                request.cache.verify or request.baseline is not None or request.write_baseline is not None or \
-                request.scheduler is not None or result.notes or self.passed:
+        cache = self.cache
+        if not self.may_keep_record() or cache is None or cache.seen is None or self._left_out is None or \
+                result.notes or self.passed:
             return None
         config = self._config_seen
         if config is None or seen_config(os.getcwd()) != config:

@@ -386,7 +386,8 @@ class AuditCache:
         known = self._read_at.get(shard)
         if read is not None and known is not None and self.tree.status(self.namespace, shard) == known:
             return dict(read)
-        return self._read(shard)
+        fresh = self._shards[shard] = self._read(shard)  # what the status now kept is of
+        return dict(fresh)
 
     def _entry(self, key: str) -> _Kept | None:
         shard = _shard(key)

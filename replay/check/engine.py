@@ -601,8 +601,12 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
     are left out (none of their rules is reported), except on a log that turns out
     unreadable: that is reported whole whatever the selection, so it is judged again
     with every checker."""
-    def reread(line: int) -> Iterable[Sequence[Item]]:
-        return read_log(log.source, log.limits, log.typed).batches_from(line)
+    def reread(line: int) -> Iterator[Sequence[Item]]:
+        again = read_log(log.source, log.limits, log.typed)
+        try:
+            yield from again.batches_from(line)
+        finally:  # also when the fold stops early (at the damage): the file is closed then
+            again.close()
 
     def ended() -> bool:
         return log.read_whole

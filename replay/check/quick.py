@@ -60,10 +60,11 @@ CACHE_ENV = "REPLAY_CACHE_DIR"
 CACHE_FOLDER = Path(".replay") / "cache"
 """The cache's folder below the working directory, by default."""
 NAMESPACE_PREFIX = "a1-"
-_MAX_RECORD_BYTES = 1 << 30
+MAX_RECORD_BYTES = 1 << 30
+"""The largest run record read back (a report larger than this keeps none)."""
 MAX_CACHE_NAMES = 100_000
 """The most names ``holds_no_log`` looks at in the cache folder (namespaces, shards,
-checkpoints, records): past it the answer is no (no record is kept, or answers)."""
+records): past it the answer is no (no record is kept, or answers)."""
 
 Status = tuple[int, int, int, int, int]
 """A storage identity: device, inode, size, modification and change times (ns)."""
@@ -156,10 +157,10 @@ def _read_at(dir_fd: int, name: str) -> bytes:
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
     with open(fd, "rb", buffering=0) as fh:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_RECORD_BYTES:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_RECORD_BYTES:
             raise OSError(f"{name}: not a run record")
-        data = fh.read(_MAX_RECORD_BYTES + 1)  # bounded: the file may have grown since its status
-        if len(data) > _MAX_RECORD_BYTES:
+        data = fh.read(MAX_RECORD_BYTES + 1)  # bounded: the file may have grown since its status
+        if len(data) > MAX_RECORD_BYTES:
             raise OSError(f"{name}: not a run record")
         return data
 

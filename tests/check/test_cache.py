@@ -322,6 +322,39 @@ def test_a_shard_unchanged_since_it_was_read_is_not_read_again(tmp_path: Path,
     assert len(read) == len(set(read)) > 0  # each shard read once: the one written was not read again
 
 
+def test_a_shard_read_again_when_its_write_failed_is_not_written_stale_by_a_later_save(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entries kept of a shard are those of the file whose status is kept: a shard
+    read again (another audit replaced it) whose write then failed is written, at the
+    next save, with the other audit's entry."""
+    from replay.fs import Tree
+
+    monkeypatch.setattr(cache_module, "SHARDS", 1)
+    paths = _small(tmp_path)
+    cache = tmp_path / "cache"
+    Audit(AuditRequest((str(paths[0].parent),), cache=CacheRequest(cache))).run()
+    first = Audit(AuditRequest((str(paths[0].parent), str(paths[1].parent)), cache=CacheRequest(cache)))
+    second = Audit(AuditRequest((str(paths[2].parent),), cache=CacheRequest(cache)))
+    assert first.cache is not None
+    save, first.cache.save = first.cache.save, lambda: None  # type: ignore[method-assign]
+    first.run()
+    second.run()  # replaces the shard first read, with the third log's entry
+    real = Tree.write
+    failed: list[str] = []
+
+    def failing_once(self: Tree, *parts: str, **options: object) -> object:
+        if len(parts) == 2 and not failed:  # the shard's write (not the tag, not the .gitignore)
+            failed.append(parts[-1])
+            raise OSError(28, "No space left on device")
+        return real(self, *parts, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Tree, "write", failing_once)
+    save()
+    assert failed and first.cache.notes
+    save()
+    assert _audit(tmp_path / "logs", cache).cached == 3
+
+
 def _popen(cache: Path, folder: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "replay", "audit", "--format", "json", "--cache-dir", str(cache),
                              str(folder)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from replay.check import quick
@@ -130,7 +130,8 @@ def _apply(root: Path, op: str, which: int, step: int) -> bool:
         copy = path.parent / f"new{step}.jsonl"
         shutil.copy(path, copy)
         touched = [copy, path.parent]
-    elif op == "remove" and path is not None and len(logs) > 1:
+    elif op == "remove" and path is not None and any(p != path and not p.name.startswith("notes") for p in logs):
+        # a session log is left (a notes file is no log: with none left, the audit has nothing to read)
         path.unlink()
         touched = [path.parent]
     elif op == "rename" and path is not None:
@@ -180,6 +181,7 @@ def _apply(root: Path, op: str, which: int, step: int) -> bool:
 @settings(max_examples=examples(20), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_OPS), st.integers(0, 4)), min_size=1, max_size=5),
        st.sampled_from(["text", "json"]))
+@example([("remove", 0), ("remove", 0), ("non-log", 0), ("remove", 1)], "json")  # only a notes file was left
 def test_after_any_change_the_answer_is_the_audit_s(ops: list[tuple[str, int]], fmt: str) -> None:
     """A re-audit answered from a record is what an audit in full says with the same
     cache (the record holds a warm run's bytes); any change sends the command to run;
@@ -542,3 +544,40 @@ def test_a_record_s_report_is_the_report_written_not_made_again(tmp_path: Path, 
     monkeypatch.setattr(reporter, "finish", real)
     warm = _replay(args)
     assert warm[0] and warm[1:] == _slow(args)
+
+
+def test_standard_output_is_not_copied_for_an_audit_that_can_keep_no_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a record keeps is copied as it is written only when the options leave room
+    for a record (a baseline read or written, or the cache verified, rule one out)."""
+    from replay import console
+
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    baseline = tmp_path / "baseline.json"
+    assert _slow(["audit", "--cache-dir", "cache", "--write-baseline", str(baseline), "logs"])[0] == 0
+    copies: list[int] = []
+    real = console.OutputCopy.__init__
+
+    def spied(self: console.OutputCopy, limit: int) -> None:
+        copies.append(limit)
+        real(self, limit)
+
+    monkeypatch.setattr(console.OutputCopy, "__init__", spied)
+    again = str(tmp_path / "again.json")
+    for extra in (["--verify-cache"], ["--baseline", str(baseline)], ["--write-baseline", again]):
+        assert _replay(["audit", "--cache-dir", "cache", *extra, "logs"])[0] is False
+    assert _records(tmp_path / "cache") == [] and copies == []
+    assert _replay(["audit", "--cache-dir", "cache", "logs"])[0] is False
+    assert copies == [quick.MAX_RECORD_BYTES] and len(_records(tmp_path / "cache")) == 1
+
+
+def test_a_report_larger_than_a_record_is_not_copied_past_it() -> None:
+    from replay.console import OutputCopy
+
+    copy = OutputCopy(10)
+    copy.add(b"0123456")
+    assert copy.value() == b"0123456"
+    copy.add(b"789a")  # 11 bytes: past the limit, the copy is dropped
+    copy.add(b"b")
+    assert copy.value() is None
