@@ -232,7 +232,10 @@ class SessionFold:
 
     def step(self, data: Any) -> StepFacts:
         """The step an event's ``turn`` and ``step`` name (made when first named)."""
-        key = _step_key(data)
+        return self.step_at(_step_key(data))
+
+    def step_at(self, key: tuple[Any, Any]) -> StepFacts:
+        """The step of this ``turn`` and ``step`` (made when first named)."""
         found = self.steps.get(key)
         if found is None:
             found = self.steps[key] = StepFacts(*key)
@@ -252,17 +255,21 @@ class SessionFold:
     def chunk(self, data: Any, chunk: Any) -> None:
         """A stream chunk's accounting: a ``usage`` chunk counts for its step, an error
         ``finish`` is a failed attempt (other chunks count for nothing here)."""
+        self.chunk_at(_step_key(data), chunk)
+
+    def chunk_at(self, key: tuple[Any, Any], chunk: Any) -> None:
+        """``chunk`` of a chunk whose data names the step ``key`` (its ``turn`` and ``step``)."""
         kind = chunk.get("type") if isinstance(chunk, dict) else None
         if kind == "usage":
             usage = Usage.read(chunk.get("usage"))
             if usage is not None:
-                step = self.step(data)
+                step = self.step_at(key)
                 if step.chunk_usage is None:
                     step.chunk_usage = Usage()
                 step.chunk_usage.add(usage)
         elif kind == "finish":
             reason = chunk.get("reason")
-            step = self.step(data)
+            step = self.step_at(key)
             step.attempts += 1
             finish = reason.get("kind") if isinstance(reason, dict) else reason
             step.finish = finish if isinstance(finish, str) else None
