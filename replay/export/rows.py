@@ -117,8 +117,11 @@ when the bytes are not there or do not decode here, the record is decoded."""
 def _same(usage: Any) -> bool:
     """Whether a ``usage`` decoded here is what ``replay.log.lines.decode_json`` gives:
     its counts are safe integers (a larger one may be read as a float there)."""
-    return not isinstance(usage, dict) or all(type(v) is not int or -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER
-                                              for v in usage.values())
+    if type(usage) is dict:
+        for v in usage.values():
+            if type(v) is int and not -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER:
+                return False
+    return True
 
 
 def _lean(decode: Any, ev: Any) -> Any:
@@ -223,7 +226,17 @@ class LogRows(Reading):
         times = list(map(_TIME_OF, chunks))  # safe integers (see ChunkSpan)
         fold.span(min(times), max(times))
         key = span.turn, span.step
-        for ev in chunks:  # _may_count, inline: most of the chunks
+        raws = list(map(_RAW_OF, chunks))
+        looked = chunks
+        head = len(raws) - 2
+        if head > 0 and all(raws):
+            # A stream's usage and finish chunks end it: the chunks before its last two
+            # are looked at at once, their bytes joined (no marker straddles two
+            # records, each a JSON object), and one by one only when one may count.
+            joined = b"".join(raws[:head])
+            if b'"usage"' not in joined and b'"finish"' not in joined and b"\\u" not in joined:
+                looked = chunks[head:]
+        for ev in looked:  # _may_count, inline
             raw = ev.raw
             if raw and b'"usage"' not in raw and b'"finish"' not in raw and b"\\u" not in raw:
                 continue
@@ -502,6 +515,7 @@ the rows' own bookkeeping; a typed event of another class tells its time only (t
 session fold has no handler for its type, and its type tells no generation)."""
 _TIMED = frozenset((*TYPED, *PLAIN))
 _TIME_OF = attrgetter("time")
+_RAW_OF = attrgetter("raw")
 _STEPPED = frozenset({Chunk, StepStart, StepEnd, ToolCall, AssistantMessageEvent, ToolResult})
 """The typed events whose body holds their data's ``turn`` and ``step``."""
 
