@@ -77,7 +77,15 @@ def _may_count(ev: Event) -> bool:
     a typed chunk whose bytes name neither, and escape nothing, is neither, and its
     data need not be decoded (most of an export's time, else)."""
     raw = getattr(ev, "raw", None)
-    return not raw or b'"usage"' in raw or b'"finish"' in raw or b"\\u" in raw
+    return not raw or _may_name(raw)
+
+
+def _may_name(raw: bytes) -> bool:
+    """Whether a record's bytes may name ``usage`` or ``finish``: they hold one of the
+    two, or an escape. (``find``, not ``in``: ``in`` first asks whether the bytes
+    sought are an integer, which raises and formats an error each time, the most of
+    an export's time spent on the chunks it passes over.)"""
+    return raw.find(b'"usage"') >= 0 or raw.find(b'"finish"') >= 0 or raw.find(b"\\u") >= 0
 
 
 class _Usage(msgspec.Struct):
@@ -226,20 +234,10 @@ class LogRows(Reading):
         times = list(map(_TIME_OF, chunks))  # safe integers (see ChunkSpan)
         fold.span(min(times), max(times))
         key = span.turn, span.step
-        raws = list(map(_RAW_OF, chunks))
-        looked = chunks
-        head = len(raws) - 2
-        if head > 0 and all(raws):
-            # A stream's usage and finish chunks end it: the chunks before its last two
-            # are looked at at once, their bytes joined (no marker straddles two
-            # records, each a JSON object), and one by one only when one may count.
-            joined = b"".join(raws[:head])
-            if b'"usage"' not in joined and b'"finish"' not in joined and b"\\u" not in joined:
-                looked = chunks[head:]
-        for ev in looked:  # _may_count, inline
+        for ev in chunks:  # _may_count, inline: most of the chunks
             raw = ev.raw
-            if raw and b'"usage"' not in raw and b'"finish"' not in raw and b"\\u" not in raw:
-                continue
+            if raw and raw.find(b'"usage"') < 0 and raw.find(b'"finish"') < 0 and raw.find(b"\\u") < 0:
+                continue  # _may_name, inline
             chunk = _chunk_value(ev)
             if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
                 fold.chunk_at(key, chunk)
@@ -515,7 +513,6 @@ the rows' own bookkeeping; a typed event of another class tells its time only (t
 session fold has no handler for its type, and its type tells no generation)."""
 _TIMED = frozenset((*TYPED, *PLAIN))
 _TIME_OF = attrgetter("time")
-_RAW_OF = attrgetter("raw")
 _STEPPED = frozenset({Chunk, StepStart, StepEnd, ToolCall, AssistantMessageEvent, ToolResult})
 """The typed events whose body holds their data's ``turn`` and ``step``."""
 

@@ -157,11 +157,13 @@ def may_count(ev: Event) -> bool:
     """A typed stream chunk that may be a ``usage`` or ``finish`` chunk (the others count
     for nothing: ``SessionFold.chunk``), read off its bytes when its data is not decoded:
     a string equal to ``usage`` or ``finish`` is written ``"usage"`` or ``"finish"`` in JSON
-    unless a backslash escapes one of its characters."""
+    unless a backslash escapes one of its characters. (``find``, not ``in``: a bytes
+    ``in`` first tries the bytes sought as an integer, and raises and formats an error
+    inside, each time.)"""
     if type(ev) is not typed.Chunk or ev.memo is not None:
         return True
     raw = ev.raw
-    return b"\\" in raw or b'"usage"' in raw or b'"finish"' in raw
+    return raw.find(b"\\") >= 0 or raw.find(b'"usage"') >= 0 or raw.find(b'"finish"') >= 0
 
 
 def _step_key(data: Any) -> tuple[Any, Any]:
