@@ -45,11 +45,6 @@ RESULT_HEAD = 512
 """Characters of a delegation's result text kept (where a child's session id is named)."""
 
 
-def _count(value: Any) -> int:
-    """A token count as the log gives it: a non-negative integer, else nothing."""
-    return value if type(value) is int and value > 0 else 0
-
-
 @dataclass(slots=True)
 class Usage:
     """Token counts (``TokenUsage``); the counts are disjoint (``input`` is the uncached input)."""
@@ -65,9 +60,12 @@ class Usage:
         """A ``TokenUsage`` record; ``None`` when it is not an object."""
         if not isinstance(value, dict):
             return None
-        return cls(_count(value.get("inputTokens")), _count(value.get("outputTokens")),
-                   _count(value.get("cacheReadTokens")), _count(value.get("cacheWriteTokens")),
-                   _count(value.get("reasoningTokens")))
+        get = value.get  # a count: a positive integer, else nothing (inline: one read per usage chunk)
+        i, o, r, w, t = (get("inputTokens"), get("outputTokens"), get("cacheReadTokens"), get("cacheWriteTokens"),
+                         get("reasoningTokens"))
+        return cls(i if type(i) is int and i > 0 else 0, o if type(o) is int and o > 0 else 0,
+                   r if type(r) is int and r > 0 else 0, w if type(w) is int and w > 0 else 0,
+                   t if type(t) is int and t > 0 else 0)
 
     def add(self, other: Usage) -> None:
         self.input += other.input
