@@ -49,7 +49,9 @@ from replay.render.acp.profiles import generation_of
 PART_TABLES = ("turns", "steps", "tool_calls", "plans", "events")
 """The tables written by the process that reads a log (``sessions`` and ``findings``:
 by the caller, from the reports)."""
-_ACCOUNTED = frozenset({"usage", "finish"})
+_ACCOUNTED = ("usage", "finish")
+"""The chunk types that count; a tuple, not a set: a chunk's type may be a list or an
+object, which is no set's key (the log's rows were lost to the error)."""
 
 
 @dataclass(frozen=True, slots=True)
