@@ -100,6 +100,14 @@ def _clean(kind: str, values: list[Any]) -> list[Any]:
     return values
 
 
+def columns_of(table: str, rows: list[tuple[Any, ...]]) -> dict[str, list[Any]]:
+    """Rows of ``table`` (a value per column, in the order of ``TABLES``) as a list per column."""
+    names = [c.name for c in TABLES[table]]
+    if not rows:
+        return {name: [] for name in names}
+    return {name: list(values) for name, values in zip(names, zip(*rows, strict=True), strict=True)}
+
+
 def arrow_table(table: str, columns: dict[str, list[Any]]) -> Any:
     """The rows of ``table`` (a list per column) as a pyarrow Table."""
     pa = pyarrow()

@@ -12,40 +12,46 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from operator import attrgetter
 from typing import Any
 
 import msgspec
 
 from replay.check.engine import LogReport, Reading, Watch
-from replay.export.arrow import parquet_bytes
+from replay.export.arrow import columns_of, parquet_bytes
 from replay.export.otlp import CLIENT, INTERNAL, SERVICE, LogTrace, Span, span_id
-from replay.export.schema import TABLES
 from replay.export.sink import Sink
 from replay.findings import Finding
 from replay.jsjson import MAX_SAFE_INTEGER
-from replay.log.event import ChunkRun, ChunkSpan, DictEvent, Event
+from replay.log.event import ChunkRun, ChunkSpan, Event
 from replay.log.reader import LogRead
 from replay.log.typed import (
+    PLAIN,
+    TYPED,
     AssistantMessageEvent,
     Chunk,
     RequestHeader,
     StepEnd,
     StepStart,
     ToolCall,
+    ToolResult,
     TurnEnd,
     TurnStart,
+    UserMessageEvent,
 )
-from replay.project.session import SUBAGENT_TOOLS, SessionFold
+from replay.project.session import SUBAGENT_TOOLS, CallFacts, SessionFold, Usage
 from replay.project.tools import tool_call
 from replay.render.acp.profiles import generation_of
 
 PART_TABLES = ("turns", "steps", "tool_calls", "plans", "events")
 """The tables written by the process that reads a log (``sessions`` and ``findings``:
 by the caller, from the reports)."""
-_ACCOUNTED = frozenset({"usage", "finish"})
+_ACCOUNTED = ("usage", "finish")
+"""The chunk types that count; a tuple, not a set: a chunk's type may be a list or an
+object, which is no set's key (the log's rows were lost to the error)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +68,10 @@ class LogFacts:
     values: dict[str, Any]
     parts: tuple[Part, ...]
     """The tables of a large log, written as Parquet parts where it was read…"""
-    tables: dict[str, Any]
-    """…or a small log's, a list of values per column (they travel back, and are made
-    Arrow in batches: a part per log would be a file per log and table, most of the
-    export's time)."""
+    tables: dict[str, list[tuple[Any, ...]]]
+    """…or a small log's rows, a value per column in the order of ``TABLES`` (they travel
+    back, and are made Arrow in batches: a part per log would be a file per log and
+    table, most of the export's time)."""
 
 
 def _may_count(ev: Event) -> bool:
@@ -73,7 +79,15 @@ def _may_count(ev: Event) -> bool:
     a typed chunk whose bytes name neither, and escape nothing, is neither, and its
     data need not be decoded (most of an export's time, else)."""
     raw = getattr(ev, "raw", None)
-    return not raw or b'"usage"' in raw or b'"finish"' in raw or b"\\u" in raw
+    return not raw or _may_name(raw)
+
+
+def _may_name(raw: bytes) -> bool:
+    """Whether a record's bytes may name ``usage`` or ``finish``: they hold one of the
+    two, or an escape. (``find``, not ``in``: ``in`` first asks whether the bytes
+    sought are an integer, which raises and formats an error each time, the most of
+    an export's time spent on the chunks it passes over.)"""
+    return raw.find(b'"usage"') >= 0 or raw.find(b'"finish"') >= 0 or raw.find(b"\\u") >= 0
 
 
 class _Usage(msgspec.Struct):
@@ -113,8 +127,11 @@ when the bytes are not there or do not decode here, the record is decoded."""
 def _same(usage: Any) -> bool:
     """Whether a ``usage`` decoded here is what ``replay.log.lines.decode_json`` gives:
     its counts are safe integers (a larger one may be read as a float there)."""
-    return not isinstance(usage, dict) or all(type(v) is not int or -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER
-                                              for v in usage.values())
+    if type(usage) is dict:
+        for v in usage.values():
+            if type(v) is int and not -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER:
+                return False
+    return True
 
 
 def _lean(decode: Any, ev: Any) -> Any:
@@ -127,68 +144,14 @@ def _lean(decode: Any, ev: Any) -> Any:
         return None
 
 
-def _step_data(ev: Any) -> dict[str, Any] | None:
-    return {"turn": ev.body.turn, "step": ev.body.step}
-
-
-def _turn_data(ev: Any) -> dict[str, Any] | None:
-    return {"turn": ev.body.turn}
-
-
-def _turn_end_data(ev: Any) -> dict[str, Any] | None:
-    return {"turn": ev.body.turn, "reason": {"kind": ev.body.reason.kind}}
-
-
-def _header_data(ev: Any) -> dict[str, Any] | None:
-    return {"header": {"config": {"model": ev.body.header.config.model}}}
-
-
-def _assistant_data(ev: Any) -> dict[str, Any] | None:
-    found = _lean(_usage_of, ev)
-    if found is None or not _same(found.usage):
-        return None
-    body = ev.body
-    return {"turn": body.turn, "step": body.step, "message": {"source": {"model": body.message.source.model}},
-            "usage": found.usage}
-
-
-def _call_data(ev: Any) -> dict[str, Any] | None:
-    found = _lean(_call_of, ev)
-    if found is None or not (found.arguments is None or type(found.arguments) is str):
-        return None
-    body = ev.body
-    return {"turn": body.turn, "step": body.step, "callId": body.call_id, "name": found.name,
-            "arguments": found.arguments}
-
-
-def _chunk_data(ev: Any) -> dict[str, Any]:
-    """A typed chunk's data as the fold reads it (``turn``, ``step``, ``chunk``)."""
+def _chunk_value(ev: Any) -> Any:
+    """A typed chunk's ``chunk``, as the record's own decoding gives it."""
     found = _lean(_chunk_of, ev)
     chunk = found.chunk if found is not None else None
     if found is None or (type(chunk) is dict and not _same(chunk.get("usage"))):
-        data: dict[str, Any] = ev.data
-        return data
-    return {"turn": ev.body.turn, "step": ev.body.step, "chunk": chunk}
-
-
-_BODIES = {StepStart: _step_data, StepEnd: _step_data, TurnStart: _turn_data, TurnEnd: _turn_end_data,
-           RequestHeader: _header_data, AssistantMessageEvent: _assistant_data, ToolCall: _call_data,
-           Chunk: _chunk_data}
-"""The typed events whose body (``replay.log.typed``), with the fields ``_lean``
-decodes, holds every field of ``data`` the session fold reads of their type, and
-those fields: the fold reads them so, not from a second decoding of the record
-(``None``: from the record)."""
-
-
-def _folded(ev: Event) -> Event:
-    """What the session fold is given of ``ev``: a typed event of ``_BODIES`` as the
-    data its body holds, any other as it is."""
-    made = _BODIES.get(type(ev))
-    data = made(ev) if made is not None else None
-    if data is None:
-        return ev
-    return DictEvent(ev.type, ev.seq, ev.time, data, ev.line,
-                     {"type": ev.type, "seq": ev.seq, "time": ev.time, "data": data})
+        data = ev.data
+        return data.get("chunk") if isinstance(data, dict) else None
+    return chunk
 
 
 def _int(value: Any) -> int | None:
@@ -239,74 +202,187 @@ class LogRows(Reading):
     # -- the items --------------------------------------------------------------------
 
     def batch(self, items: Sequence[Any]) -> None:
-        fold = self.fold
+        fast, timed = _FAST, _TIMED
         events = self.events
+        low: int | None = None
+        high: int | None = None
         for item in items:
             kind = type(item)
-            if kind is Finding:
-                continue
-            if kind is ChunkSpan:
-                chunks = item.chunks
-                times = [ev.time for ev in chunks]
-                fold.span(min(times), max(times))
-                for ev in chunks:  # _may_count, inline: most of the chunks
-                    raw = getattr(ev, "raw", None)
-                    if raw and b'"usage"' not in raw and b'"finish"' not in raw and b"\\u" not in raw:
-                        continue
-                    data = _chunk_data(ev) if raw else ev.data
-                    chunk = data.get("chunk")
-                    if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
-                        fold.chunk(data, chunk)
+            if kind in timed:  # a typed event: its time is a safe integer
+                t = item.time
+                if low is None or high is None:
+                    low = high = t
+                elif t < low:
+                    low = t
+                elif t > high:
+                    high = t
+                handler = fast.get(kind)
+                if handler is not None:
+                    handler(self, item, t)
                 if events is not None:
-                    events.extend((ev.seq, ev.type, item.turn, item.step, ev.time, ev.line) for ev in chunks)
+                    events.append(_event_row(item))
+            elif kind is ChunkSpan:
+                self._span(item)
             elif kind is ChunkRun:
-                times = list(accumulate(item.dt, initial=item.time0))
-                low, high = min(times), max(times)
-                if type(low) is int and type(high) is int:
-                    fold.span(low, high)
-                if events is not None:
-                    turn, step, line = _int(item.turn), _int(item.step), item.line
-                    events.extend((item.seq0 + i, "assistant/chunk", turn, step, t, line)
-                                  for i, t in enumerate(times[:len(item.members)]))
-            else:
+                self._run(item)
+            elif kind is not Finding:
                 self._event(item)
+        if low is not None and high is not None:
+            self.fold.span(low, high)
+
+    def _span(self, span: ChunkSpan) -> None:
+        fold = self.fold
+        chunks: list[Any] = span.chunks  # typed chunks (see ChunkSpan)
+        times = list(map(_TIME_OF, chunks))  # safe integers (see ChunkSpan)
+        fold.span(min(times), max(times))
+        key = span.turn, span.step
+        for ev in chunks:  # _may_count, inline: most of the chunks
+            raw = ev.raw
+            if raw and raw.find(b'"usage"') < 0 and raw.find(b'"finish"') < 0 and raw.find(b"\\u") < 0:
+                continue  # _may_name, inline
+            chunk = _chunk_value(ev)
+            if type(chunk) is dict and chunk.get("type") in _ACCOUNTED:
+                fold.chunk_at(key, chunk)
+        if self.events is not None:
+            turn, step = span.turn, span.step
+            self.events.extend((ev.seq, ev.type, turn, step, ev.time, ev.line) for ev in chunks)
+
+    def _run(self, run: ChunkRun) -> None:
+        dt = run.dt  # safe integers (see ChunkRun)
+        events = self.events
+        if events is None and (not dt or min(dt) >= 0):
+            low, high = run.time0, run.time0 + sum(dt)
+        else:
+            times = list(accumulate(dt, initial=run.time0))
+            low, high = min(times), max(times)
+            if events is not None:
+                turn, step, line = _int(run.turn), _int(run.step), run.line
+                events.extend((run.seq0 + i, "assistant/chunk", turn, step, t, line)
+                              for i, t in enumerate(times[:len(run.members)]))
+        if type(low) is int and type(high) is int:
+            self.fold.span(low, high)
+
+    # -- typed events (``_FAST``): folded from their fields, their time already read ----
+
+    def _step_start(self, ev: StepStart, t: int) -> None:
+        SessionFold._step_start(self.fold, ev, t)
+
+    def _step_end(self, ev: StepEnd, t: int) -> None:
+        SessionFold._step_end(self.fold, ev, t)
+
+    def _turn_start(self, ev: TurnStart, t: int) -> None:
+        SessionFold._turn_start(self.fold, ev, t)
+        self.turn = ev.body.turn
+
+    def _turn_end(self, ev: TurnEnd, t: int) -> None:
+        SessionFold._turn_end(self.fold, ev, t)
+
+    def _header(self, ev: RequestHeader, t: int) -> None:
+        self.fold._route(ev.body.header.config.model)
+
+    def _context(self, ev: Event, t: int) -> None:
+        if self.generation is None:
+            self.generation = "2026-08"
+        SessionFold._context(self.fold, ev, t)
+
+    def _title(self, ev: Event, t: int) -> None:
+        SessionFold._title(self.fold, ev, t)
+
+    def _inbox(self, ev: Event, t: int) -> None:
+        if self.generation is None:
+            self.generation = "2026-08"
+
+    def _user(self, ev: UserMessageEvent, t: int) -> None:
+        fold = self.fold
+        if fold.prompt is None and ev.body.source.kind == "user":  # the source, read without decoding
+            SessionFold._user(fold, ev, t)
+
+    def _assistant(self, ev: AssistantMessageEvent, t: int) -> None:
+        if self.generation is None:
+            self.generation = "2026-08"
+        fold = self.fold
+        found = _lean(_usage_of, ev)
+        if found is None or not _same(found.usage):
+            SessionFold._assistant(fold, ev, t)
+            return
+        body = ev.body
+        step = fold.step_at((body.turn, body.step))
+        step.model = body.message.source.model  # a non-empty string
+        usage = Usage.read(found.usage)
+        if usage is not None:
+            if step.message_usage is None:
+                step.message_usage = Usage()
+            step.message_usage.add(usage)
+
+    def _call(self, ev: ToolCall, t: int) -> None:
+        fold = self.fold
+        found = _lean(_call_of, ev)
+        if found is None or not (found.arguments is None or type(found.arguments) is str):
+            SessionFold._call(fold, ev, t)
+            self._called(ev)
+            return
+        body = ev.body
+        name = found.name if isinstance(found.name, str) else ""
+        args = found.arguments or ""
+        call_id = body.call_id
+        number = fold._pairing.open(call_id)
+        fold.calls.append(CallFacts(number, call_id, name, ev.seq, t))
+        self.calls.append((body.turn, body.step, len(args), args if self.content else None))
+
+    def _result(self, ev: Event, t: int) -> None:
+        if self.generation is None:
+            self.generation = "2026-08"
+        fold = self.fold
+        SessionFold._result(fold, ev, t)
+        self._settled()
+
+    def _todo(self, ev: Event, t: int) -> None:
+        fold = self.fold
+        SessionFold._plan(fold, ev, t)
+        self._planned(ev)
+
+    def _chunk(self, ev: Chunk, t: int) -> None:
+        if _may_count(ev):
+            self.fold.chunk_at((ev.body.turn, ev.body.step), _chunk_value(ev))
+
+    def _called(self, ev: Event) -> None:
+        if len(self.fold.calls) > len(self.calls):
+            call = tool_call(ev)
+            self.calls.append((call.turn, call.step, len(call.args_raw), call.args_raw if self.content else None)
+                              if call is not None else (None, None, 0, None))
+
+    def _settled(self) -> None:
+        settled = self.fold.settled
+        if settled is not None:
+            number, result = settled
+            text = result.text
+            failed = result.is_error
+            error = (text or result.output) if failed else None
+            self.results[number] = (len(text), error, text if self.content else None)
+
+    def _planned(self, ev: Event) -> None:
+        fold = self.fold
+        change = fold.changes[-1] if fold.changes else None
+        if change is not None and change.seq == ev.seq:
+            self.plans.append((ev.seq, self.turn, change.todos))
+
+    # -- any other event: the session fold's own reading ---------------------------------
 
     def _event(self, ev: Event) -> None:
         fold = self.fold
         kind = ev.type
-        if kind == "assistant/chunk" and not _may_count(ev):  # its time only (see _may_count)
-            t = ev.time
-            if type(t) is int:
-                fold.span(t, t)
-            if self.events is not None:
-                body = getattr(ev, "body", None)
-                turn, step = (body.turn, body.step) if body is not None else (None, None)
-                self.events.append((ev.seq, kind, turn, step, t, ev.line))
-            return
-        folded = _folded(ev)
-        fold.event(folded)
+        fold.event(ev)
         if self.generation is None:
             self.generation = generation_of(ev)
         if kind == "tool/call":
-            if len(fold.calls) > len(self.calls):
-                call = tool_call(folded)
-                self.calls.append((call.turn, call.step, len(call.args_raw), call.args_raw if self.content else None)
-                                  if call is not None else (None, None, 0, None))
+            self._called(ev)
         elif kind == "tool/result":
-            settled = fold.settled
-            if settled is not None:
-                number, result = settled
-                text = result.text
-                failed = result.is_error
-                error = (text or result.output) if failed else None
-                self.results[number] = (len(text), error, text if self.content else None)
+            self._settled()
         elif kind == "turn/start":
             turns = fold.turns
             self.turn = turns[-1].turn if turns else None
         elif kind == "todo/write":
-            change = fold.changes[-1] if fold.changes else None
-            if change is not None and change.seq == ev.seq:
-                self.plans.append((ev.seq, self.turn, change.todos))
+            self._planned(ev)
         if self.events is not None:
             data = ev.data
             turn, step = (data.get("turn"), data.get("step")) if isinstance(data, dict) else (None, None)
@@ -314,15 +390,15 @@ class LogRows(Reading):
 
     # -- the end ----------------------------------------------------------------------
 
-    def _rows(self) -> dict[str, dict[str, list[Any]]]:
+    def _rows(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Each table's rows, a value per column in the order of ``TABLES``."""
         fold = self.fold
         path, sid = self.path, self.session_id
-        tables: dict[str, dict[str, list[Any]]] = {}
+        tables: dict[str, list[tuple[Any, ...]]] = {}
 
         def table(name: str, rows: list[tuple[Any, ...]]) -> None:
             if rows:
-                columns = zip(*rows, strict=True)
-                tables[name] = {c.name: list(values) for c, values in zip(TABLES[name], columns, strict=True)}
+                tables[name] = rows
 
         table("turns", [(path, sid, _int(t.turn), t.start, t.end, t.duration, t.reason, t.steps) for t in fold.turns])
         steps = []
@@ -355,14 +431,15 @@ class LogRows(Reading):
         if watch.traces:
             return self._trace(report)
         rows = self._rows()
-        if sum(len(columns["path"]) for columns in rows.values()) < watch.part_rows:
+        if sum(len(table) for table in rows.values()) < watch.part_rows:
             return LogFacts(self._session(), (), rows)
         parts = []
         digest = hashlib.sha256(self.path.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        for name, columns in rows.items():
+        for name, table in rows.items():
             part = f"{digest}-{os.getpid()}-{secrets.token_hex(4)}.parquet"
-            watch.sink.write(watch.staging, name, part, data=[parquet_bytes(name, columns, watch.row_group)])
-            parts.append(Part(name, part, len(columns["path"])))
+            watch.sink.write(watch.staging, name, part,
+                             data=[parquet_bytes(name, columns_of(name, table), watch.row_group)])
+            parts.append(Part(name, part, len(table)))
         return LogFacts(self._session(), tuple(parts), {})
 
     def _session(self) -> dict[str, Any]:
@@ -422,6 +499,38 @@ class LogRows(Reading):
             if c.name in SUBAGENT_TOOLS:
                 delegations.append((c.number, span.span_id, c.result_head))
         return LogTrace(session, self.session_id, _text(self.header.get("parentSession")), delegations)
+
+
+_PLAIN = {str(cls.__struct_config__.tag): cls for cls in PLAIN}
+_FAST: dict[type[Event], Callable[[LogRows, Any, int], None]] = {
+    StepStart: LogRows._step_start, StepEnd: LogRows._step_end, TurnStart: LogRows._turn_start,
+    TurnEnd: LogRows._turn_end, RequestHeader: LogRows._header, UserMessageEvent: LogRows._user,
+    AssistantMessageEvent: LogRows._assistant, ToolCall: LogRows._call, ToolResult: LogRows._result,
+    Chunk: LogRows._chunk, _PLAIN["request/context"]: LogRows._context, _PLAIN["session/title"]: LogRows._title,
+    _PLAIN["todo/write"]: LogRows._todo, _PLAIN["agent/inbox/spliced"]: LogRows._inbox,
+}
+"""What a typed event tells the rows, by its class (``LogRows.batch``): what the session
+fold's handler of its type does, read from its fields where they hold what it reads, and
+the rows' own bookkeeping; a typed event of another class tells its time only (the
+session fold has no handler for its type, and its type tells no generation)."""
+_TIMED = frozenset((*TYPED, *PLAIN))
+_TIME_OF = attrgetter("time")
+_STEPPED = frozenset({Chunk, StepStart, StepEnd, ToolCall, AssistantMessageEvent, ToolResult})
+"""The typed events whose body holds their data's ``turn`` and ``step``."""
+
+
+def _event_row(ev: Any) -> tuple[Any, ...]:
+    """A typed event's row of the ``events`` table (its path and session id aside)."""
+    kind = type(ev)
+    if kind in _STEPPED:
+        body = ev.body
+        turn, step = body.turn, body.step
+    elif kind is TurnStart or kind is TurnEnd:  # their data holds the turn and nothing else of these
+        turn, step = ev.body.turn, None
+    else:
+        data = ev.data
+        turn, step = (_int(data.get("turn")), _int(data.get("step"))) if isinstance(data, dict) else (None, None)
+    return ev.seq, ev.type, turn, step, ev.time, ev.line
 
 
 def _item(todo: Any) -> dict[str, str | None]:

@@ -24,13 +24,13 @@ import os
 import posixpath
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from replay.check.audit import Audit
 from replay.check.engine import Attachments, LogReport
-from replay.export.arrow import arrow_table, pyarrow
+from replay.export.arrow import arrow_table, columns_of, pyarrow
 from replay.export.otlp import LogTrace, in_range
 from replay.export.request import ExportRefused, ExportRequest, ExportResult
 from replay.export.rows import PART_TABLES, ExportWatch, LogFacts, Part
@@ -54,7 +54,10 @@ CONVERT_ROWS = 4096
 """Rows of small logs held as Python values before they are made Arrow (at once)."""
 
 
-def _sessions_row(report: LogReport, facts: LogFacts | None) -> dict[str, Any]:
+_SESSION_COLUMNS = [c.name for c in TABLES["sessions"]]
+
+
+def _sessions_row(report: LogReport, facts: LogFacts | None) -> tuple[Any, ...]:
     values = dict(facts.values) if facts is not None else {}
     status, rule = audit_status(report)
     severity = min((f.severity for f in report.findings), key=SEVERITIES.index, default=None)
@@ -63,17 +66,13 @@ def _sessions_row(report: LogReport, facts: LogFacts | None) -> dict[str, Any]:
                   status=report.status, findings=len(report.findings),
                   worst_severity=severity.value if severity is not None else None,
                   worst_rule=rule if status != "ok" else None)
-    return values
+    return tuple(map(values.get, _SESSION_COLUMNS))
 
 
-def _findings_rows(report: LogReport) -> Iterator[dict[str, Any]]:
-    for f in report.findings:
-        yield {"path": report.path, "rule": f.rule, "severity": f.severity.value, "line": f.line, "seq": f.seq,
-               "type": f.type, "message": f.message}
-
-
-def _columns(table: str, rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    return {c.name: [r.get(c.name) for r in rows] for c in TABLES[table]}
+def _findings_rows(report: LogReport) -> list[tuple[Any, ...]]:
+    """The report's findings as rows of ``findings`` (its columns' order)."""
+    path = report.path
+    return [(path, f.rule, f.severity.value, f.line, f.seq, f.type, f.message) for f in report.findings]
 
 
 def _target(request: ExportRequest) -> tuple[Sink, str | None]:
@@ -123,9 +122,8 @@ class _Table:
         stack.callback(self.writer.close)
         self.held: list[Any] = []
         self.held_rows = 0
-        self.names = [c.name for c in TABLES[table]]
-        self.pending: dict[str, list[Any]] = {name: [] for name in self.names}
-        self.pending_rows = 0
+        self.pending: list[tuple[Any, ...]] = []
+        """Rows not made Arrow yet, a value per column in the order of ``TABLES``."""
         self.rows = 0
 
     def add(self, table: Any) -> None:
@@ -136,26 +134,16 @@ class _Table:
             if self.held_rows >= self.row_group:
                 self._write(whole=False)
 
-    def add_row(self, row: dict[str, Any]) -> None:
-        for name, values in self.pending.items():
-            values.append(row.get(name))
-        self.pending_rows += 1
-        if self.pending_rows >= CONVERT_ROWS:
-            self._convert()
-
-    def add_columns(self, columns: dict[str, list[Any]]) -> None:
-        for name, values in self.pending.items():
-            values.extend(columns[name])
-        self.pending_rows += len(columns["path"])
-        if self.pending_rows >= CONVERT_ROWS:
+    def add_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        pending = self.pending
+        pending.extend(rows)
+        if len(pending) >= CONVERT_ROWS:
             self._convert()
 
     def _convert(self) -> None:
-        if self.pending_rows:
-            columns = self.pending
-            self.pending = {name: [] for name in self.names}
-            self.pending_rows = 0
-            self.add(arrow_table(self.table, columns))
+        if self.pending:
+            rows, self.pending = self.pending, []
+            self.add(arrow_table(self.table, columns_of(self.table, rows)))
 
     def _write(self, whole: bool) -> None:
         if not self.held:
@@ -201,13 +189,13 @@ class _Collected:
         item = self.waiting.take(report)
         facts = item.value if item is not None and isinstance(item.value, LogFacts) else None
         tables = self.tables
-        tables["sessions"].add_row(_sessions_row(report, facts))
-        for row in _findings_rows(report):
-            tables["findings"].add_row(row)
+        tables["sessions"].add_rows([_sessions_row(report, facts)])
+        if report.findings:
+            tables["findings"].add_rows(_findings_rows(report))
         if facts is not None:
-            for name, columns in facts.tables.items():
+            for name, rows in facts.tables.items():
                 if name in tables:
-                    tables[name].add_columns(columns)
+                    tables[name].add_rows(rows)
             for name in PART_TABLES:
                 parts = [p for p in facts.parts if p.table == name]
                 if parts and name in tables:

@@ -45,11 +45,6 @@ RESULT_HEAD = 512
 """Characters of a delegation's result text kept (where a child's session id is named)."""
 
 
-def _count(value: Any) -> int:
-    """A token count as the log gives it: a non-negative integer, else nothing."""
-    return value if type(value) is int and value > 0 else 0
-
-
 @dataclass(slots=True)
 class Usage:
     """Token counts (``TokenUsage``); the counts are disjoint (``input`` is the uncached input)."""
@@ -65,9 +60,12 @@ class Usage:
         """A ``TokenUsage`` record; ``None`` when it is not an object."""
         if not isinstance(value, dict):
             return None
-        return cls(_count(value.get("inputTokens")), _count(value.get("outputTokens")),
-                   _count(value.get("cacheReadTokens")), _count(value.get("cacheWriteTokens")),
-                   _count(value.get("reasoningTokens")))
+        get = value.get  # a count: a positive integer, else nothing (inline: one read per usage chunk)
+        i, o, r, w, t = (get("inputTokens"), get("outputTokens"), get("cacheReadTokens"), get("cacheWriteTokens"),
+                         get("reasoningTokens"))
+        return cls(i if type(i) is int and i > 0 else 0, o if type(o) is int and o > 0 else 0,
+                   r if type(r) is int and r > 0 else 0, w if type(w) is int and w > 0 else 0,
+                   t if type(t) is int and t > 0 else 0)
 
     def add(self, other: Usage) -> None:
         self.input += other.input
@@ -157,11 +155,13 @@ def may_count(ev: Event) -> bool:
     """A typed stream chunk that may be a ``usage`` or ``finish`` chunk (the others count
     for nothing: ``SessionFold.chunk``), read off its bytes when its data is not decoded:
     a string equal to ``usage`` or ``finish`` is written ``"usage"`` or ``"finish"`` in JSON
-    unless a backslash escapes one of its characters."""
+    unless a backslash escapes one of its characters. (``find``, not ``in``: a bytes
+    ``in`` first tries the bytes sought as an integer, and raises and formats an error
+    inside, each time.)"""
     if type(ev) is not typed.Chunk or ev.memo is not None:
         return True
     raw = ev.raw
-    return b"\\" in raw or b'"usage"' in raw or b'"finish"' in raw
+    return raw.find(b"\\") >= 0 or raw.find(b'"usage"') >= 0 or raw.find(b'"finish"') >= 0
 
 
 def _step_key(data: Any) -> tuple[Any, Any]:
@@ -232,7 +232,10 @@ class SessionFold:
 
     def step(self, data: Any) -> StepFacts:
         """The step an event's ``turn`` and ``step`` name (made when first named)."""
-        key = _step_key(data)
+        return self.step_at(_step_key(data))
+
+    def step_at(self, key: tuple[Any, Any]) -> StepFacts:
+        """The step of this ``turn`` and ``step`` (made when first named)."""
         found = self.steps.get(key)
         if found is None:
             found = self.steps[key] = StepFacts(*key)
@@ -252,17 +255,21 @@ class SessionFold:
     def chunk(self, data: Any, chunk: Any) -> None:
         """A stream chunk's accounting: a ``usage`` chunk counts for its step, an error
         ``finish`` is a failed attempt (other chunks count for nothing here)."""
+        self.chunk_at(_step_key(data), chunk)
+
+    def chunk_at(self, key: tuple[Any, Any], chunk: Any) -> None:
+        """``chunk`` of a chunk whose data names the step ``key`` (its ``turn`` and ``step``)."""
         kind = chunk.get("type") if isinstance(chunk, dict) else None
         if kind == "usage":
             usage = Usage.read(chunk.get("usage"))
             if usage is not None:
-                step = self.step(data)
+                step = self.step_at(key)
                 if step.chunk_usage is None:
                     step.chunk_usage = Usage()
                 step.chunk_usage.add(usage)
         elif kind == "finish":
             reason = chunk.get("reason")
-            step = self.step(data)
+            step = self.step_at(key)
             step.attempts += 1
             finish = reason.get("kind") if isinstance(reason, dict) else reason
             step.finish = finish if isinstance(finish, str) else None

@@ -206,10 +206,14 @@ class Pairing:
         found = tool_call(event)
         if found is None:
             return None
+        return self.open(found.call_id), found
+
+    def open(self, call_id: str) -> int:
+        """A call with this id is made (read by the caller): its number."""
         number = self.calls
         self.calls += 1
-        self._open[found.call_id] = number
-        return number, found
+        self._open[call_id] = number
+        return number
 
     def result(self, event: Event) -> tuple[int, ToolResult] | None:
         if event.type != "tool/result" or not is_append(event):

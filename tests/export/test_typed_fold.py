@@ -72,3 +72,27 @@ def test_the_typed_fold_gives_the_exact_reading_s_numbers(tmp_path: Path, case: 
     assert {key: session[key] for key in tokens} == tokens
     assert [c["argument_chars"] for c in calls] == sizes
     assert all(0 <= count < 2**53 for count in tokens.values())  # the float counts for nothing
+
+
+def test_a_chunk_whose_type_is_a_list_costs_its_log_no_row(tmp_path: Path) -> None:
+    """A stream chunk whose ``type`` is a list (no set's key), its bytes naming usage
+    elsewhere (so it is decoded), counts for nothing: the log keeps every row."""
+    if not corpus_file(TODO_WRITE).is_file():
+        pytest.skip("the shared corpus is absent (set REPLAY_CORPUS)")
+    tables = {}
+    for case in ("plain", "bent"):
+        recs = records(TODO_WRITE)
+        if case == "bent":
+            at = next(i for i, r in enumerate(recs) if r.get("type") == "assistant/chunk"
+                      and r["data"]["chunk"].get("type") not in ("usage", "finish"))
+            recs[at]["data"]["chunk"]["type"] = []
+            recs[at]["data"]["chunk"]["note"] = "usage"
+        path = tmp_path / case / "logs" / "session.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(ascii_dump(recs))
+        export(ExportRequest(AuditRequest((str(path),)), str(tmp_path / case / "out")))
+        tables[case] = {t: [{k: v for k, v in row.items() if k != "path"}
+                            for row in pq.read_table(tmp_path / case / "out" / f"{t}.parquet").to_pylist()]
+                        for t in ("steps", "tool_calls", "turns")}
+    assert tables["bent"] == tables["plain"]
+    assert all(tables["plain"].values())

@@ -74,8 +74,9 @@ FLUSH = 1 << 16
 MAX_TOOLS = 200
 """Tool names offered by the page's tool filter, at most."""
 SEVERITIES = (Severity.ERROR, Severity.WARNING, Severity.POLICY)
-_ACCOUNTED = frozenset({"usage", "finish"})
-"""The stream chunks that count (``SessionFold.chunk``)."""
+_ACCOUNTED = ("usage", "finish")
+"""The stream chunks that count (``SessionFold.chunk``); a tuple, not a set: a chunk's
+type may be a list or an object, which is no set's key."""
 
 
 # -- what the draft carries ---------------------------------------------------------------
