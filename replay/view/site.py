@@ -8,12 +8,16 @@ The site, below ``DIR``::
 
     index.html                  every session: totals, charts, a sortable, filterable table
     sessions/<folder>--<log>.html  one page per log (its folder's readable end and a hash, its name)
+    sessions/session-<hash>.css, .js  the session pages' stylesheet and script
     rules/index.html, <ID>.html   what each audit rule checks (``replay rules ID``)
     .replay-site                 the marker: this folder is a site replay wrote
 
-Every page is one file whose style and script are inline, allowed by their hashes
-(the page's Content-Security-Policy lets nothing else run or load), so the site works
-from ``file://`` and from any static host.
+The index and the rule pages carry their style and script inline, allowed by their
+hashes; the session pages link the site's two files of their style and script,
+``sessions/session-<hash>.css`` and ``.js``, written once (thousands of pages do not
+carry the same 20 KB each), allowed by the site's origin. Each page's
+Content-Security-Policy lets nothing else run or load, and the site works from
+``file://`` and from any static host.
 
 ``DIR`` is the user's; what is inside is written as a confined tree
 (``replay.fs.Tree``: no link followed or written through). A folder that is not empty
@@ -64,6 +68,7 @@ from replay.output import OutputError
 from replay.project.spill import Spill
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
+from replay.render.web.page_assets import SITE_SCRIPT, SITE_STYLE
 from replay.render.web.rule_pages import Breaking, rule_pages
 from replay.render.web.session_draft import DraftWriter, PageDraft, SessionFacts
 from replay.render.web.session_page import Link, PageLinks, page_chunks
@@ -360,6 +365,7 @@ def page_links(entry: _Entry) -> PageLinks:
         parent=link(entry.parent) if entry.parent is not None else None,
         children=tuple(link(c) for c in entry.children),
         delegations={n: link(c) if c is not None else None for n, c in _delegations(entry).items()},
+        assets=(SITE_STYLE[0], SITE_SCRIPT[0]),
     )
 
 
@@ -483,6 +489,9 @@ def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult,
         for name, page in rule_pages(locale, request.rule_text, breaking(entries)):
             write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
             names.append(f"{RULES_FOLDER}/{name}")
+        for (asset, data), what in ((SITE_STYLE, "stylesheet"), (SITE_SCRIPT, "script")):  # every session page's
+            write(SESSIONS, asset, data=data, what=f"session pages' {what}", durable=False)
+            names.append(f"{SESSIONS}/{asset}")
         for entry in entries:
             write(SESSIONS, entry.name, what="session page", durable=False,
                   data=page_chunks(_draft(entry, spool), entry.report, entry.shown, page_links(entry), locale,
