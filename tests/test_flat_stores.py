@@ -54,7 +54,7 @@ def _page(data: bytes, lines: list[int], small: bool) -> str:
     found = tuple(Finding("S1", Severity.WARNING, "here", line) for line in lines)
     with pytest.MonkeyPatch.context() as mp:
         for module, name in ((draft_places, "TABLE"), (draft_places, "TEXTS"), (draft_places, "WAIT"),
-                             (spill, "LIVE"), (spill, "HELD_BYTES")):
+                             (draft_places, "PACKED"), (spill, "LIVE"), (spill, "HELD_BYTES")):
             mp.setattr(module, name, 2 if small else 1 << 30)
         return html_page(events, report=Report(events=len(events), findings=found))
 
@@ -65,7 +65,8 @@ def _page(data: bytes, lines: list[int], small: bool) -> str:
        lines=st.lists(st.integers(2, len(BASE) + 10), max_size=6))
 def test_a_page_drafted_in_small_blocks_is_the_same_page(ops: list[tuple[str, int, int]], lines: list[int]) -> None:
     """Steps and turns started again or never ended, results before their calls: the
-    places spilled in blocks of two, texts set aside after two waited, two steps held."""
+    places spilled in blocks of two (each compressed), texts set aside after two waited,
+    two steps held, nothing held in memory; against none of them spilled or compressed."""
     recs = list(BASE)
     for op, i, j in ops:
         i, j = i % len(recs), j % len(recs)
