@@ -745,13 +745,22 @@ def write_new(dir_fd: int, root: PurePath, names: Sequence[str], chunks: Iterabl
     except OSError as exc:
         raise FsError(f"{failed()} ({reason(exc)})") from None
     try:
-        with os.fdopen(fd, "wb") as fh:
+        try:
+            held: list[bytes] = []  # written a piece of ``GATHER`` bytes at a time: a short page in one call
+            size = 0
             for chunk in chunks:
                 for piece in encoded(chunk):
-                    fh.write(piece)
-            fh.flush()
+                    held.append(piece)
+                    size += len(piece)
+                    if size >= GATHER:
+                        _write_all(fd, b"".join(held))
+                        held, size = [], 0
+            if held:
+                _write_all(fd, b"".join(held))
             if durable:
-                _fsync(fh.fileno())
+                _fsync(fd)
+        finally:
+            os.close(fd)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(name, dir_fd=dir_fd)
@@ -760,6 +769,16 @@ def write_new(dir_fd: int, root: PurePath, names: Sequence[str], chunks: Iterabl
         raise
     if durable:
         _sync(dir_fd)
+
+
+GATHER = 1 << 16
+"""Bytes of a new file gathered before they are written."""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _flock(fd: int, wait: float, taken: str, shared: bool = False) -> None:
