@@ -174,6 +174,11 @@ class Spill(_Lease):
     def __len__(self) -> int:
         return self._size
 
+    @property
+    def held(self) -> bool:
+        """Whether the blocks are in memory (not in a file)."""
+        return self._held is not None
+
     def close(self) -> None:
         if self._held is not None:
             _SHARED.release(self._size)

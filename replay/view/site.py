@@ -112,8 +112,9 @@ class _Drafting(Reading):
 class Drafted:
     """A log's page draft as it travels back from where the log was audited: its facts
     (the site's links and index need them), and the draft (its HTML and places in a
-    ``Spill``, which travels as its bytes; the site moves it to its spool and unpickles
-    a draft when it writes its page)."""
+    ``Spill``, which travels as its bytes; the site keeps the draft in its spool, a short
+    log's blocks inside its pickle and a longer one's copied beside it, and unpickles a
+    draft when it writes its page)."""
 
     facts: SessionFacts
     page: PageDraft
@@ -238,11 +239,15 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
         spooled = None
         if draft is not None:
             try:
-                page = replace(draft.page, store=draft.page.store.moved(spool))
-                buffer = io.BytesIO()
-                _Spooling(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(page)
-                data = buffer.getvalue()
-                spooled = (spool.tell(), len(data))
+                if draft.page.store.held:  # a short log's: its blocks travel in its pickle
+                    data = pickle.dumps(draft.page, protocol=pickle.HIGHEST_PROTOCOL)
+                    draft.page.store.close()
+                else:  # the blocks copied to the spool, the pickle says where they are
+                    page = replace(draft.page, store=draft.page.store.moved(spool))
+                    buffer = io.BytesIO()
+                    _Spooling(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(page)
+                    data = buffer.getvalue()
+                spooled = (spool.seek(0, os.SEEK_END), len(data))
                 spool.write(data)
             except OSError as exc:  # the temporary folder is full
                 raise OutputError(f"{tempfile.gettempdir()}: cannot write the pages' drafts ({reason(exc)})") \
