@@ -265,9 +265,13 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
 
 def _name(entries: list[_Entry]) -> None:
     taken: set[str] = set()
+    folders: dict[str, str] = {}  # a folder's name, made once for all its logs
     for entry in entries:
         folder = posixpath.dirname(entry.shown)
-        entry.folder = folder_name(folder)
+        named = folders.get(folder)
+        if named is None:
+            named = folders[folder] = folder_name(folder)
+        entry.folder = named
         entry.name = page_name(entry.folder, posixpath.basename(entry.shown) or entry.shown, taken)
 
 
