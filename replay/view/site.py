@@ -105,19 +105,33 @@ class _Drafting(Reading):
 
     def done(self, report: LogReport) -> Drafted:
         draft = self.writer.done(report)
-        return Drafted(draft.facts, draft)
+        if not draft.store.held:
+            return Drafted(draft.facts, draft)
+        pickled = pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL)  # a short log's: its blocks inside
+        draft.store.close()
+        return Drafted(draft.facts, None, pickled)
 
 
 @dataclass(frozen=True, slots=True)
 class Drafted:
     """A log's page draft as it travels back from where the log was audited: its facts
-    (the site's links and index need them), and the draft (its HTML and places in a
-    ``Spill``, which travels as its bytes; the site keeps the draft in its spool, a short
-    log's blocks inside its pickle and a longer one's copied beside it, and unpickles a
-    draft when it writes its page)."""
+    (the site's links and index need them), and the draft: a short log's pickled where
+    it was drafted, its blocks inside (the site puts those bytes in its spool as they
+    are); a longer one's whole (its HTML and places in a ``Spill``, which travels as its
+    bytes; the site copies them to its spool and pickles the draft with where they are).
+    The site unpickles a draft when it writes its page."""
 
     facts: SessionFacts
-    page: PageDraft
+    page: PageDraft | None
+    pickled: bytes | None = None
+
+    def draft(self) -> PageDraft:
+        """The draft, unpickled if it came pickled."""
+        if self.page is not None:
+            return self.page
+        assert self.pickled is not None
+        page: PageDraft = pickle.loads(self.pickled)
+        return page
 
 
 class _Spooling(pickle.Pickler):
@@ -239,10 +253,10 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
         spooled = None
         if draft is not None:
             try:
-                if draft.page.store.held:  # a short log's: its blocks travel in its pickle
-                    data = pickle.dumps(draft.page, protocol=pickle.HIGHEST_PROTOCOL)
-                    draft.page.store.close()
+                if draft.pickled is not None:  # a short log's, pickled where it was drafted
+                    data = draft.pickled
                 else:  # the blocks copied to the spool, the pickle says where they are
+                    assert draft.page is not None
                     page = replace(draft.page, store=draft.page.store.moved(spool))
                     buffer = io.BytesIO()
                     _Spooling(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(page)
