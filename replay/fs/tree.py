@@ -34,6 +34,7 @@ Written = Literal["created", "updated", "unchanged"]
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+GATHER = 1 << 16  # bytes of a new file (``write_new``) gathered before they are written
 
 
 class FsError(Exception):
@@ -746,17 +747,13 @@ def write_new(dir_fd: int, root: PurePath, names: Sequence[str], chunks: Iterabl
         raise FsError(f"{failed()} ({reason(exc)})") from None
     try:
         try:
-            held: list[bytes] = []  # written a piece of ``GATHER`` bytes at a time: a short page in one call
-            size = 0
+            held = bytearray()  # written ``GATHER`` bytes at a time: a short page in one call
             for chunk in chunks:
                 for piece in encoded(chunk):
-                    held.append(piece)
-                    size += len(piece)
-                    if size >= GATHER:
-                        _write_all(fd, b"".join(held))
-                        held, size = [], 0
-            if held:
-                _write_all(fd, b"".join(held))
+                    held += piece
+                if len(held) >= GATHER:
+                    held = _written(fd, held)
+            _written(fd, held)
             if durable:
                 _fsync(fd)
         finally:
@@ -771,14 +768,11 @@ def write_new(dir_fd: int, root: PurePath, names: Sequence[str], chunks: Iterabl
         _sync(dir_fd)
 
 
-GATHER = 1 << 16
-"""Bytes of a new file gathered before they are written."""
-
-
-def _write_all(fd: int, data: bytes) -> None:
+def _written(fd: int, data: bytearray) -> bytearray:  # all of ``data`` written; a buffer for what comes next
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+    return bytearray()
 
 
 def _flock(fd: int, wait: float, taken: str, shared: bool = False) -> None:
