@@ -161,9 +161,15 @@ def test_memory_per_tool_call_is_a_few_bytes(name: str, call_logs: tuple[Path, P
     import tempfile
 
     import replay.log.bounded
+    import replay.project.spill
+    import replay.render.web.page
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(replay.log.bounded, "BLOCK", 1 << 15)
+    # What a short draft holds in memory (``HELD_BYTES``) and the short texts the escaping
+    # remembers (``_REMEMBER``) are constants, not a cost per event.
+    monkeypatch.setattr(replay.project.spill, "HELD_BYTES", 0)
+    monkeypatch.setattr(replay.render.web.page, "_REMEMBER", 0)
     small, large = call_logs
     command = CALL_COMMANDS[name]
     _peak(command, small, tmp_path / "first.out", traced=False)

@@ -54,7 +54,7 @@ def _page(data: bytes, lines: list[int], small: bool) -> str:
     found = tuple(Finding("S1", Severity.WARNING, "here", line) for line in lines)
     with pytest.MonkeyPatch.context() as mp:
         for module, name in ((draft_places, "TABLE"), (draft_places, "TEXTS"), (draft_places, "WAIT"),
-                             (spill, "LIVE")):
+                             (draft_places, "PACKED"), (spill, "LIVE"), (spill, "HELD_BYTES")):
             mp.setattr(module, name, 2 if small else 1 << 30)
         return html_page(events, report=Report(events=len(events), findings=found))
 
@@ -65,7 +65,8 @@ def _page(data: bytes, lines: list[int], small: bool) -> str:
        lines=st.lists(st.integers(2, len(BASE) + 10), max_size=6))
 def test_a_page_drafted_in_small_blocks_is_the_same_page(ops: list[tuple[str, int, int]], lines: list[int]) -> None:
     """Steps and turns started again or never ended, results before their calls: the
-    places spilled in blocks of two, texts set aside after two waited, two steps held."""
+    places spilled in blocks of two (each compressed), texts set aside after two waited,
+    two steps held, nothing held in memory; against none of them spilled or compressed."""
     recs = list(BASE)
     for op, i, j in ops:
         i, j = i % len(recs), j % len(recs)
@@ -85,15 +86,43 @@ def test_stores_dropped_without_being_closed_let_the_temporary_file_be_emptied()
     no one reads it, instead of growing with every log of a site."""
     import gc
 
-    users = spill._SHARED.users
-    steps, blocks = spill.StepStore(), spill.Spill()
+    users, held = spill._SHARED.users, spill._SHARED.held
+    steps, blocks, small = spill.StepStore(), spill.Spill(), spill.Spill()
     for n in range(spill.LIVE + 3):  # a few steps spilled to the file
         steps[(1, n)] = StepFacts(1, n)
-    blocks.put(0, b"x" * 100)
+    blocks.put(0, b"x" * (spill.HELD_BYTES + 1))  # more than a spill holds in memory
+    small.put(0, b"x" * 100)  # held in memory: the file is not joined
     assert spill._SHARED.users == users + 2
     assert spill._SHARED.end > 0
-    del steps, blocks
+    assert spill._SHARED.held == held + 100
+    del steps, blocks, small
     gc.collect()
     assert spill._SHARED.users == users
+    assert spill._SHARED.held == held
     if users == 0:
         assert spill._SHARED.end == 0
+
+
+@given(st.lists(st.tuples(st.integers(0, 4), st.binary(max_size=40)), max_size=30), st.integers(0, 200),
+       st.booleans(), st.booleans())
+def test_a_spill_reads_back_its_blocks_held_or_filed_moved_or_pickled(
+        puts: list[tuple[int, bytes]], held: int, moved: bool, pickled: bool) -> None:
+    """Blocks put in memory (up to ``HELD_BYTES``), then in the temporary file, read back
+    kind by kind in order: as they are, moved to a spool, or after a pickle's trip."""
+    import pickle
+    import tempfile
+
+    with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryFile() as spool:
+        mp.setattr(spill, "HELD_BYTES", held)
+        blocks = spill.Spill()
+        for kind, data in puts:
+            blocks.put(kind, data)
+        if pickled:
+            blocks = pickle.loads(pickle.dumps(blocks))
+        if moved:
+            spool.write(b"before")
+            blocks = blocks.moved(spool)
+        for kind in range(5):
+            assert list(blocks.blocks(kind)) == [data for k, data in puts if k == kind and data]
+        assert len(blocks) == sum(len(data) for _, data in puts)
+        blocks.close()

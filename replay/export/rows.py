@@ -44,7 +44,7 @@ from replay.log.typed import (
 )
 from replay.project.session import SUBAGENT_TOOLS, CallFacts, SessionFold, Usage
 from replay.project.tools import tool_call
-from replay.render.acp.profiles import generation_of
+from replay.render.generation import generation_of
 
 PART_TABLES = ("turns", "steps", "tool_calls", "plans", "events")
 """The tables written by the process that reads a log (``sessions`` and ``findings``:

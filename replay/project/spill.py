@@ -3,7 +3,10 @@ memory stays flat: a ``Spill`` of blocks in a temporary file, and a ``StepStore`
 every step's facts that holds the few steps in use and spills the others there.
 
 A spill pickles with its bytes (it travels from a worker process to the site); the
-site keeps it in its own spool file instead, by reference (``Spill.moved``)."""
+site keeps it in its own spool file instead, by reference (``Spill.moved``). A small
+spill (the draft of a short log) keeps its blocks in memory, up to ``HELD_BYTES`` of its
+own and ``HELD_BUDGET`` for every spill of the process together, so the thousands of short
+logs of a site cost no write, read or truncation of the temporary file each."""
 
 from __future__ import annotations
 
@@ -21,6 +24,10 @@ from replay.project.session import StepFacts
 
 PIECE = 1 << 16
 """Bytes copied at a time."""
+HELD_BYTES = 1 << 16
+"""Bytes a spill holds in memory before it goes to the temporary file."""
+HELD_BUDGET = 32 << 20
+"""Bytes every spill of a process holds in memory together, at most."""
 
 
 class _Shared:
@@ -34,6 +41,10 @@ class _Shared:
         self.pid = 0
         self.users = 0
         self.end = 0
+        self.held = 0
+        """Bytes the spills of this process hold in memory…"""
+        self.held_pid = 0
+        """…counted since this process started (a forked one holds none of its parent's)."""
 
     def join(self) -> int:
         with self.lock:
@@ -51,6 +62,21 @@ class _Shared:
             if self.users == 0:
                 self.file.truncate(0)
                 self.end = 0
+
+    def hold(self, size: int) -> bool:
+        """Whether a spill may hold ``size`` more bytes in memory (then they are counted)."""
+        with self.lock:
+            if self.held_pid != os.getpid():
+                self.held_pid, self.held = os.getpid(), 0
+            if self.held + size > HELD_BUDGET:
+                return False
+            self.held += size
+            return True
+
+    def release(self, size: int) -> None:
+        with self.lock:
+            if self.held_pid == os.getpid():
+                self.held = max(0, self.held - size)
 
     def append(self, fd: int, data: bytes) -> int:
         with self.lock:
@@ -98,46 +124,86 @@ def _read(fd: int, at: int, size: int) -> bytes:
 
 class Spill(_Lease):
     """Blocks of bytes, each of a kind (a small number), appended in any order and read
-    back kind by kind in the order they came (``put``, then ``blocks``), in this
-    process's temporary file (``_Shared``) until ``close`` or ``moved``."""
+    back kind by kind in the order they came (``put``, then ``blocks``): in memory while
+    they are few (``HELD_BYTES``, within the process's ``HELD_BUDGET``), then in this
+    process's temporary file (``_Shared``), until ``close`` or ``moved``."""
 
     def __init__(self) -> None:
         self.kinds = bytearray()
         self.starts: array[int] = array("q")
         self.sizes: array[int] = array("q")
-        self._join()
+        self._shared = False
+        self._fd = -1
+        self._held: list[bytes] | None = []
+        """The blocks, while they are in memory (``None``: in the file, at ``starts``)."""
         self._size = 0
 
     def put(self, kind: int, data: bytes) -> None:
         if not data:
             return
+        held = self._held
+        if held is not None:
+            if self._size + len(data) <= HELD_BYTES and _SHARED.hold(len(data)):
+                held.append(data)
+                self.kinds.append(kind)
+                self.sizes.append(len(data))
+                self._size += len(data)
+                return
+            self._to_file()
         self.starts.append(_SHARED.append(self._fd, data))
         self.kinds.append(kind)
         self.sizes.append(len(data))
         self._size += len(data)
 
+    def _to_file(self) -> None:
+        """The blocks held in memory written to the temporary file, and the next ones put there."""
+        held, self._held = self._held, None
+        assert held is not None
+        self._join()
+        for data in held:
+            self.starts.append(_SHARED.append(self._fd, data))
+        _SHARED.release(sum(map(len, held)))
+
     def blocks(self, kind: int) -> Iterator[bytes]:
         """The blocks of ``kind``, in order, each read when it is wanted."""
+        held = self._held
         for i, k in enumerate(self.kinds):
             if k == kind:
-                yield _read(self._fd, self.starts[i], self.sizes[i])
+                yield held[i] if held is not None else _read(self._fd, self.starts[i], self.sizes[i])
 
     def __len__(self) -> int:
         return self._size
 
+    @property
+    def held(self) -> bool:
+        """Whether the blocks are in memory (not in a file)."""
+        return self._held is not None
+
+    def close(self) -> None:
+        if self._held is not None:
+            _SHARED.release(self._size)
+            self._held = None
+        super().close()
+
     def moved(self, into: IO[bytes]) -> Spill:
         """This spill's blocks copied to the end of ``into`` (this one closed), as a
         spill of that file: it does not pickle, it is found there again by ``placed``."""
-        into.seek(0, os.SEEK_END)
+        at = into.seek(0, os.SEEK_END)
         placed = Spill.__new__(Spill)
         placed.kinds, placed.starts, placed.sizes = self.kinds, array("q"), self.sizes
-        for i, size in enumerate(self.sizes):
-            placed.starts.append(into.tell())
-            at = self.starts[i]
-            for offset in range(0, size, PIECE):
-                into.write(_read(self._fd, at + offset, min(PIECE, size - offset)))
+        if self._held is not None:
+            for size in self.sizes:
+                placed.starts.append(at)
+                at += size
+            into.write(b"".join(self._held))
+        else:
+            for i, size in enumerate(self.sizes):
+                placed.starts.append(into.tell())
+                start = self.starts[i]
+                for offset in range(0, size, PIECE):
+                    into.write(_read(self._fd, start + offset, min(PIECE, size - offset)))
         into.flush()
-        placed._fd, placed._shared, placed._size = into.fileno(), False, self._size
+        placed._fd, placed._shared, placed._held, placed._size = into.fileno(), False, None, self._size
         self.close()
         return placed
 
@@ -153,11 +219,14 @@ class Spill(_Lease):
         spill.starts, spill.sizes = array("q"), array("q")
         spill.starts.frombytes(starts)
         spill.sizes.frombytes(sizes)
-        spill._fd, spill._shared, spill._size = file.fileno(), False, size
+        spill._fd, spill._shared, spill._held, spill._size = file.fileno(), False, None, size
         return spill
 
     def __reduce__(self) -> tuple[Any, ...]:
-        data = b"".join(_read(self._fd, at, size) for at, size in zip(self.starts, self.sizes, strict=True))
+        if self._held is not None:
+            data = b"".join(self._held)
+        else:
+            data = b"".join(_read(self._fd, at, size) for at, size in zip(self.starts, self.sizes, strict=True))
         return _restored, (bytes(self.kinds), self.sizes.tobytes(), data)
 
 
@@ -207,7 +276,8 @@ class StepStore(_Lease, MutableMapping[tuple[Any, Any], StepFacts]):
         """Each step's pickle in the file (-1: held as an object)…"""
         self._size: array[int] = array("q")
         """…and its size."""
-        self._join()
+        self._shared = False
+        """The temporary file is joined when a step is first spilled (most logs have fewer)."""
 
     def __len__(self) -> int:
         return len(self._at)
@@ -264,6 +334,8 @@ class StepStore(_Lease, MutableMapping[tuple[Any, Any], StepFacts]):
             self._spill(old, *self._live.pop(old))
 
     def _spill(self, key: tuple[Any, Any], number: int, facts: StepFacts) -> None:
+        if not self._shared:
+            self._join()
         data = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
         self._at[number], self._size[number] = _SHARED.append(self._fd, data), len(data)
 

@@ -8,12 +8,16 @@ The site, below ``DIR``::
 
     index.html                  every session: totals, charts, a sortable, filterable table
     sessions/<folder>--<log>.html  one page per log (its folder's readable end and a hash, its name)
+    sessions/session-<hash>.css, .js  the session pages' stylesheet and script
     rules/index.html, <ID>.html   what each audit rule checks (``replay rules ID``)
     .replay-site                 the marker: this folder is a site replay wrote
 
-Every page is one file whose style and script are inline, allowed by their hashes
-(the page's Content-Security-Policy lets nothing else run or load), so the site works
-from ``file://`` and from any static host.
+The index and the rule pages carry their style and script inline, allowed by their
+hashes; the session pages link the site's two files of their style and script,
+``sessions/session-<hash>.css`` and ``.js``, written once (thousands of pages do not
+carry the same 20 KB each), allowed by the site's origin. Each page's
+Content-Security-Policy lets nothing else run or load, and the site works from
+``file://`` and from any static host.
 
 ``DIR`` is the user's; what is inside is written as a confined tree
 (``replay.fs.Tree``: no link followed or written through). A folder that is not empty
@@ -64,6 +68,7 @@ from replay.output import OutputError
 from replay.project.spill import Spill
 from replay.render.choices import DEFAULT_LOCALE, Locale
 from replay.render.site_layout import DEFAULT_SITE, INDEX, OLD, RULES_FOLDER, SESSIONS, SITE_MARKER, STAGING
+from replay.render.web.page_assets import SITE_SCRIPT, SITE_STYLE
 from replay.render.web.rule_pages import Breaking, rule_pages
 from replay.render.web.session_draft import DraftWriter, PageDraft, SessionFacts
 from replay.render.web.session_page import Link, PageLinks, page_chunks
@@ -100,18 +105,33 @@ class _Drafting(Reading):
 
     def done(self, report: LogReport) -> Drafted:
         draft = self.writer.done(report)
-        return Drafted(draft.facts, draft)
+        if not draft.store.held:
+            return Drafted(draft.facts, draft)
+        pickled = pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL)  # a short log's: its blocks inside
+        draft.store.close()
+        return Drafted(draft.facts, None, pickled)
 
 
 @dataclass(frozen=True, slots=True)
 class Drafted:
     """A log's page draft as it travels back from where the log was audited: its facts
-    (the site's links and index need them), and the draft (its HTML and places in a
-    ``Spill``, which travels as its bytes; the site moves it to its spool and unpickles
-    a draft when it writes its page)."""
+    (the site's links and index need them), and the draft: a short log's pickled where
+    it was drafted, its blocks inside (the site puts those bytes in its spool as they
+    are); a longer one's whole (its HTML and places in a ``Spill``, which travels as its
+    bytes; the site copies them to its spool and pickles the draft with where they are).
+    The site unpickles a draft when it writes its page."""
 
     facts: SessionFacts
-    page: PageDraft
+    page: PageDraft | None
+    pickled: bytes | None = None
+
+    def draft(self) -> PageDraft:
+        """The draft, unpickled if it came pickled."""
+        if self.page is not None:
+            return self.page
+        assert self.pickled is not None
+        page: PageDraft = pickle.loads(self.pickled)
+        return page
 
 
 class _Spooling(pickle.Pickler):
@@ -233,11 +253,15 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
         spooled = None
         if draft is not None:
             try:
-                page = replace(draft.page, store=draft.page.store.moved(spool))
-                buffer = io.BytesIO()
-                _Spooling(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(page)
-                data = buffer.getvalue()
-                spooled = (spool.tell(), len(data))
+                if draft.pickled is not None:  # a short log's, pickled where it was drafted
+                    data = draft.pickled
+                else:  # the blocks copied to the spool, the pickle says where they are
+                    assert draft.page is not None
+                    page = replace(draft.page, store=draft.page.store.moved(spool))
+                    buffer = io.BytesIO()
+                    _Spooling(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(page)
+                    data = buffer.getvalue()
+                spooled = (spool.seek(0, os.SEEK_END), len(data))
                 spool.write(data)
             except OSError as exc:  # the temporary folder is full
                 raise OutputError(f"{tempfile.gettempdir()}: cannot write the pages' drafts ({reason(exc)})") \
@@ -255,9 +279,13 @@ def _audit(audit: Audit, spool: IO[bytes], on_report: Callable[[LogReport], None
 
 def _name(entries: list[_Entry]) -> None:
     taken: set[str] = set()
+    folders: dict[str, str] = {}  # a folder's name, made once for all its logs
     for entry in entries:
         folder = posixpath.dirname(entry.shown)
-        entry.folder = folder_name(folder)
+        named = folders.get(folder)
+        if named is None:
+            named = folders[folder] = folder_name(folder)
+        entry.folder = named
         entry.name = page_name(entry.folder, posixpath.basename(entry.shown) or entry.shown, taken)
 
 
@@ -360,6 +388,7 @@ def page_links(entry: _Entry) -> PageLinks:
         parent=link(entry.parent) if entry.parent is not None else None,
         children=tuple(link(c) for c in entry.children),
         delegations={n: link(c) if c is not None else None for n, c in _delegations(entry).items()},
+        assets=(SITE_STYLE[0], SITE_SCRIPT[0]),
     )
 
 
@@ -483,6 +512,9 @@ def _write(tree: Tree, staging: str, entries: list[_Entry], result: AuditResult,
         for name, page in rule_pages(locale, request.rule_text, breaking(entries)):
             write(RULES_FOLDER, name, data=[page], what="rule page", durable=False)
             names.append(f"{RULES_FOLDER}/{name}")
+        for (asset, data), what in ((SITE_STYLE, "stylesheet"), (SITE_SCRIPT, "script")):  # every session page's
+            write(SESSIONS, asset, data=data, what=f"session pages' {what}", durable=False)
+            names.append(f"{SESSIONS}/{asset}")
         for entry in entries:
             write(SESSIONS, entry.name, what="session page", durable=False,
                   data=page_chunks(_draft(entry, spool), entry.report, entry.shown, page_links(entry), locale,

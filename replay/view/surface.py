@@ -197,7 +197,7 @@ def page_of(audit: AuditRequest, locale: Locale = DEFAULT_LOCALE) -> tuple[Audit
     result = Audit(audit, watch=PageWatch(locale)).run(reports.append, drafts.append)
     report = reports[0]
     item = drafts[0] if drafts else None
-    draft = item.value.page if item is not None and isinstance(item.value, Drafted) else None
+    draft = item.value.draft() if item is not None and isinstance(item.value, Drafted) else None
     failure = item.failure if item is not None else None
     return result, page_chunks(draft, report, display_path(report.path), PageLinks(), locale, failure)
 

@@ -23,6 +23,7 @@ from replay.check.audit import AuditRequest
 from replay.fs import Tree
 from replay.render.site_layout import INDEX
 from replay.render.web import site_index
+from replay.render.web.page_assets import SITE_SCRIPT, SITE_STYLE
 from replay.render.web.site_index import clipped
 from replay.render.web.site_strings import SITE_EN, SITE_ZH, count
 from replay.style import sanitize
@@ -377,6 +378,26 @@ def test_keys_move_between_turns_and_open_the_help(sites: dict[str, Site], visit
     assert dialog.is_visible() and "j / k" in (dialog.text_content() or "")
     page.keyboard.press("Escape")
     assert not dialog.is_visible()
+
+
+def test_a_session_page_applies_the_sites_stylesheet_and_runs_its_script(sites: dict[str, Site], visit: Any) -> None:
+    """A site's session page links the site's stylesheet and script (written once for
+    every page, named by their hash): both load from the site, under the page's policy
+    (the visit fails on a violation or on a file that did not load), and both work."""
+    site = sites["en"]
+    seen = visit(_url(site, "multi-turn/session.jsonl"))
+    page = seen.page
+    sessions = (site.root / site.pages["multi-turn/session.jsonl"]).parent
+    assert sorted(seen.requests) == sorted([_url(site, "multi-turn/session.jsonl"),
+                                            (sessions / SITE_STYLE[0]).as_uri(), (sessions / SITE_SCRIPT[0]).as_uri()])
+    assert page.locator("style").count() == 0 and page.locator("script:not([type])").get_attribute("src") == \
+        SITE_SCRIPT[0]
+    assert page.evaluate("getComputedStyle(document.querySelector('.ev.log .type')).fontFamily").startswith(
+        "ui-monospace")  # session.css applies
+    assert page.evaluate("getComputedStyle(document.querySelector('.toolbar')).position") == "sticky"
+    assert "Noto Sans CJK SC" in page.evaluate("getComputedStyle(document.body).fontFamily")  # page.css applies
+    page.keyboard.press("?")  # session.js runs
+    assert page.get_by_role("dialog", name=SITE_EN.help_title).is_visible()
 
 
 @pytest.mark.parametrize("locale", ["en", "zh"])

@@ -13,6 +13,15 @@ from click.testing import CliRunner
 
 from replay.cli import main
 from replay.render.site_layout import INDEX
+from replay.render.web.page import esc
+from replay.render.web.page_assets import (
+    SESSION_CSP,
+    SESSION_CSS,
+    SESSION_SCRIPT,
+    SITE_SCRIPT,
+    SITE_SESSION_CSP,
+    SITE_STYLE,
+)
 from tests.helpers import MULTI_TURN, PARALLEL_CALLS, TODO_WRITE, corpus_file, dump, index_of, records
 
 SUBAGENT_PARENT = "sessions-2026-08-20/examples_acp-agent_tests_snapshots/subagent-multi/session.jsonl"
@@ -26,7 +35,11 @@ def _run(*args: str) -> tuple[int, str]:
 
 def _without_site_links(page: str) -> str:
     """A site's page less what only a site has: the way back to the index, the links
-    to the rule pages, a family's links."""
+    to the rule pages, a family's links; and the site's stylesheet and script, which a
+    site's pages link (and their policy allows), inline."""
+    page = page.replace(f'content="{esc(SITE_SESSION_CSP)}"', f'content="{esc(SESSION_CSP)}"', 1)
+    page = page.replace(f'<link rel="stylesheet" href="{SITE_STYLE[0]}">', f"<style>{SESSION_CSS}</style>", 1)
+    page = page.replace(f'<script src="{SITE_SCRIPT[0]}"></script>', f"<script>{SESSION_SCRIPT}</script>", 1)
     page = re.sub(r"<nav><a href=\"[^\"]*\" rel=\"index\">[^<]*</a></nav>", "", page)
     page = re.sub(r"<a class=\"rule\" href=\"[^\"]*\" title=\"[^\"]*\">([^<]*)</a>", r'<span class="rule">\1</span>',
                   page)
@@ -56,6 +69,8 @@ def test_the_page_of_one_log_is_its_page_in_a_site(tmp_path: Path, which: str) -
     index = (site / INDEX).read_text(encoding="utf-8")
     href = html.unescape(re.findall(r'<td class="path" data-v="[^"]*"><a href="([^"]*)"', index)[0])
     in_site = (site / href).read_text(encoding="utf-8")
+    for name, data in (SITE_STYLE, SITE_SCRIPT):  # what the site's pages link: what a page alone inlines
+        assert (site / href).with_name(name).read_bytes() == data
     alone = page.read_text(encoding="utf-8")
     assert alone == _without_site_links(in_site)
     rendered = tmp_path / "rendered.html"

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from replay.cli import main
 from replay.render.site_layout import INDEX
+from replay.render.web.page_assets import SITE_SCRIPT, SITE_STYLE
 from tests.helpers import TODO_WRITE, ascii_dump, examples, hostile_text, index_of, records
 
 COLLIDING = ["Logs", "logs", "LOGS", "caf\u00e9", "cafe\u0301", "\ufb01le", "file", "\u212bngstr\u00f6m",
@@ -67,12 +68,17 @@ def _check_inert(page: Path, site: Path) -> None:
     parser = _Tags()
     parser.feed(text)
     parser.close()
-    own = 1 if re.search(r"<body class=\"(?:session|index)\"", text) else 0  # the page's own script, inline
+    session = re.search(r"<body class=\"session\"", text) is not None
+    own = 1 if re.search(r"<body class=\"index\"", text) else 0  # the index's own script, inline
     scripts = [dict(attrs) for tag, attrs in parser.tags if tag == "script"]
-    assert sum(1 for a in scripts if "type" not in a) == own, page
-    assert all(a.get("type") in (None, "application/json") and "src" not in a for a in scripts), page
+    assert sum(1 for a in scripts if "type" not in a and "src" not in a) == own, page
+    # A session page's own script and stylesheet are the site's files, and nothing else is loaded.
+    assert [a for a in scripts if "src" in a] == ([{"src": SITE_SCRIPT[0]}] if session else []), page
+    links = [dict(attrs) for tag, attrs in parser.tags if tag == "link"]
+    assert links == ([{"rel": "stylesheet", "href": SITE_STYLE[0]}] if session else []), page
+    assert all(a.get("type") in (None, "application/json") for a in scripts), page
     for tag, attrs in parser.tags:
-        assert tag not in LOADING_TAGS, (page, tag)
+        assert tag not in LOADING_TAGS or (session and tag == "link" and dict(attrs) == links[0]), (page, tag)
         assert tag != "form" or dict(attrs).get("method") == "dialog", (page, tag)
         assert tag != "meta" or dict(attrs).get("http-equiv", "").lower() != "refresh", page
         for name, value in attrs:
@@ -104,7 +110,9 @@ def test_a_site_of_hostile_logs_stays_inert_and_whole(logs: list[tuple[str, str,
         names = [p.relative_to(site).as_posix() for p in pages]
         folded = {unicodedata.normalize("NFKC", n).casefold() for n in names}
         assert len(folded) == len(names)  # no two pages one file on a folding file system
-        assert len(list((site / "sessions").iterdir())) == len(logs)
+        assert sorted(p.name for p in (site / "sessions").iterdir() if p.suffix != ".html") == sorted(
+            (SITE_SCRIPT[0], SITE_STYLE[0]))
+        assert len(list((site / "sessions").glob("*.html"))) == len(logs)
         for page in pages:
             _check_inert(page, site)
         index = (site / INDEX).read_text(encoding="utf-8")
@@ -116,7 +124,8 @@ def test_a_site_of_hostile_logs_stays_inert_and_whole(logs: list[tuple[str, str,
 def test_the_checker_sees_what_it_looks_for(tmp_path: Path) -> None:
     page = tmp_path / "p.html"
     for bad in ("<img src=x>", "<a href=\"https://evil.example/\">x</a>", "<div onclick=\"x()\">",
-                "<script>alert(1)</script>", "<a href=\"missing.html\">x</a>"):
+                "<script>alert(1)</script>", "<a href=\"missing.html\">x</a>",
+                f"<script src=\"{SITE_SCRIPT[0]}\"></script>", f"<link rel=\"stylesheet\" href=\"{SITE_STYLE[0]}\">"):
         page.write_text(f"<!doctype html><p>{bad}</p>", encoding="utf-8")
         try:
             _check_inert(page, tmp_path)

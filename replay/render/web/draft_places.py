@@ -2,9 +2,10 @@
 as they are found so that a draft's memory is flat in the length of its log: where each
 element starts, the lines inside another element (a result inside its call's row), and
 the texts that go at places of the HTML once known (``Slot``: a turn's or a step's
-numbers), each in blocks of ``TABLE`` entries, zstd-compressed, in the draft's
-``replay.project.spill.Spill``, beside its HTML (``BODY``). The readers here give them
-back in order."""
+numbers), each in blocks of ``TABLE`` entries, zstd-compressed (a block of fewer than
+``PACKED`` bytes, as a short log's are, is kept as it is: compressing it costs more than it
+saves), in the draft's ``replay.project.spill.Spill``, beside its HTML (``BODY``). The
+readers here give them back in order."""
 
 from __future__ import annotations
 
@@ -28,6 +29,22 @@ TEXTS = 256
 """Texts gathered before they are spilled."""
 WAIT = 1024
 """Known texts that wait behind one not known yet before it is set aside (``LATE``)."""
+PACKED = 4096
+"""Bytes of a block from which it is compressed."""
+_PLAIN, _ZSTD = b"\0", b"\1"
+"""The first byte of a block: what follows is the block as it is, or compressed."""
+
+
+def _packed(z: zstandard.ZstdCompressor | None, data: bytes) -> tuple[zstandard.ZstdCompressor | None, bytes]:
+    """A block as it is spilled (and the compressor, made when first needed)."""
+    if len(data) < PACKED:
+        return z, _PLAIN + data
+    z = z if z is not None else zstandard.ZstdCompressor(level=1)
+    return z, _ZSTD + z.compress(data)
+
+
+def _unpacked(block: bytes) -> bytes:
+    return block[1:] if block[:1] == _PLAIN else zstandard.ZstdDecompressor().decompress(block[1:])
 
 
 class Slot:
@@ -48,7 +65,7 @@ class Places:
 
     def __init__(self, spill: Spill) -> None:
         self.spill = spill
-        self._z = zstandard.ZstdCompressor(level=1)
+        self._z: zstandard.ZstdCompressor | None = None
         self._starts: array[int] = array("q")
         self._inner: array[int] = array("q")
         self._waiting: deque[tuple[int, int, Slot]] = deque()
@@ -70,8 +87,12 @@ class Places:
         table.append(offset)
         if len(table) < 2 * TABLE:
             return table
-        self.spill.put(kind, self._z.compress(table.tobytes()))
+        self._put(kind, table.tobytes())
         return array("q")
+
+    def _put(self, kind: int, data: bytes) -> None:
+        self._z, block = _packed(self._z, data)
+        self.spill.put(kind, block)
 
     def slot(self, offset: int, slot: Slot) -> None:
         self._waiting.append((offset, self._count, slot))
@@ -95,18 +116,20 @@ class Places:
                     self._spill_known()
 
     def _spill_known(self) -> None:
-        self.spill.put(FILLED, self._z.compress(pickle.dumps(self._known, protocol=pickle.HIGHEST_PROTOCOL)))
+        if self._known:
+            self._put(FILLED, pickle.dumps(self._known, protocol=pickle.HIGHEST_PROTOCOL))
         self._known = []
 
     def done(self) -> None:
         self.settle(final=True)
         self._spill_known()
         late = [(offset, number, slot.text) for offset, number, slot in self._late if slot.text]
-        self.spill.put(LATE, self._z.compress(pickle.dumps(late, protocol=pickle.HIGHEST_PROTOCOL)))
+        if late:
+            self._put(LATE, pickle.dumps(late, protocol=pickle.HIGHEST_PROTOCOL))
         self._late = []
         for kind, table in ((STARTS, self._starts), (INNER, self._inner)):
             if table:
-                self.spill.put(kind, self._z.compress(table.tobytes()))
+                self._put(kind, table.tobytes())
         self._starts, self._inner = array("q"), array("q")
 
 
@@ -114,21 +137,23 @@ class Places:
 
 
 def _tables(spill: Spill, kind: int) -> Iterator[array[int]]:
-    unz = zstandard.ZstdDecompressor()
     for block in spill.blocks(kind):
         table = array("q")
-        table.frombytes(unz.decompress(block))
+        table.frombytes(_unpacked(block))
         yield table
 
 
 def _records(spill: Spill, kind: int) -> Iterator[tuple[int, int, str]]:
-    unz = zstandard.ZstdDecompressor()
     for block in spill.blocks(kind):
-        yield from pickle.loads(unz.decompress(block))
+        yield from pickle.loads(_unpacked(block))
 
 
 def filled(spill: Spill) -> Iterator[tuple[int, str]]:
     """The texts to insert, by offset (in the order their places were left)."""
+    if LATE not in spill.kinds:  # none was set aside: the places' own order
+        for offset, _, text in _records(spill, FILLED):
+            yield offset, text
+        return
     for offset, _, text in heapq.merge(_records(spill, FILLED), _records(spill, LATE),
                                        key=lambda r: (r[0], r[1])):
         yield offset, text

@@ -67,10 +67,29 @@ _ASCII_MARKUP = bytes(c for c in range(128) if html.escape(chr(c), quote=True) !
 """The ASCII characters HTML escaping changes (the sanitizer leaves them)."""
 
 
+_SHORT = 64
+"""Characters of a text whose escaping is remembered (labels, names, numbers: a site's
+pages say the same ones thousands of times)."""
+_REMEMBERED: dict[str, str] = {}
+_REMEMBER = 4096
+"""Texts remembered at most (then forgotten all at once)."""
+
+
 def esc(text: str) -> str:
     """A text as the page shows it: through the one sanitizer (controls, bidi controls
     and lone surrogates shown escaped, newlines kept), then HTML-escaped (``&``, ``<``,
     ``>``, ``"`` and ``'``), for content and attributes."""
+    if len(text) <= _SHORT:
+        known = _REMEMBERED.get(text)
+        if known is None:
+            if len(_REMEMBERED) >= _REMEMBER:
+                _REMEMBERED.clear()
+            known = _REMEMBERED[text] = _escaped(text)
+        return known
+    return _escaped(text)
+
+
+def _escaped(text: str) -> str:
     if len(text) > 32 and text.isascii():  # what it holds that esc changes, by a table (faster than a search)
         touched = text.encode("ascii").translate(None, _ASCII_KEPT)
         if not touched:

@@ -14,6 +14,13 @@ The script reads no log text except through the timeline's JSON data block
 The stylesheet and the script are real files of the package, ``page.css`` and
 ``page.js`` (so they can be linted and edited as what they are), read once when this
 module loads; the page inlines them, each after a newline.
+
+A site's session pages (``replay view PATH -o DIR``) are thousands of pages with the same
+style and script: they link them instead, as two files of the site written once
+(``SITE_STYLE``, ``SITE_SCRIPT``: named by their content's hash, so a browser or a static
+host never serves a page an older copy), and their policy allows the site's own origin
+(``'self'``) where a page alone names its inline code's hashes. Every text of a log is
+escaped all the same, so no markup of a log can name a script or a stylesheet.
 """
 
 from __future__ import annotations
@@ -43,13 +50,17 @@ def source_hash(text: str) -> str:
 NONE = "'none'"
 
 
-def content_security_policy(style: str = CSS, script: str | None = SCRIPT) -> str:
+SELF = "'self'"
+
+
+def content_security_policy(style: str | None = CSS, script: str | None = SCRIPT) -> str:
     """Nothing may be fetched; only this style and this script (none: no script at all)
-    may apply and run."""
+    may apply and run (``style`` ``None``: the stylesheets and scripts of the page's own
+    origin, ``'self'``: a site's session page, which links the site's files)."""
     return "; ".join((
         "default-src 'none'",
-        f"script-src {source_hash(script) if script is not None else NONE}",
-        f"style-src {source_hash(style)}",
+        f"script-src {SELF if style is None else source_hash(script) if script is not None else NONE}",
+        f"style-src {SELF if style is None else source_hash(style)}",
         "base-uri 'none'",
         "form-action 'none'",
         "require-trusted-types-for 'script'",
@@ -88,3 +99,17 @@ SESSION_CSP = content_security_policy(SESSION_CSS, SESSION_SCRIPT)
 INDEX_CSP = content_security_policy(INDEX_CSS, INDEX_SCRIPT)
 RULE_CSP = content_security_policy(RULE_CSS, None)
 """A rule's page runs no script."""
+
+
+def _named(stem: str, text: str, suffix: str) -> tuple[str, bytes]:
+    data = text.lstrip("\n").encode("utf-8") + b"\n"
+    return f"{stem}-{hashlib.sha256(data).hexdigest()[:12]}{suffix}", data
+
+
+SITE_STYLE = _named("session", SESSION_CSS, ".css")
+"""A site's session pages' stylesheet as a file of the site: its name (with its
+content's hash) and its bytes."""
+SITE_SCRIPT = _named("session", SESSION_SCRIPT, ".js")
+"""A site's session pages' script as a file of the site: its name and its bytes."""
+SITE_SESSION_CSP = content_security_policy(None)
+"""The policy of a site's session page: its style and script are the site's files."""

@@ -36,8 +36,8 @@ from replay.project.session import RESULT_HEAD, SUBAGENT_TOOLS, SessionFold, Ste
 from replay.project.spill import Spill, StepStore
 from replay.project.tools import Outcome, Pairing, ToolCall, ToolResult, outcome
 from replay.project.transcript import message_of
-from replay.render.acp.profiles import generation_of
 from replay.render.choices import Locale
+from replay.render.generation import generation_of
 from replay.render.web.audited import Audited
 from replay.render.web.draft_places import BODY, Places
 from replay.render.web.draft_places import Slot as _Slot

@@ -38,7 +38,7 @@ from replay.render.web.audited import Audited
 from replay.render.web.draft_places import body, filled, places
 from replay.render.web.locale import interpolate
 from replay.render.web.page import esc
-from replay.render.web.page_assets import SESSION_CSP, SESSION_CSS, SESSION_SCRIPT
+from replay.render.web.page_assets import SESSION_CSP, SESSION_CSS, SESSION_SCRIPT, SITE_SESSION_CSP
 from replay.render.web.page_strings import page_strings
 from replay.render.web.session_draft import FLUSH, SEVERITIES, DraftWriter, PageDraft, SessionFacts, unpacked
 from replay.render.web.site_strings import SiteStrings, count, site_strings
@@ -67,6 +67,9 @@ class PageLinks:
     children: tuple[Link, ...] = ()
     delegations: dict[int, Link | None] = field(default_factory=dict)
     """Each delegation's child page, by call number (``None``: not in the site)."""
+    assets: tuple[str, str] | None = None
+    """The site's stylesheet and script of session pages, relative to this page (``None``:
+    the page carries its own, inline)."""
 
 
 Status = tuple[str, str | None]
@@ -89,18 +92,21 @@ def audit_status(report: Audited) -> Status:
     return status, rule
 
 
-def head_html(title: str, csp: str, style: str, lang: str) -> str:
-    before, after = _head_around(csp, style, lang)
+def head_html(title: str, csp: str, style: str, lang: str, linked: bool = False) -> str:
+    """A page's head: its policy, its title and its stylesheet (``style``: inline, or the
+    stylesheet's address when ``linked``)."""
+    before, after = _head_around(csp, style, lang, linked)
     return f"{before}{esc(title)}{after}"
 
 
 @functools.lru_cache(maxsize=16)
-def _head_around(csp: str, style: str, lang: str) -> tuple[str, str]:
+def _head_around(csp: str, style: str, lang: str, linked: bool) -> tuple[str, str]:
     """The head of a page before its title and after it (the same on every page of a kind)."""
+    sheet = f"<link rel=\"stylesheet\" href=\"{esc(style)}\">" if linked else f"<style>{style}</style>"
     return (f"<!doctype html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{esc(csp)}\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
-            f"</title>\n<style>{style}</style>\n</head>\n")
+            f"</title>\n{sheet}\n</head>\n")
 
 
 def finding_html(f: Finding, links: PageLinks, ss: SiteStrings, at: bool, transcript: bool = True) -> str:
@@ -270,7 +276,10 @@ def page_chunks(draft: PageDraft | None, report: Audited, shown_path: str, links
     facts = draft.facts if draft is not None else None
     title = page_title(facts, shown_path, locale)
     lang = "zh" if locale == "zh" else "en"
-    yield head_html(title, SESSION_CSP, SESSION_CSS, lang)
+    if links.assets is None:
+        yield head_html(title, SESSION_CSP, SESSION_CSS, lang)
+    else:
+        yield head_html(title, SITE_SESSION_CSP, links.assets[0], lang, linked=True)
     nav = (f"<nav><a href=\"{esc(links.index)}\" rel=\"index\">\u2190 {esc(ss.back)}</a></nav>"
            if links.index is not None else "")
     yield (f"<body class=\"session\">\n<header class=\"page\" id=\"L1\">{nav}<h1>{esc(title)}</h1>"
@@ -291,11 +300,17 @@ def page_chunks(draft: PageDraft | None, report: Audited, shown_path: str, links
     yield draft.panel
     yield help_html(ss, (("/", ss.key_search), ("j / k", ss.key_turns), ("n / N", ss.key_matches),
                          ("?", ss.key_help)))
-    yield _SESSION_END
+    yield _SESSION_END if links.assets is None else _linked_end(links.assets[1])
 
 
 _SESSION_END = f"<script>{SESSION_SCRIPT}</script>\n</body>\n</html>\n".encode()
-"""The end of every session page, as bytes (encoded once)."""
+"""The end of every session page alone, as bytes (encoded once)."""
+
+
+@functools.lru_cache(maxsize=4)
+def _linked_end(script: str) -> bytes:
+    """The end of a site's session page, whose script is the site's file ``script``."""
+    return f"<script src=\"{esc(script)}\"></script>\n</body>\n</html>\n".encode()
 
 
 def findings_section(report: Audited, links: PageLinks, ss: SiteStrings, transcript: bool = True) -> str:
