@@ -438,16 +438,14 @@ class Tree:
                     os.utime(fd)
 
     def status(self, *parts: str) -> tuple[int, int, int, int, int] | None:
-        """The file ``parts``'s device, inode, size, modification and change times (ns),
-        not through a link (``None``: not there): another once ``write`` replaced it."""
+        """The file's device, inode, size, modification and change times (ns), not through
+        a link (``None``: not there): another once ``write`` replaced it."""
         *folder, name = parts
         check_name(name)
-        with self.folder(*folder) as fd:
-            try:
-                st = os.stat(name, dir_fd=fd, follow_symlinks=False) if fd is not None else None
-            except OSError:
-                return None
+        with self.folder(*folder) as fd, contextlib.suppress(OSError):
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False) if fd is not None else None
             return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st is not None else None
+        return None
 
     def usage(self, *parts: str) -> tuple[int, int] | None:
         """The folder ``parts``: the bytes of the regular files it holds (not below
@@ -552,13 +550,6 @@ def within(path: Path, root: Path) -> bool:
     return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
 
 
-def _kind_at(path: Path) -> str:
-    try:
-        return kind(os.stat(path).st_mode)
-    except OSError:
-        return "not a folder"
-
-
 def not_a_folder(path: Path) -> str:
     """Why ``path`` cannot be (or be made) a folder, naming the part of it at fault:
     ``afile is a regular file, not a folder`` for ``afile/site``."""
@@ -574,19 +565,20 @@ def not_a_folder(path: Path) -> str:
     return "not a folder"
 
 
-def _lexists(dir_fd: int, name: str) -> bool:
+def _lmode(dir_fd: int, name: str) -> int | None:
+    """The mode of ``name`` in ``dir_fd``, not through a link (``None``: nothing there)."""
     try:
-        os.lstat(name, dir_fd=dir_fd)
+        return os.lstat(name, dir_fd=dir_fd).st_mode
     except OSError:
-        return False
-    return True
+        return None
+
+
+def _lexists(dir_fd: int, name: str) -> bool:
+    return _lmode(dir_fd, name) is not None
 
 
 def _is_dir(dir_fd: int, name: str) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(name, dir_fd=dir_fd).st_mode)
-    except OSError:
-        return False
+    return stat.S_ISDIR(_lmode(dir_fd, name) or 0)
 
 
 def _open_folder(dir_fd: int, name: str, path: PurePath, create: bool) -> int | None:
@@ -678,11 +670,8 @@ def abandoned(name: str, prefix: str = TEMP_PREFIX) -> bool:
 
 def _mode_of(dir_fd: int, name: str) -> int | None:
     """The permission bits of the regular file a write replaces (``None``: none there)."""
-    try:
-        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except OSError:
-        return None
-    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+    mode = _lmode(dir_fd, name)
+    return stat.S_IMODE(mode) if mode is not None and stat.S_ISREG(mode) else None
 
 
 def write_atomically(dir_fd: int, path: PurePath, name: str, chunks: Iterable[bytes | str], what: str,
