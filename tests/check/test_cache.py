@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -286,11 +287,11 @@ def test_two_caches_written_one_after_the_other_keep_each_others_entries(tmp_pat
     assert _audit(tmp_path / "logs", cache).cached == 4
 
 
-def test_a_shard_replaced_after_it_was_read_is_read_again_before_it_is_written(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A writer merges into the shard on disk now: one it read whose file another audit
-    replaced since is read again (one it read that is unchanged is not)."""
-    monkeypatch.setattr(cache_module, "SHARDS", 1)  # every entry in the one shard both audits write
+def _replaced_after_it_was_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                ) -> tuple[Callable[[], None], cache_module.AuditCache]:
+    """An audit that read the one shard (every entry in it) and waits to write, while
+    another replaced that shard with the third log's entry: its save, and its cache."""
+    monkeypatch.setattr(cache_module, "SHARDS", 1)
     paths = _small(tmp_path)
     cache = tmp_path / "cache"
     Audit(AuditRequest((str(paths[0].parent),), cache=CacheRequest(cache))).run()
@@ -298,10 +299,18 @@ def test_a_shard_replaced_after_it_was_read_is_read_again_before_it_is_written(
     second = Audit(AuditRequest((str(paths[2].parent),), cache=CacheRequest(cache)))
     assert first.cache is not None
     save, first.cache.save = first.cache.save, lambda: None  # type: ignore[method-assign]
-    first.run()  # it read the shard of the first log, and waits to write
-    second.run()  # this one replaces that shard
+    first.run()
+    second.run()
+    return save, first.cache
+
+
+def test_a_shard_replaced_after_it_was_read_is_read_again_before_it_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer merges into the shard on disk now: one it read whose file another audit
+    replaced since is read again (one it read that is unchanged is not)."""
+    save, _ = _replaced_after_it_was_read(tmp_path, monkeypatch)
     save()
-    assert _audit(tmp_path / "logs", cache).cached == 3
+    assert _audit(tmp_path / "logs", tmp_path / "cache").cached == 3
 
 
 def test_a_shard_unchanged_since_it_was_read_is_not_read_again(tmp_path: Path,
@@ -329,16 +338,7 @@ def test_a_shard_read_again_when_its_write_failed_is_not_written_stale_by_a_late
     next save, with the other audit's entry."""
     from replay.fs import Tree
 
-    monkeypatch.setattr(cache_module, "SHARDS", 1)
-    paths = _small(tmp_path)
-    cache = tmp_path / "cache"
-    Audit(AuditRequest((str(paths[0].parent),), cache=CacheRequest(cache))).run()
-    first = Audit(AuditRequest((str(paths[0].parent), str(paths[1].parent)), cache=CacheRequest(cache)))
-    second = Audit(AuditRequest((str(paths[2].parent),), cache=CacheRequest(cache)))
-    assert first.cache is not None
-    save, first.cache.save = first.cache.save, lambda: None  # type: ignore[method-assign]
-    first.run()
-    second.run()  # replaces the shard first read, with the third log's entry
+    save, first = _replaced_after_it_was_read(tmp_path, monkeypatch)
     real = Tree.write
     failed: list[str] = []
 
@@ -350,9 +350,9 @@ def test_a_shard_read_again_when_its_write_failed_is_not_written_stale_by_a_late
 
     monkeypatch.setattr(Tree, "write", failing_once)
     save()
-    assert failed and first.cache.notes
+    assert failed and first.notes
     save()
-    assert _audit(tmp_path / "logs", cache).cached == 3
+    assert _audit(tmp_path / "logs", tmp_path / "cache").cached == 3
 
 
 def _popen(cache: Path, folder: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
