@@ -603,8 +603,8 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
     with every checker."""
     def reread(line: int) -> Iterator[Sequence[Item]]:
         again = read_log(log.source, log.limits, log.typed)
-        try:
-            yield from again.batches_from(line)
+        try:  # no further than the pass read: a live log may have grown since
+            yield from again.batches_from(line, log.plain_end)
         finally:  # also when the fold stops early (at the damage): the file is closed then
             again.close()
 

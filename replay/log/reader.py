@@ -119,16 +119,22 @@ class LogRead:
         """The records were read to the end of the log (no cap, no error, no run of
         records that are no event stopped them)."""
         self._stopped = False
+        self.plain_end: int | None = None
+        """For a plain log read to the end of its file: how many bytes that was."""
         self._open()
 
-    def batches_from(self, line: int) -> Iterator[list[Item]]:
+    def batches_from(self, line: int, end: int | None = None) -> Iterator[list[Item]]:
         """``batches()`` from the record on ``line`` on, for a caller that knows the
         records before it hold no damage (their seqs run on unbroken): a plain log on a
         file that can seek skips them unread (only their newlines are counted), any
         other is read from its start. The items before ``line`` that come are the
-        caller's to pass over; a skip leaves out the header's findings too."""
+        caller's to pass over; a skip leaves out the header's findings too. A plain
+        log is read no further than ``end`` bytes (what an earlier reading of it
+        read: records written since are not read)."""
         if line > 2:
             self._skip_to(line)
+        if end is not None and not self.compressed:
+            self._rest = _up_to(self._rest, end - (self._start[1] if self._start else self._header_size))
         return self.batches()
 
     def _skip_to(self, line: int) -> bool:
@@ -247,9 +253,12 @@ class LogRead:
 
     def _plain_from(self, stream: BinaryIO, start: int) -> Iterator[tuple[bytes, bool]]:
         """The plain bytes from ``start`` on (the stream is there), under the log's cap."""
+        at = start
         try:
             for block in capped_blocks(stream.read, self.limits.max_log_bytes - start):
+                at += len(block)
                 yield block, False
+            self.plain_end = at
         except OSError as exc:
             self._fail(self._io_error(exc))
             raise _ReadFailed from None
@@ -389,6 +398,17 @@ class LogRead:
 
 class _ReadFailed(Exception):
     pass
+
+
+def _up_to(segments: Iterator[tuple[bytes, bool]], size: int) -> Iterator[tuple[bytes, bool]]:
+    """The first ``size`` bytes of a plain log's segments."""
+    for data, strict in segments:
+        if size <= 0:
+            return
+        if len(data) > size:
+            data = data[:size]
+        size -= len(data)
+        yield data, strict
 
 
 def read_log(source: Source, limits: Limits | None = None, typed: bool = True) -> LogRead:

@@ -61,8 +61,11 @@ def _mutated(lines: list[bytes], how: int, at: int) -> list[bytes]:
     return lines
 
 
-def _exact_reread(self: LogRead, line: int) -> Iterator[list[Item]]:
-    return self.batches()  # what a skip shortcuts: the log read from its start
+_BATCHES_FROM = LogRead.batches_from
+
+
+def _exact_reread(self: LogRead, line: int, end: int | None = None) -> Iterator[list[Item]]:
+    return _BATCHES_FROM(self, 2, end)  # what a skip shortcuts: the same bytes read from the start
 
 
 @pytest.mark.skipif(not LOGS, reason="the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
@@ -100,8 +103,8 @@ def test_crash_repair_skips_the_turns_before_the_last(tmp_path: Path) -> None:
     skipped: list[int] = []
     real = LogRead.batches_from
 
-    def spied(self: LogRead, line: int) -> Iterator[list[Item]]:
-        batches = real(self, line)
+    def spied(self: LogRead, line: int, end: int | None = None) -> Iterator[list[Item]]:
+        batches = real(self, line, end)
         skipped.append(self._start[0] if self._start is not None else 2)
         return batches
 
@@ -220,3 +223,26 @@ def test_no_crash_repair_said_when_the_too_damaged_cap_stopped_the_reading(tmp_p
     after it cuts the log, whose end was not read."""
     report = _too_damaged(tmp_path, b"garbage")
     assert not [f for f in report.findings if "then append" in f.message]
+
+
+def test_crash_repair_is_of_the_bytes_the_audit_read_when_the_log_grows_meanwhile(tmp_path: Path) -> None:
+    """A live session written to while it is audited: what loading would append is
+    worked out from the bytes the pass read, not from records written after them."""
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(_open_turn_log(3_000_000, 3_500_000))  # a step open in the last turn: B7
+    before = audit_source(file_source(str(log)))
+    real = LogRead.batches_from
+    grown: list[int] = []
+
+    def growing(self: LogRead, line: int, end: int | None = None) -> Iterator[list[Item]]:
+        if not grown:  # the harness appends while the audit judges: the step ends, a call starts
+            with log.open("ab") as fh:
+                fh.write(b'{"type":"step/end","seq":999999,"time":0,"data":{"turn":1,"step":1}}\n')
+            grown.append(1)
+        return real(self, line, end)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LogRead, "batches_from", growing)
+        during = audit_source(file_source(str(log)))
+    assert grown and before is not None and [f.rule for f in before.findings] == ["B7"]
+    assert _judged(during) == _judged(before)
