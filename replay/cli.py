@@ -195,8 +195,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     _notes("audit", result.notes)
     report = written.value() if written is not None else None
     if report is not None:
-        _keep_run(run, result, reporter, report,
-                  lambda stream: reporting(stream, style_for(sys.stdout, no_color), view))
+        _keep_run(run, result, reporter, report)
     if junit is not None:
         write_output(junit, [AuditJunit.render(result)])
     if run.baseline_written is not None:
@@ -214,30 +213,20 @@ def _may_keep_run(run: Audit) -> bool:
     return quick.command_line is not None and quick.command_line == sys.argv[1:] and run.may_keep_record()
 
 
-def _keep_run(run: Audit, result: AuditResult, reporter: AuditReporter, written: bytes,
-              again: Callable[[TextIO], AuditReporter]) -> None:
+def _keep_run(run: Audit, result: AuditResult, reporter: AuditReporter, written: bytes) -> None:
     """Keep the run record that answers this command again while nothing changed
     (``replay.check.quick``): its report as a warm audit writes it, every log from the
     cache: the report ``written``, its closing (``AuditReporter.closing``) said again
-    for that count, or, should it not end with its closing, made again by ``again``."""
+    for that count (none is kept should it not end with its closing)."""
     from replay.check import quick
-    from replay.output import TextOut
 
     seen, cache, command_line = run.seen(result, quick.started_ns), run.cache, quick.command_line
     if seen is None or cache is None or command_line is None:
         return
-    warm = replace(result, cached=len(result.reports))
     closing = reporter.closing(result)
-    if written.endswith(closing):
-        report = written[:len(written) - len(closing)] + reporter.closing(warm)
-    else:
-        buffer = io.BytesIO()
-        remade = again(cast(TextIO, TextOut(buffer)))
-        remade.start()
-        for log in result.reports:
-            remade.unit(log)
-        remade.finish(warm)
-        report = buffer.getvalue()
+    if not written.endswith(closing):
+        return
+    report = written[:len(written) - len(closing)] + reporter.closing(replace(result, cached=len(result.reports)))
     data = quick.record_bytes(seen, 1 if result.failed else 0, report)
     note = cache.keep_run(quick.run_key(command_line, os.environ, os.getcwd()), data)
     _notes("audit", () if note is None else (note,))

@@ -615,8 +615,9 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
     batches = log.audit_batches() if reading is None else reading.watched(log.audit_batches())
     events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip, ended=ended)
     if skip and log.unreadable:
-        events, findings = audit_items(read_log(log.source, log.limits, log.typed).audit_batches(), log.header,
-                                       policy, reread=reread)
+        whole = read_log(log.source, log.limits, log.typed)
+        events, findings = audit_items(whole.audit_batches(), log.header, policy, reread=reread,
+                                       ended=lambda: whole.read_whole)
     if log.source.is_file:
         if exists is None:
             opener = log.source.open

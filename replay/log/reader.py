@@ -137,17 +137,17 @@ class LogRead:
             self._rest = _up_to(self._rest, end - (self._start[1] if self._start else self._header_size))
         return self.batches()
 
-    def _skip_to(self, line: int) -> bool:
-        """Set the reading to start at the record on ``line``; whether it will."""
+    def _skip_to(self, line: int) -> None:
+        """Set the reading to start at the record on ``line``, when it can."""
         stream, header = self._stream, self.header
         if self.compressed or header is None or stream is None or self._start is not None or not self.source.is_file:
-            return False  # a file of its own only (an archive's member seeks through the archive's reader)
+            return  # a file of its own only (an archive's member seeks through the archive's reader)
         try:
             if not stream.seekable():
-                return False
+                return
             here = stream.tell()
         except (OSError, ValueError, AttributeError):  # a stream that cannot say
-            return False
+            return
         try:
             stream.seek(self._header_size)
             offset, wanted = self._header_size, line - 2  # newlines between the header's and the record
@@ -170,10 +170,8 @@ class LogRead:
             self._findings.clear()  # the header's: the caller has them
             self._rest = self._plain_from(stream, offset)
             self._start = (line, offset)
-            return True
-        if not self._seek(stream, here):  # the reading goes on from where it stood, or fails
+        elif not self._seek(stream, here):  # the reading goes on from where it stood, or fails
             self._rest = iter(())
-        return False
 
     def _stop(self) -> None:
         self._stopped = True

@@ -53,14 +53,17 @@ NONE = "'none'"
 SELF = "'self'"
 
 
-def content_security_policy(style: str | None = CSS, script: str | None = SCRIPT) -> str:
-    """Nothing may be fetched; only this style and this script (none: no script at all)
-    may apply and run (``style`` ``None``: the stylesheets and scripts of the page's own
-    origin, ``'self'``: a site's session page, which links the site's files)."""
+def content_security_policy(style: str = CSS, script: str | None = SCRIPT) -> str:
+    """Nothing may be fetched; only this inline style and this inline script (none: no
+    script at all) may apply and run."""
+    return _policy(source_hash(style), source_hash(script) if script is not None else NONE)
+
+
+def _policy(style_src: str, script_src: str) -> str:
     return "; ".join((
         "default-src 'none'",
-        f"script-src {SELF if style is None else source_hash(script) if script is not None else NONE}",
-        f"style-src {SELF if style is None else source_hash(style)}",
+        f"script-src {script_src}",
+        f"style-src {style_src}",
         "base-uri 'none'",
         "form-action 'none'",
         "require-trusted-types-for 'script'",
@@ -72,7 +75,7 @@ CSP = content_security_policy()
 
 def compact_css(text: str) -> str:
     """A stylesheet without the line breaks and indentation that only help its reader
-    (every page of a site carries it inline)."""
+    (a page alone, the index and the rule pages carry theirs inline)."""
     text = re.sub(r"\s*\n\s*", " ", text)
     return re.sub(r"\s*([{}])\s*|;\s+", lambda m: m.group(1) or ";", text).strip()
 
@@ -111,5 +114,6 @@ SITE_STYLE = _named("session", SESSION_CSS, ".css")
 content's hash) and its bytes."""
 SITE_SCRIPT = _named("session", SESSION_SCRIPT, ".js")
 """A site's session pages' script as a file of the site: its name and its bytes."""
-SITE_SESSION_CSP = content_security_policy(None)
-"""The policy of a site's session page: its style and script are the site's files."""
+SITE_SESSION_CSP = _policy(SELF, SELF)
+"""The policy of a site's session page: its style and script are the site's files (its
+own origin's, ``'self'``), nothing else."""
