@@ -219,6 +219,7 @@ def _keep_run(run: Audit, result: AuditResult, reporter: AuditReporter, written:
     cache: the report ``written``, its closing (``AuditReporter.closing``) said again
     for that count (none is kept should it not end with its closing)."""
     from replay.check import quick
+    from replay.report.audit import AuditJson
 
     seen, cache, command_line = run.seen(result, quick.started_ns), run.cache, quick.command_line
     if seen is None or cache is None or command_line is None:
@@ -226,8 +227,14 @@ def _keep_run(run: Audit, result: AuditResult, reporter: AuditReporter, written:
     closing = reporter.closing(result)
     if not written.endswith(closing):
         return
-    report = written[:len(written) - len(closing)] + reporter.closing(replace(result, cached=len(result.reports)))
-    data = quick.record_bytes(seen, 1 if result.failed else 0, report)
+    head = written[:len(written) - len(closing)]
+    report = head + reporter.closing(replace(result, cached=len(result.reports)))
+    plan = b""
+    if isinstance(reporter, AuditJson) and reporter.spans is not None:  # its logs' entries can be made again
+        from replay.check.amend import plan_bytes
+
+        plan = plan_bytes(run.request, result, reporter.spans, len(head), frozenset(cache.found))
+    data = quick.record_bytes(seen, 1 if result.failed else 0, report, plan)
     note = cache.keep_run(quick.run_key(command_line, os.environ, os.getcwd()), data)
     _notes("audit", () if note is None else (note,))
 

@@ -331,6 +331,9 @@ class AuditCache:
         self._passed: PassedOver = ignore
         self._finished: Callable[[], None] | None = None
         self._broken = False
+        self.found: set[str] = set()
+        """The logs (not archives) a folder's search found that were looked up: those a
+        run record's plan may amend (``replay.check.amend``)."""
         self.seen: list[Seen] | None = []
         """Each unit looked up, as a run record keeps it (``replay.check.quick``);
         ``None`` once one is not kept, or was rewritten: no record can be written."""
@@ -408,6 +411,8 @@ class AuditCache:
         named = isinstance(unit.open, LocalFile) and unit.open.known_identity is None
         beside = seen_beside(unit.path) if named and self.seen is not None else []
         slot = self._looked_up(unit)
+        if isinstance(unit, Source) and unit.discovered:
+            self.found.add(unit.path)
         if self.seen is not None:
             if beside is None or slot.identity is None or \
                     (isinstance(slot, _Miss) and (slot.key is None or slot.rewrite is not None)):

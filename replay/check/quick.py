@@ -46,7 +46,7 @@ from pathlib import Path
 from replay import __version__
 from replay.log.walk import ARCHIVE_SUFFIXES, LOG_SUFFIXES, identity
 
-RUN_FORMAT = b"replay-audit-run/2\n"
+RUN_FORMAT = b"replay-audit-run/3\n"
 """The first line of a run record."""
 RECORD_PREFIX = "run-"
 RECORDS_KEPT = 8
@@ -204,24 +204,41 @@ def config_candidates(cwd: str) -> list[str]:
     return [str(candidate / "pyproject.toml") for candidate in (folder, *folder.parents)]
 
 
-def _unchanged(seen: bytes) -> bool:
-    """Whether every status ``record_bytes`` kept in ``seen`` is the same now."""
+Changed = tuple[str, Status]
+"""A log a folder's search found whose status is another now: its path and that status."""
+
+
+def changes(seen: bytes) -> list[Changed] | None:
+    """What changed of the statuses a record (``record_bytes``) kept in ``seen``: none
+    (an empty list), only the contents of files a folder's search found (those files,
+    which an amendment may audit again: ``replay.check.amend``), or anything else
+    (``None``: a folder, a configuration, a file named on the command line, a file gone
+    or of another kind)."""
     fields = seen.split(b"\0")
     if len(fields) % 2 != 1 or fields[-1]:
         raise ValueError("not a run record")
+    changed: list[Changed] = []
     for i in range(0, len(fields) - 1, 2):
-        follow, kind, *rest = (int(n) for n in fields[i + 1].split())
-        if kind == CACHE:
+        numbers = fields[i + 1]
+        follow, kind = numbers[:1], numbers[2:3]
+        if numbers[1:2] != b" " or follow not in b"01" or kind not in b"0123" or numbers[3:4] not in (b"", b" "):
+            raise ValueError("not a run record")
+        if kind == b"%d" % CACHE:
             if not holds_no_log(os.fsdecode(fields[i])):
-                return False
+                return None
             continue
-        now = status(os.fsdecode(fields[i]), bool(follow))
-        if not rest:
-            if now is not None:
-                return False
-        elif now is None or now[0] != kind or list(now[1]) != rest:
-            return False
-    return True
+        path = os.fsdecode(fields[i])
+        now = status(path, follow == b"1")
+        if now is None:
+            if len(numbers) > 3:
+                return None
+            continue
+        if b"%s %d %d %d %d %d %d" % (follow, now[0], *now[1]) == numbers:
+            continue  # the same now: the one comparison most rows need, of the bytes kept
+        if len(numbers) == 3 or b"%d" % now[0] != kind or kind != b"%d" % FILE or follow == b"1":
+            return None
+        changed.append((path, now[1]))
+    return changed
 
 
 def answered(argv: list[str]) -> int | None:
@@ -256,11 +273,19 @@ def answered(argv: list[str]) -> int | None:
                 except OSError:
                     continue
                 try:
-                    code, seen, report = _parts(data)
-                    if not _unchanged(seen):
-                        continue
+                    code, seen, plan, report = _parts(data)
+                    changed = changes(seen)
                 except (ValueError, OSError):
                     continue
+                if changed is None or (changed and not plan):
+                    continue
+                if changed:
+                    from replay.check.amend import amended  # the audit's modules: only now
+
+                    answer = amended(plan, seen, report, changed, (where[0], where[1], name), key)
+                    if answer is None:
+                        return None
+                    code, report = answer[0], memoryview(answer[1])
                 with contextlib.suppress(OSError):
                     os.utime(space)  # used now: its pruning by age reads it
             finally:
@@ -338,33 +363,62 @@ EXIT_STATUSES = (b"0", b"1")
 """The exit statuses a run record may hold (those of an audit that reported)."""
 
 
-def record_bytes(seen: Sequence[Seen], code: int, report: bytes) -> bytes:
+def record_bytes(seen: Sequence[Seen], code: int, report: bytes, plan: bytes = b"") -> bytes:
     """A run record: its format's line; a line of the exit status, the lengths of what
-    it saw and of the report, and a digest of the status and both; what it saw (each
-    path, NUL, its numbers, NUL: no path holds a NUL); the report."""
-    rows = b"".join(os.fsencode(path) + b"\0" + b" ".join(b"%d" % n for n in (follow, kind, *(identity or ())))
-                    + b"\0" for path, follow, kind, identity in seen)
+    it saw, of its plan and of the report, and a digest of the status and all three;
+    what it saw (each path, NUL, its numbers, NUL: no path holds a NUL); the plan (how
+    its report is amended for logs that changed, ``replay.check.amend``; empty: it is
+    not); the report."""
+    rows = seen_bytes(seen)
     status = b"%d" % code
     digest = hashlib.blake2b(status + b"\n", digest_size=16)
-    digest.update(rows)
-    digest.update(report)
-    return RUN_FORMAT + b"%s %d %d %s\n" % (status, len(rows), len(report), digest.hexdigest().encode()) + rows + report
+    for part in (rows, plan, report):
+        digest.update(b"%d\n" % len(part))
+        digest.update(part)
+    return RUN_FORMAT + b"%s %d %d %d %s\n" % (status, len(rows), len(plan), len(report),
+                                                digest.hexdigest().encode()) + rows + plan + report
 
 
-def _parts(data: bytes) -> tuple[int, bytes, memoryview]:
-    """The exit status, what was seen and the report of a run record (``ValueError``:
-    it is none, or not whole)."""
+def seen_bytes(seen: Sequence[Seen]) -> bytes:
+    """What a record saw, as it keeps it."""
+    return b"".join(os.fsencode(path) + b"\0" + b" ".join(b"%d" % n for n in (follow, kind, *(identity or ())))
+                    + b"\0" for path, follow, kind, identity in seen)
+
+
+def seen_rows(seen: bytes) -> list[Seen]:
+    """What ``seen_bytes`` kept (``ValueError``: it is not that)."""
+    fields = seen.split(b"\0")
+    if len(fields) % 2 != 1 or fields[-1]:
+        raise ValueError("not a run record")
+    rows: list[Seen] = []
+    for i in range(0, len(fields) - 1, 2):
+        follow, kind, *rest = (int(n) for n in fields[i + 1].split())
+        if len(rest) not in (0, 5):
+            raise ValueError("not a run record")
+        identity = (rest[0], rest[1], rest[2], rest[3], rest[4]) if rest else None
+        rows.append((os.fsdecode(fields[i]), bool(follow), kind, identity))
+    return rows
+
+
+def _parts(data: bytes) -> tuple[int, bytes, bytes, memoryview]:
+    """The exit status, what was seen, the plan and the report of a run record
+    (``ValueError``: it is none, or not whole)."""
     if not data.startswith(RUN_FORMAT):
         raise ValueError("not a run record")
     end = data.index(b"\n", len(RUN_FORMAT))
-    code, rows, size, digest = data[len(RUN_FORMAT):end].split(b" ")
-    start, middle = end + 1, end + 1 + int(rows)
-    if code not in EXIT_STATUSES or int(rows) < 0 or int(size) < 0 or middle + int(size) != len(data):
+    code, rows, plan, size, digest = data[len(RUN_FORMAT):end].split(b" ")
+    sizes = [int(rows), int(plan), int(size)]
+    if code not in EXIT_STATUSES or min(sizes) < 0 or end + 1 + sum(sizes) != len(data):
         raise ValueError("not a whole run record")
     view = memoryview(data)
     check = hashlib.blake2b(code + b"\n", digest_size=16)
-    check.update(view[start:middle])
-    check.update(view[middle:])
+    at = end + 1
+    parts = []
+    for n in sizes:
+        check.update(b"%d\n" % n)
+        check.update(view[at:at + n])
+        parts.append(view[at:at + n])
+        at += n
     if check.hexdigest().encode() != digest:
         raise ValueError("not a whole run record")
-    return int(code), data[start:middle], view[middle:]
+    return int(code), bytes(parts[0]), bytes(parts[1]), parts[2]

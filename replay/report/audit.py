@@ -355,25 +355,59 @@ def finding_dict(f: Finding) -> dict[str, Any]:
 
 def audit_document(result: AuditResult) -> dict[str, Any]:
     """The JSON report's document (docs/guides/audit.md documents its schema)."""
-    return {**_document_before_summary(result), "summary": _summary_dict(result)}
+    return {**_document_before_summary(result), "summary": summary_dict(result.summary, result.cached)}
 
 
 def _document_before_summary(result: AuditResult) -> dict[str, Any]:
-    return {
-        "files": [
-            {"path": r.path, "status": r.status, "events": r.events,
-             "findings": [finding_dict(f) for f in r.findings]}
-            for r in result.reports
-        ],
-        "passed_over": [{"path": path, "reason": why} for path, why in result.passed_over],
-    }
+    return {"files": [file_dict(r) for r in result.reports], "passed_over": _passed_over(result.passed_over)}
 
 
-def _summary_dict(result: AuditResult) -> dict[str, Any]:
-    summary = result.summary
+def file_dict(report: LogReport) -> dict[str, Any]:
+    """A log's entry in the JSON report's ``files``."""
+    return {"path": report.path, "status": report.status, "events": report.events,
+            "findings": [finding_dict(f) for f in report.findings]}
+
+
+def _passed_over(passed: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"path": path, "reason": why} for path, why in passed]
+
+
+def summary_dict(summary: Summary, cached: int | None) -> dict[str, Any]:
+    """The JSON report's ``summary``: the totals, and how many logs came from the cache."""
     return {"files": summary.files, "ok": summary.ok, "failed": summary.failed, "events": summary.events,
             "errors": summary.errors, "warnings": summary.warnings, "policy": summary.policy,
-            **({"cached": result.cached} if result.cached else {})}
+            **({"cached": cached} if cached else {})}
+
+
+_FILES_START = b'{\n  "files": [\n'
+_FILE_INDENT = b"    "
+"""A log's entry inside ``files``: two levels deep in the indented document."""
+
+
+def json_file(report: LogReport) -> bytes:
+    """A log's entry as the JSON report writes it inside ``files`` (indented for its
+    depth: a JSON text holds no raw newline inside a string, so each line is moved)."""
+    return _FILE_INDENT + json_bytes(file_dict(report), indent=True).replace(b"\n", b"\n" + _FILE_INDENT)
+
+
+def json_head(reports: Sequence[LogReport], passed: Sequence[tuple[str, str]]) -> tuple[bytes, list[tuple[int, int]]]:
+    """The JSON report up to its last member (``json_report``'s first part), made of
+    each log's entry (``json_file``), with where each entry lies in it (start, end)."""
+    if not reports:
+        head = json_bytes({"files": [], "passed_over": _passed_over(passed)}, indent=True)
+        return head[:-2], []
+    parts, spans, at = [_FILES_START], [], len(_FILES_START)
+    for i, report in enumerate(reports):
+        entry = json_file(report)
+        if i:
+            parts.append(b",\n")
+            at += 2
+        parts.append(entry)
+        spans.append((at, at + len(entry)))
+        at += len(entry)
+    rest = json_bytes({"passed_over": _passed_over(passed)}, indent=True)  # "{\n  "passed_over": …\n}"
+    parts.append(b"\n  ],\n" + rest[2:-2])
+    return b"".join(parts), spans
 
 
 def json_report(result: AuditResult) -> tuple[bytes, bytes]:
@@ -381,13 +415,12 @@ def json_report(result: AuditResult) -> tuple[bytes, bytes]:
     to its last member, and its end (``,`` the summary, ``}`` and a newline), the one
     part that says how many logs came from the cache. Each is indented as it is in
     the whole document (a property test holds the join to the document's bytes)."""
-    # Made one after the other: a large audit holds the bytes of one part, never its dicts as well.
-    head = json_bytes(_document_before_summary(result), indent=True)
-    return head[:-2], _json_closing(result)
+    return json_head(result.reports, result.passed_over)[0], json_closing(result.summary, result.cached)
 
 
-def _json_closing(result: AuditResult) -> bytes:
-    tail = json_bytes({"summary": _summary_dict(result)}, indent=True)  # "{\n  "summary": {…}\n}"
+def json_closing(summary: Summary, cached: int | None) -> bytes:
+    """The JSON report's end: its summary (``summary_dict``), ``}`` and a newline."""
+    tail = json_bytes({"summary": summary_dict(summary, cached)}, indent=True)  # "{\n  "summary": {…}\n}"
     return b",\n" + tail[2:] + b"\n"
 
 
@@ -395,14 +428,16 @@ class AuditJson(AuditReporter):
     """One JSON document (docs/guides/audit.md documents its schema)."""
 
     writes_json = True
+    spans: list[tuple[int, int]] | None = None
+    """Where each log's entry lies in the report written (``json_head``), once it is."""
 
     def finish(self, result: AuditResult) -> None:
-        head, closing = json_report(result)
+        head, self.spans = json_head(result.reports, result.passed_over)
         self.write_utf8(head)
-        self.write_utf8(closing)
+        self.write_utf8(self.closing(result))
 
     def closing(self, result: AuditResult) -> bytes:
-        return _json_closing(result)
+        return json_closing(result.summary, result.cached)
 
 
 _GITHUB_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.POLICY: "notice"}

@@ -1,0 +1,174 @@
+"""A run record's JSON report amended for the logs whose contents changed
+(``replay.check.amend``): the report is the one the audit in full writes with the same
+cache, byte for byte, whatever was appended, cut, rewritten or touched; what a plan
+cannot amend runs in full; a plan that is not one a full audit made is not used."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import msgspec
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replay.check import amend, quick
+from tests.check.test_quick import OLD, _age, _records, _replay, _slow
+from tests.helpers import corpus_root, examples
+
+_ARGS = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
+
+
+def _archive(root: Path, count: int = 6) -> list[Path]:
+    """``count`` real harness logs in folders of their own below ``root/logs``, aged."""
+    sources = sorted((corpus_root() / "sessions-2026-08-20").rglob("session.jsonl"))[:count]
+    if len(sources) < count:
+        pytest.skip("the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
+    logs = []
+    for i, source in enumerate(sources):
+        target = root / "logs" / f"s{i}" / "session.jsonl"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(source.read_bytes())
+        logs.append(target)
+    _age(root)
+    return logs
+
+
+def _change(log: Path, op: str, at: int) -> None:
+    """One change of a log's contents (its folder untouched), at the time ``at``."""
+    data = log.read_bytes()
+    last = data[data.rstrip(b"\n").rfind(b"\n") + 1:]
+    if op == "append":
+        log.write_bytes(data + last)
+    elif op == "torn":  # half a record: the tail stays provisional
+        log.write_bytes(data + last[:len(last) // 2])
+    elif op == "cut":  # shorter: rewritten (H1)
+        log.write_bytes(data[:len(data) * 2 // 3])
+    elif op == "rewrite":  # a byte of the first half changed (H1)
+        changed = bytearray(data)
+        changed[len(data) // 4] ^= 0x20
+        log.write_bytes(bytes(changed))
+    elif op == "duplicate":  # a record written twice: damage the audit reports
+        log.write_bytes(data + last + last)
+    os.utime(log, ns=(at, at))  # "touch" changes nothing but the time
+
+
+def _full_with(root: Path, cache: Path) -> tuple[int, bytes]:
+    """The audit in full, reading a copy of ``cache`` (what the amended run found)."""
+    return _slow(["audit", "--format", "json", "--cache-dir", str(cache.relative_to(root)), "logs"])
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(25), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["append", "torn", "cut", "rewrite", "duplicate",
+                                                                "touch"])), min_size=1, max_size=4),
+       st.booleans())
+def test_an_amended_report_is_the_full_audit_s_byte_for_byte(changes: list[tuple[int, str]], aged: bool) -> None:
+    with tempfile.TemporaryDirectory() as scratch, pytest.MonkeyPatch.context() as patch:
+        root = Path(scratch)
+        logs = _archive(root)
+        patch.chdir(root)
+        assert not _replay(_ARGS)[0]
+        for step, (which, op) in enumerate(changes, 1):
+            # a clock that moved on (a record may be amended and kept), or a change just now (none is)
+            _change(logs[which], op, OLD + step * 10**9 if aged else os.stat(logs[which]).st_mtime_ns + 1)
+            shutil.copytree(root / "cache", root / "before")
+            answered, code, out = _replay(_ARGS)
+            assert answered, (step, op)  # only a log's contents changed: the plan amends its report
+            assert (code, out) == _full_with(root, root / "before"), (step, op)
+            shutil.rmtree(root / "before")
+        again = _replay(_ARGS)
+        assert again[0] and again[1:] == _slow(_ARGS)
+        doc = orjson.loads(again[2])
+        assert doc["summary"]["cached"] == len(logs)
+        doc["summary"].pop("cached")
+        assert doc == orjson.loads(_slow([*_ARGS[:-1], "--no-cache", "logs"])[1])
+
+
+def test_an_amended_record_answers_the_next_run_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    logs = _archive(tmp_path, 3)
+    monkeypatch.chdir(tmp_path)
+    _replay(_ARGS)
+    [record] = _records(tmp_path / "cache")
+    _change(logs[1], "append", OLD + 10**9)
+    answered, _, out = _replay(_ARGS)
+    assert answered and orjson.loads(out)["summary"]["cached"] == 2
+    [amended] = _records(tmp_path / "cache")
+    assert amended == record and amended.read_bytes() != b""  # the same command's record, written anew
+    _, seen, _, _ = quick._parts(amended.read_bytes())
+    assert quick.changes(seen) == []  # it saw the log as it is now: the next run is answered whole
+    assert _replay(_ARGS) == (True, *_slow(_ARGS))
+
+
+@pytest.mark.parametrize("fmt", ["text", "sarif", "github"])
+def test_a_report_of_another_format_is_not_amended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   fmt: str) -> None:
+    logs = _archive(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", fmt, "--cache-dir", "cache", "logs"]
+    assert [_replay(args)[0] for _ in range(2)] == [False, True]
+    _change(logs[0], "append", OLD + 10**9)
+    assert not _replay(args)[0]
+
+
+def test_a_log_that_is_no_session_log_now_runs_the_audit_in_full(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    logs = _archive(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+    _replay(_ARGS)
+    logs[0].write_bytes(b'{"not": "a header"}\n')
+    os.utime(logs[0], ns=(OLD + 10**9, OLD + 10**9))
+    shutil.copytree(tmp_path / "cache", tmp_path / "before")
+    answered, code, out = _replay(_ARGS)
+    assert not answered  # passed over now: what a full audit says of it
+    assert (code, out) == _full_with(tmp_path, tmp_path / "before")
+
+
+_HOSTILE = [
+    ("spans out of order", lambda logs, closing: [msgspec.structs.replace(logs[1], start=0), *logs[1:]], None),
+    ("an entry past the closing", lambda logs, closing: logs, lambda logs, closing: logs[-1].end - 1),
+    ("a closing past the report", lambda logs, closing: logs, lambda logs, closing: 10**12),
+    ("no log found by a search", lambda logs, closing: [msgspec.structs.replace(log, found=False) for log in logs],
+     None),
+    ("another name", lambda logs, closing: [msgspec.structs.replace(log, path=log.path + "x") for log in logs], None),
+    ("a name twice", lambda logs, closing: [logs[0], msgspec.structs.replace(logs[1], path=logs[0].path), *logs[2:]],
+     None),
+]
+
+
+@pytest.mark.parametrize(("what", "logs_of", "closing_of"), _HOSTILE, ids=[h[0] for h in _HOSTILE])
+def test_a_plan_no_full_audit_made_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str,
+                                               logs_of: object, closing_of: object) -> None:
+    logs = _archive(tmp_path, 3)
+    monkeypatch.chdir(tmp_path)
+    _replay(_ARGS)
+    [record] = _records(tmp_path / "cache")
+    code, seen, plan_data, report = quick._parts(record.read_bytes())
+    plan = msgspec.msgpack.Decoder(amend._Plan, dec_hook=amend._dec_hook).decode(plan_data)
+    changed_logs = logs_of(plan.logs, plan.closing)  # type: ignore[operator]
+    closing = closing_of(plan.logs, plan.closing) if closing_of is not None else plan.closing  # type: ignore[operator]
+    hostile = msgspec.structs.replace(plan, logs=changed_logs, closing=closing)
+    rows = quick.seen_rows(seen)
+    record.write_bytes(quick.record_bytes(rows, code, bytes(report), amend._encode(hostile)))
+    _change(logs[2], "append", OLD + 10**9)
+    shutil.copytree(tmp_path / "cache", tmp_path / "before")
+    answered, code_now, out = _replay(_ARGS)
+    assert not answered, what
+    assert (code_now, out) == _full_with(tmp_path, tmp_path / "before")
+
+
+def test_a_plan_of_bytes_msgpack_cannot_read_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    logs = _archive(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+    _replay(_ARGS)
+    [record] = _records(tmp_path / "cache")
+    code, seen, plan_data, report = quick._parts(record.read_bytes())
+    for plan in (b"\xff" * 7, plan_data[:len(plan_data) // 2], plan_data.replace(b"replay-audit-plan/1",
+                                                                                 b"replay-audit-plan/9")):
+        record.write_bytes(quick.record_bytes(quick.seen_rows(seen), code, bytes(report), plan))
+        _change(logs[0], "append", os.stat(logs[0]).st_mtime_ns + 10**9)
+        assert not _replay(_ARGS)[0]
