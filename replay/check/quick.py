@@ -375,8 +375,8 @@ def record_bytes(seen: Sequence[Seen], code: int, report: bytes, plan: bytes = b
     for part in (rows, plan, report):
         digest.update(b"%d\n" % len(part))
         digest.update(part)
-    return RUN_FORMAT + b"%s %d %d %d %s\n" % (status, len(rows), len(plan), len(report),
-                                                digest.hexdigest().encode()) + rows + plan + report
+    line = b"%s %d %d %d %s\n" % (status, len(rows), len(plan), len(report), digest.hexdigest().encode())
+    return b"".join((RUN_FORMAT, line, rows, plan, report))
 
 
 def seen_bytes(seen: Sequence[Seen]) -> bytes:

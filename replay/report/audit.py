@@ -396,18 +396,16 @@ def json_head(reports: Sequence[LogReport], passed: Sequence[tuple[str, str]]) -
     if not reports:
         head = json_bytes({"files": [], "passed_over": _passed_over(passed)}, indent=True)
         return head[:-2], []
-    parts, spans, at = [_FILES_START], [], len(_FILES_START)
+    out, spans = bytearray(_FILES_START), []
     for i, report in enumerate(reports):
-        entry = json_file(report)
         if i:
-            parts.append(b",\n")
-            at += 2
-        parts.append(entry)
-        spans.append((at, at + len(entry)))
-        at += len(entry)
+            out += b",\n"
+        start = len(out)
+        out += json_file(report)  # one grown buffer: no entry is held once it is in
+        spans.append((start, len(out)))
     rest = json_bytes({"passed_over": _passed_over(passed)}, indent=True)  # "{\n  "passed_over": …\n}"
-    parts.append(b"\n  ],\n" + rest[2:-2])
-    return b"".join(parts), spans
+    out += b"\n  ],\n" + rest[2:-2]
+    return bytes(out), spans
 
 
 def json_report(result: AuditResult) -> tuple[bytes, bytes]:
