@@ -2,28 +2,32 @@
 
 A run record (``replay.check.quick``) answers a re-audit when nothing it saw changed.
 An archive that grows changes a few of its logs between audits: a live session
-appends to its log. When only the contents of logs a folder's search found changed
-(no folder, no configuration, no file named on the command line), the record's
-**plan** lets the audit read only those logs: the JSON report's entry of each of them
-is made again, put where the old one was, and the summary is summed again from what
-the plan keeps of every log. The report is the one a full audit writes, byte for byte
-(``replay.report.audit.json_head`` makes a full report of the same entries); the
-changed logs are audited with the cache as any audit does (a grown log, a rewritten
-one: rule H1, a ``touch``), and the cache's entries are written as any audit writes
-them.
+appends to its log, a new session adds a folder with its log. When what changed lies
+in the folders a search went through (logs whose contents changed, logs and folders
+added or removed) and nothing else did (no ``pyproject.toml``, no file named on the
+command line), the record's **plan** lets the audit read only what changed: each folder
+whose status changed is listed again (and a new folder searched), the logs that are
+new, changed or beside a change are audited, with the cache as any audit does (a grown
+log, a rewritten one: rule H1, a ``touch``), and the JSON report is written with their
+entries made again in their places, the removed ones gone, the others as the record
+holds them, and the summary summed again from what the plan keeps of every log. The
+report is the one a full audit writes, byte for byte (``replay.report.audit.json_head``
+makes a full report of the same entries), and so is the exit status.
 
-A plan is kept for a JSON report only (its entries lie apart in it): its request
-(what the command line asked for), where the report's closing starts, and for each
-log its name, where its entry lies, what it adds to the summary, whether it fails the
-audit and whether a folder's search found it. Anything the amendment cannot say as a
-full audit would (a log no longer a session log, a note of the cache, a log that is
-not one the plan names) leaves the command to run in full.
+A plan is kept for a JSON report only (its entries lie apart in it): the request (what
+the command line asked for), the paths it named and which of them were searched as
+folders, where the report's closing starts, and for each log its name, the path it came
+from, where its entry lies, what it adds to the summary, whether it fails the audit and
+whether a folder's search found it. Anything the amendment cannot say as a full audit
+would (something passed over, a log that is no session log now, a note of the cache,
+an archive changed, a log the plan does not name) leaves the command to run in full.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Annotated, Any, Literal
 
@@ -31,13 +35,15 @@ import msgspec
 
 from replay.check.audit import Audit, AuditRequest
 from replay.check.engine import AuditResult, LogReport, Summary
-from replay.check.quick import Changed, Seen, recent, record_bytes, seen_rows
+from replay.check.quick import FILE, FOLDER, Changed, Seen, Status, recent, record_bytes, seen_rows
 from replay.findings import Severity
+from replay.log.discover import is_url, local_path
 from replay.log.reader import Source
-from replay.log.source import LocalFile
+from replay.log.source import LocalFile, at_or_below
+from replay.log.walk import ARCHIVE_SUFFIXES, Listed, identity, listing, walk
 from replay.report.audit import json_closing, json_file
 
-PLAN_FORMAT: Literal["replay-audit-plan/1"] = "replay-audit-plan/1"
+PLAN_FORMAT: Literal["replay-audit-plan/2"] = "replay-audit-plan/2"
 _Count = Annotated[int, msgspec.Meta(ge=0)]
 _State = Literal[0, 1, 2, 3]
 OK: _State = 0
@@ -45,10 +51,14 @@ WARNINGS_ONLY: _State = 1
 WITH_ERRORS: _State = 2
 UNREADABLE: _State = 3
 """What a log is in the summary (``replay.check.engine.Summary``): exactly one of these."""
+SEPARATOR = b",\n"
+"""What lies between two entries of the report's ``files``."""
 
 
 class _Log(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     path: str
+    group: _Count
+    """The command line's path it came from (its place among them)."""
     start: _Count
     end: _Count
     """Where its entry lies in the report."""
@@ -64,8 +74,12 @@ class _Log(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
 
 
 class _Plan(msgspec.Struct, forbid_unknown_fields=True):
-    format: Literal["replay-audit-plan/1"]
+    format: Literal["replay-audit-plan/2"]
     request: AuditRequest
+    roots: list[str]
+    """The command line's paths as searched (``file://`` taken off)."""
+    searched: list[bool]
+    """Which of them were searched as folders."""
     closing: _Count
     """Where the report's closing (its summary) starts."""
     logs: list[_Log]
@@ -87,26 +101,40 @@ _encode = msgspec.msgpack.Encoder(enc_hook=_enc_hook).encode
 _decode = msgspec.msgpack.Decoder(_Plan, dec_hook=_dec_hook).decode
 
 
-def _log(report: LogReport, start: int, end: int, failing: frozenset[Severity], found: bool) -> _Log:
+def _log(report: LogReport, group: int, start: int, end: int, failing: frozenset[Severity], found: bool) -> _Log:
     errors = report.count(Severity.ERROR)
     state = UNREADABLE if report.status == "unreadable" else WITH_ERRORS if errors else \
         WARNINGS_ONLY if report.findings else OK
-    return _Log(report.path, start, end, report.events, errors, report.count(Severity.WARNING),
+    return _Log(report.path, group, start, end, report.events, errors, report.count(Severity.WARNING),
                 report.count(Severity.POLICY), state, any(f.severity in failing for f in report.findings), found)
+
+
+def _group(path: str, roots: Sequence[str]) -> int | None:
+    """The one command-line path ``path`` lies at or below (``None``: none, or more)."""
+    groups = [i for i, root in enumerate(roots) if at_or_below(path, root)]
+    return groups[0] if len(groups) == 1 else None
 
 
 def plan_bytes(request: AuditRequest, result: AuditResult, spans: Sequence[tuple[int, int]], closing: int,
                found: frozenset[str]) -> bytes:
     """The plan of a JSON report whose entries lie at ``spans`` and whose closing starts
     at ``closing``; ``found``: the logs a folder's search found (empty bytes: no plan,
-    the names of two entries being the same)."""
+    for a report whose logs are not each of one command-line path, in their order)."""
     reports = result.reports
-    if len(spans) != len(reports) or len({r.path for r in reports}) != len(reports):
+    if not reports or len(spans) != len(reports) or len({r.path for r in reports}) != len(reports) or \
+            any(is_url(local_path(path)) for path in request.paths):
         return b""
-    logs = [_log(r, start, end, result.failing, r.path in found)
-            for r, (start, end) in zip(reports, spans, strict=True)]
+    roots = [local_path(path) for path in request.paths]
+    searched = [os.path.isdir(root) for root in roots]
+    logs, last = [], 0
+    for report, (start, end) in zip(reports, spans, strict=True):
+        group = _group(report.path, roots)
+        if group is None or group < last:
+            return b""
+        last = group
+        logs.append(_log(report, group, start, end, result.failing, report.path in found))
     try:
-        return _encode(_Plan(PLAN_FORMAT, request, closing, logs))
+        return _encode(_Plan(PLAN_FORMAT, request, roots, searched, closing, logs))
     except (msgspec.EncodeError, UnicodeEncodeError, NotImplementedError):
         return b""  # a name msgpack cannot carry (a lone surrogate): no plan
 
@@ -121,95 +149,265 @@ def _summary(logs: Sequence[_Log]) -> Summary:
                    sum(log.policy for log in logs), warnings_only, with_errors, unreadable)
 
 
-def _plan(data: bytes, report_size: int) -> _Plan | None:
+def _plan(data: bytes, report: memoryview) -> _Plan | None:
+    """The plan ``data`` of ``report``, when it is one a full audit made of it."""
     try:
         plan = _decode(data)
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    at = 0
-    for log in plan.logs:  # in order, apart, before the closing
-        if log.start < at or log.end < log.start:
-            return None
-        at = log.end
-    if plan.closing < at or plan.closing > report_size or len({log.path for log in plan.logs}) != len(plan.logs):
+    logs = plan.logs
+    if not logs or len(plan.roots) != len(plan.request.paths) or len(plan.searched) != len(plan.roots) or \
+            plan.closing > len(report) or len({log.path for log in logs}) != len(logs):
         return None
-    return plan
+    at, group = 0, 0
+    for i, log in enumerate(logs):  # in order, apart, each of its path, before the closing
+        if log.start < at or log.end < log.start or log.group < group or log.group >= len(plan.roots) or \
+                (i and report[at:log.start] != SEPARATOR):
+            return None
+        at, group = log.end, log.group
+    return plan if at <= plan.closing else None
+
+
+@dataclass(slots=True)
+class _Relisted:
+    """What the folders that changed hold now, against what the plan knew of them."""
+
+    gone: set[str] = field(default_factory=set)
+    """Logs no longer there, and folders gone (everything below them with them)."""
+    audited: dict[str, Status] = field(default_factory=dict)
+    """The logs to audit (new, changed or beside a change), with their status now."""
+    new: dict[str, int] = field(default_factory=dict)
+    """The new logs, with the command-line path they came from."""
+    groups: set[int] = field(default_factory=set)
+    """The command-line paths whose logs are other ones now."""
+    folders: list[Seen] = field(default_factory=list)
+    """The folders listed, with their status taken before (as a record keeps them)."""
+
+
+def _unit(path: str, status: Status) -> Source:
+    return Source(path, LocalFile(path, status[2], status), is_file=True, discovered=True)
+
+
+def _place(folder: str) -> str:
+    """A folder's path as ``_parent`` gives it (no trailing ``/``)."""
+    return folder.rstrip("/") or folder[:1]
+
+
+def _parent(path: str) -> str:
+    return _place(os.path.dirname(path))
+
+
+@dataclass(slots=True)
+class _Known:
+    """What the record knew, by folder: the logs in each, and the folders in each."""
+
+    logs: dict[str, _Log]
+    logs_in: dict[str, list[str]]
+    folders_in: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, plan: _Plan, rows: Sequence[Seen]) -> _Known:
+        logs_in: dict[str, list[str]] = {}
+        for log in plan.logs:
+            logs_in.setdefault(_parent(log.path), []).append(log.path)
+        folders_in: dict[str, list[str]] = {}
+        for path, _, kind, _ in rows:
+            if kind == FOLDER:
+                folders_in.setdefault(_parent(path), []).append(path)
+        return cls({log.path: log for log in plan.logs}, logs_in, folders_in)
+
+
+def _relisted(plan: _Plan, rows: Sequence[Seen], changed: Sequence[Changed], cache: str) -> _Relisted | None:
+    """What changed, as the full audit would find it (``None``: what it cannot say);
+    ``cache``: the cache's folder (absolute)."""
+    known = _Known.of(plan, rows)
+    folders: dict[str, Seen] = {}
+    files: dict[str, tuple[int, Status] | None] = {}
+    for index, now in changed:
+        path, follow, kind, _ = rows[index]
+        if kind == FOLDER and (not follow or path in plan.roots):  # a folder a search listed
+            folders[path] = (path, follow, FOLDER, now[1] if now is not None and now[0] == FOLDER else None)
+        elif kind == FILE and not follow and path in known.logs and known.logs[path].found:
+            files[path] = now
+        else:
+            return None  # a configuration, a file named on the command line or beside one, an archive
+    relisted = _Relisted()
+    for path, now in files.items():
+        if now is not None and now[0] == FILE:
+            relisted.audited[path] = now[1]
+    for folder, (_, follow, _, status) in sorted(folders.items()):
+        if status is None:
+            if folder in plan.roots:
+                return None  # a command-line path gone: the command says so
+            continue
+        if not _listed(folder, plan, known, relisted, cache):
+            return None
+        relisted.folders.append((folder, follow, FOLDER, status))
+    gone = {_place(path) for path in relisted.gone}
+    vanished = [path for path, now in files.items() if now is None or now[0] != FILE]
+    vanished += [folder for folder, (_, _, _, status) in folders.items() if status is None]
+    if any(not _gone(path, gone) for path in vanished):
+        return None  # gone, or another kind of file, in a folder whose listing did not change
+    return relisted
+
+
+def _listed(folder: str, plan: _Plan, known: _Known, relisted: _Relisted, cache: str) -> bool:
+    """List ``folder`` again (and search each new folder in it) into ``relisted``."""
+    group = _group(folder, plan.roots)
+    if group is None or not plan.searched[group]:
+        return False
+    passed: list[str] = []
+    root = plan.roots[group]
+
+    def told(path: str, why: str) -> None:
+        passed.append(path)
+
+    below, files = listing(folder, root, told)
+    here = set(known.logs_in.get(_place(folder), ()))
+    if any(not known.logs[path].found for path in here):
+        return False  # an archive's logs: its reports are not amended
+    now = {path for path, _ in files}
+    for path, st in files:
+        if path.endswith(ARCHIVE_SUFFIXES):
+            return False
+        relisted.audited[path] = identity(st)  # beside a change: the other encoding may be new (rule A10)
+        if path not in known.logs:
+            relisted.new[path] = group
+    relisted.gone |= here - now
+    relisted.gone |= {path for path in known.folders_in.get(_place(folder), ()) if path != folder} - set(below)
+    subfolders = set(known.folders_in.get(_place(folder), ()))
+    for path in below:
+        if path in subfolders:
+            continue
+        place = os.path.abspath(path)
+        if at_or_below(place, cache) or at_or_below(cache, place):
+            return False  # the cache's own folder in the search: a record says it holds no log
+        listed: Listed = []
+        for found, st in walk(path, told, listed, root):
+            if found.endswith(ARCHIVE_SUFFIXES):
+                return False
+            relisted.audited[found] = identity(st)
+            relisted.new[found] = group
+        for place, follow, status in listed:
+            if status is None:
+                return False
+            relisted.folders.append((place, follow, FOLDER, status))
+    if passed:
+        return False  # the audit in full tells what it passes over
+    if here - now or relisted.new:
+        relisted.groups.add(group)
+    return True
+
+
+def _gone(path: str, gone: set[str]) -> bool:
+    """Whether ``path`` is gone, or lies in a folder gone."""
+    while True:
+        if path in gone:
+            return True
+        parent = os.path.dirname(path)
+        if not parent or parent == path:
+            return False
+        path = parent
 
 
 def amended(data: bytes, seen: bytes, report: memoryview, changed: Sequence[Changed],
             where: tuple[str, bool, str], key: str) -> tuple[int, bytes] | None:
     """The exit status and the report of the command whose record holds the plan
-    ``data``, what it ``seen`` and ``report``, the logs ``changed`` having changed: those
-    audited again (and the cache written, and the record amended when it may be);
+    ``data``, what it ``seen`` and ``report``, the statuses ``changed`` having changed:
+    what changed audited (the cache written, and the record amended when it may be);
     ``None``: the command is to run in full. ``where``: the cache's folder, whether it
     was found rather than named, and the namespace the record is in; ``key``: the
     record's name."""
-    plan = _plan(data, len(report))
-    if plan is None:
+    plan = _plan(data, report)
+    if plan is None or not _same_cache(plan.request, where):
         return None
-    at = {log.path: i for i, log in enumerate(plan.logs)}
-    indices = [at.get(path) for path, _ in changed]
-    if any(i is None or not plan.logs[i].found for i in indices) or len(set(indices)) != len(indices):
+    rows = seen_rows(seen)
+    relisted = _relisted(plan, rows, changed, os.path.abspath(where[0]))
+    if relisted is None:
         return None
-    order = sorted((i, status) for i, (_, status) in zip(indices, changed, strict=True) if i is not None)
-    folder, found, space = where
-    request = plan.request
-    if request.cache is None or request.cache.verify or request.scheduler is not None or \
-            request.baseline is not None or request.write_baseline is not None or \
-            (request.cache.folder is None) != found or \
-            (request.cache.folder is not None and str(request.cache.folder) != folder):
+    gone = {_place(path) for path in relisted.gone}
+    kept = [log for log in plan.logs if not (gone and _gone(log.path, gone))]
+    if any(not log.found and log.group in relisted.groups for log in kept):
         return None
+    order = _in_order(kept, relisted)
+    if not order:
+        return None  # no log left: the audit in full says so
     try:
-        audit = Audit(replace(request, jobs=1))  # a few logs: no workers (the report is the same)
+        audit = Audit(replace(plan.request, jobs=1))  # a few logs: no workers (the report is the same)
     except Exception:  # a usage problem now (a path gone): the command says it
         return None
-    if audit.cache is None or audit.cache.namespace != space:
+    if audit.cache is None or audit.cache.namespace != where[2]:
         return None
-    audit.units = [Source(plan.logs[i].path, LocalFile(plan.logs[i].path, status[2], status), is_file=True,
-                          discovered=True) for i, status in order]
+    audited = [path for path, _ in order if path in relisted.audited]
+    audit.units = [_unit(path, relisted.audited[path]) for path in audited]
     try:
-        result = audit.run()
+        result = audit.run() if audited else AuditResult([], cached=0)  # only logs gone: nothing to read
     except Exception:  # whatever it is, the command run in full says it
         return None
-    if audit.passed or result.notes or [r.path for r in result.reports] != [plan.logs[i].path for i, _ in order]:
+    if audit.passed or result.notes or [r.path for r in result.reports] != audited:
         return None
-    logs, shift, pos = list(plan.logs), 0, 0
-    parts: list[bytes | memoryview] = []
-    again = {i: r for (i, _), r in zip(order, result.reports, strict=True)}
-    for j, log in enumerate(plan.logs):
-        judged = again.get(j)
+    again = dict(zip(audited, result.reports, strict=True))
+    entries: list[bytes | memoryview] = []
+    logs: list[_Log] = []
+    at = plan.logs[0].start
+    before = {log.path: log for log in plan.logs}
+    for path, group in order:
+        judged = again.get(path)
         if judged is not None:
-            entry = json_file(judged)
-            parts += [report[pos:log.start], entry]
-            pos = log.end
-            start = log.start + shift
-            shift += len(entry) - (log.end - log.start)
-            logs[j] = _log(judged, start, start + len(entry), result.failing, True)
-        elif shift:
-            logs[j] = msgspec.structs.replace(log, start=log.start + shift, end=log.end + shift)
-    parts.append(report[pos:plan.closing])
-    head = b"".join(parts)
+            entry: bytes | memoryview = json_file(judged)
+            log = _log(judged, group, at, at + len(entry), result.failing, True)
+        else:
+            old = before[path]
+            entry = report[old.start:old.end]
+            log = msgspec.structs.replace(old, start=at, end=at + len(entry))
+        entries.append(entry)
+        logs.append(log)
+        at += len(entry) + len(SEPARATOR)
+    head = b"".join([report[:plan.logs[0].start], SEPARATOR.join(entries), report[plan.logs[-1].end:plan.closing]])
     summary = _summary(logs)
-    cached = len(logs) - len(order) + (result.cached or 0)
+    cached = len(logs) - len(audited) + (result.cached or 0)
     code = 1 if summary.failed or any(log.fails for log in logs) else 0
-    _keep(audit, seen, changed, code, head, summary, msgspec.structs.replace(plan, closing=len(head), logs=logs), key)
+    _keep(audit, rows, relisted, audited, code, head, summary,
+          msgspec.structs.replace(plan, closing=len(head), logs=logs), key)
     return code, head + json_closing(summary, cached)
 
 
-def _keep(audit: Audit, seen: bytes, changed: Sequence[Changed], code: int, head: bytes, summary: Summary,
-          plan: _Plan, key: str) -> None:
-    """The record amended, when the audit of the changed logs would have kept one: every
+def _same_cache(request: AuditRequest, where: tuple[str, bool, str]) -> bool:
+    """Whether the plan's request is one a record may be kept of, with this cache."""
+    folder, found, _ = where
+    cache = request.cache
+    return cache is not None and not cache.verify and request.scheduler is None and request.baseline is None and \
+        request.write_baseline is None and (cache.folder is None) == found and \
+        (cache.folder is None or str(cache.folder) == folder)
+
+
+def _in_order(kept: Sequence[_Log], relisted: _Relisted) -> list[tuple[str, int]]:
+    """Every log of the report now, with its command-line path, in the report's order:
+    the logs of a path whose logs changed sorted again by name (as a search finds them)."""
+    order = [(log.path, log.group) for log in kept]
+    if relisted.new:
+        order += list(relisted.new.items())
+        order.sort(key=lambda item: (item[1], item[0]) if item[1] in relisted.groups else (item[1], ""))
+    return order
+
+
+def _keep(audit: Audit, rows: Sequence[Seen], relisted: _Relisted, audited: Sequence[str], code: int, head: bytes,
+          summary: Summary, plan: _Plan, key: str) -> None:
+    """The record amended, when the audit of what changed would have kept one: every
     log's report kept, none rewritten, none modified too recently."""
     from replay.check import quick
 
     cache = audit.cache
-    if cache is None or cache.seen is None or any(recent(status, quick.started_ns) for _, status in changed):
+    if cache is None or cache.seen is None:
         return
-    now = dict(changed)
-    rows: list[Seen] = [(path, follow, kind, now.get(path, identity) if not follow else identity)
-                        for path, follow, kind, identity in seen_rows(seen)]
+    fresh = [*relisted.folders, *cache.seen]
+    if any(status is not None and recent(status, quick.started_ns) for _, _, _, status in fresh):
+        return
+    gone = {_place(path) for path in relisted.gone}
+    replaced = {path for path, _, _, _ in relisted.folders} | set(audited)
+    kept = [row for row in rows if row[0] not in replaced and not (gone and _gone(row[0], gone))]
     try:
         data = _encode(plan)
     except (msgspec.EncodeError, UnicodeEncodeError, NotImplementedError):
         return
-    cache.keep_run(key, record_bytes(rows, code, head + json_closing(summary, len(plan.logs)), data))
+    cache.keep_run(key, record_bytes([*kept, *fresh], code, head + json_closing(summary, len(plan.logs)), data))

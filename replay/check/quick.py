@@ -204,16 +204,16 @@ def config_candidates(cwd: str) -> list[str]:
     return [str(candidate / "pyproject.toml") for candidate in (folder, *folder.parents)]
 
 
-Changed = tuple[str, Status]
-"""A log a folder's search found whose status is another now: its path and that status."""
+Changed = tuple[int, "tuple[int, Status] | None"]
+"""A status a record kept that is another now: the row's place among what the record
+saw, and what is there now (``None``: nothing)."""
 
 
 def changes(seen: bytes) -> list[Changed] | None:
-    """What changed of the statuses a record (``record_bytes``) kept in ``seen``: none
-    (an empty list), only the contents of files a folder's search found (those files,
-    which an amendment may audit again: ``replay.check.amend``), or anything else
-    (``None``: a folder, a configuration, a file named on the command line, a file gone
-    or of another kind)."""
+    """What changed of the statuses a record (``record_bytes``) kept in ``seen``: an
+    empty list when nothing did; ``None`` when the cache's folder below an audited one
+    holds a log now (an amendment, ``replay.check.amend``, decides what else it can
+    answer)."""
     fields = seen.split(b"\0")
     if len(fields) % 2 != 1 or fields[-1]:
         raise ValueError("not a run record")
@@ -227,17 +227,12 @@ def changes(seen: bytes) -> list[Changed] | None:
             if not holds_no_log(os.fsdecode(fields[i])):
                 return None
             continue
-        path = os.fsdecode(fields[i])
-        now = status(path, follow == b"1")
+        now = status(os.fsdecode(fields[i]), follow == b"1")
         if now is None:
             if len(numbers) > 3:
-                return None
-            continue
-        if b"%s %d %d %d %d %d %d" % (follow, now[0], *now[1]) == numbers:
-            continue  # the same now: the one comparison most rows need, of the bytes kept
-        if len(numbers) == 3 or b"%d" % now[0] != kind or kind != b"%d" % FILE or follow == b"1":
-            return None
-        changed.append((path, now[1]))
+                changed.append((i // 2, None))
+        elif b"%s %d %d %d %d %d %d" % (follow, now[0], *now[1]) != numbers:  # the bytes kept, compared
+            changed.append((i // 2, now))
     return changed
 
 
@@ -282,9 +277,12 @@ def answered(argv: list[str]) -> int | None:
                 if changed:
                     from replay.check.amend import amended  # the audit's modules: only now
 
-                    answer = amended(plan, seen, report, changed, (where[0], where[1], name), key)
+                    try:
+                        answer = amended(plan, seen, report, changed, (where[0], where[1], name), key)
+                    except (ValueError, OSError):
+                        answer = None
                     if answer is None:
-                        return None
+                        continue  # another namespace's record may answer (a configuration changed back)
                     code, report = answer[0], memoryview(answer[1])
                 with contextlib.suppress(OSError):
                     os.utime(space)  # used now: its pruning by age reads it

@@ -30,53 +30,67 @@ Listed = list[tuple[str, bool, tuple[int, int, int, int, int] | None]]
 and its ``identity`` taken before it was listed (``None``: it had none)."""
 
 
-def walk(folder: str, passed_over: Told, listed: Listed | None = None) -> list[tuple[str, os.stat_result]]:
+def walk(folder: str, passed_over: Told, listed: Listed | None = None,
+         root: str | None = None) -> list[tuple[str, os.stat_result]]:
     """The regular log files and archives below ``folder``, sorted by path, with their
     status; every other candidate is told to ``passed_over``, top-down, each folder's
     linked folders first and then its files, in name order (as ``os.walk`` with sorted
-    names visits them). Each folder listed is added to ``listed``, if given."""
+    names visits them). Each folder listed is added to ``listed``, if given. ``root``:
+    the search ``folder`` is a folder of, if it is one (links may lead anywhere in it;
+    ``folder`` itself is not followed)."""
     found: list[tuple[str, os.stat_result]] = []
     pending = [folder]
     while pending:
         top = pending.pop()
         if listed is not None:
+            named = top is folder and root is None
             try:
-                listed.append((top, top is folder, identity(os.stat(top, follow_symlinks=top is folder))))
+                listed.append((top, named, identity(os.stat(top, follow_symlinks=named))))
             except OSError:
-                listed.append((top, top is folder, None))
-        try:
-            with os.scandir(top) as listing:
-                entries = list(listing)
-        except OSError as exc:
-            passed_over(exc.filename or folder, f"the folder cannot be listed ({reason(exc)})")
-            continue
-        dirs: list[os.DirEntry[str]] = []
-        files: list[os.DirEntry[str]] = []
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            (dirs if is_dir else files).append(entry)
-        dirs.sort(key=_name)
-        below: list[str] = []
-        for entry in dirs:
-            if entry.is_symlink():
-                passed_over(entry.path, "a symbolic link to a folder (links are not followed)")
-            else:
-                below.append(entry.path)
-        files.sort(key=_name)
-        for entry in files:  # what is passed over is told in path order, as the logs are
-            if not entry.name.endswith(_CANDIDATES):
-                continue
-            seen = _examine(entry, folder)
-            if isinstance(seen, str):
-                passed_over(entry.path, seen)
-            else:
-                found.append((entry.path, seen))
+                listed.append((top, named, None))
+        below, files = listing(top, root or folder, passed_over)
+        found += files
         pending.extend(reversed(below))  # depth first, in name order
     found.sort(key=_first)
     return found
+
+
+def listing(top: str, folder: str, passed_over: Told) -> tuple[list[str], list[tuple[str, os.stat_result]]]:
+    """One folder ``top`` of the search of ``folder``: the folders in it to search, and
+    its regular logs and archives with their status, each in name order (what else it
+    holds is told to ``passed_over``: its linked folders, then its other candidates)."""
+    try:
+        with os.scandir(top) as entries_of:
+            entries = list(entries_of)
+    except OSError as exc:
+        passed_over(exc.filename or folder, f"the folder cannot be listed ({reason(exc)})")
+        return [], []
+    dirs: list[os.DirEntry[str]] = []
+    files: list[os.DirEntry[str]] = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        (dirs if is_dir else files).append(entry)
+    dirs.sort(key=_name)
+    below: list[str] = []
+    for entry in dirs:
+        if entry.is_symlink():
+            passed_over(entry.path, "a symbolic link to a folder (links are not followed)")
+        else:
+            below.append(entry.path)
+    files.sort(key=_name)
+    found: list[tuple[str, os.stat_result]] = []
+    for entry in files:  # what is passed over is told in path order, as the logs are
+        if not entry.name.endswith(_CANDIDATES):
+            continue
+        seen = _examine(entry, folder)
+        if isinstance(seen, str):
+            passed_over(entry.path, seen)
+        else:
+            found.append((entry.path, seen))
+    return below, found
 
 
 def _name(entry: os.DirEntry[str]) -> str:

@@ -137,6 +137,11 @@ _HOSTILE = [
     ("another name", lambda logs, closing: [msgspec.structs.replace(log, path=log.path + "x") for log in logs], None),
     ("a name twice", lambda logs, closing: [logs[0], msgspec.structs.replace(logs[1], path=logs[0].path), *logs[2:]],
      None),
+    ("a path the command line did not name", lambda logs, closing: [msgspec.structs.replace(log, group=7)
+                                                                    for log in logs], None),
+    ("paths out of order", lambda logs, closing: [*logs[:-1], msgspec.structs.replace(logs[-1], group=0)]
+     if logs[-1].group else [msgspec.structs.replace(logs[0], group=1), *logs[1:]], None),
+    ("no log", lambda logs, closing: [], None),
 ]
 
 
@@ -167,8 +172,109 @@ def test_a_plan_of_bytes_msgpack_cannot_read_is_not_used(tmp_path: Path, monkeyp
     _replay(_ARGS)
     [record] = _records(tmp_path / "cache")
     code, seen, plan_data, report = quick._parts(record.read_bytes())
-    for plan in (b"\xff" * 7, plan_data[:len(plan_data) // 2], plan_data.replace(b"replay-audit-plan/1",
-                                                                                 b"replay-audit-plan/9")):
+    for plan in (b"\xff" * 7, plan_data[:len(plan_data) // 2], plan_data.replace(amend.PLAN_FORMAT.encode(),
+                                                                                 b"replay-audit-plan/0")):
         record.write_bytes(quick.record_bytes(quick.seen_rows(seen), code, bytes(report), plan))
         _change(logs[0], "append", os.stat(logs[0]).st_mtime_ns + 10**9)
         assert not _replay(_ARGS)[0]
+
+
+def _structural(root: Path, logs: list[Path], op: str, step: int) -> None:
+    """A change of what the folders searched hold, at a time of its own."""
+    at = OLD + step * 10**9
+    touched: list[Path] = []
+    if op == "session":  # a new session: a folder of its own with its log
+        folder = root / "logs" / f"new{step}"
+        folder.mkdir()
+        shutil.copy(logs[step % len(logs)], folder / "session.jsonl")
+        touched = [folder / "session.jsonl", folder, folder.parent]
+    elif op == "nested":  # a new folder with a folder in it
+        folder = root / "logs" / f"deep{step}" / "a"
+        folder.mkdir(parents=True)
+        shutil.copy(logs[step % len(logs)], folder / "session.jsonl")
+        touched = [folder / "session.jsonl", folder, folder.parent, folder.parent.parent]
+    elif op == "beside":  # another log in a folder that has one
+        target = logs[step % len(logs)].parent / f"more{step}.jsonl"
+        shutil.copy(logs[(step + 1) % len(logs)], target)
+        touched = [target, target.parent]
+    elif op == "remove":
+        present = sorted((root / "logs").rglob("*.jsonl"))
+        if len(present) > 1:
+            present[step % len(present)].unlink()
+            touched = [present[step % len(present)].parent]
+    elif op == "rename":
+        present = sorted((root / "logs").rglob("*.jsonl"))
+        target = present[step % len(present)]
+        target.rename(target.with_name(f"renamed{step}.jsonl"))
+        touched = [target.parent]
+    elif op == "rmdir":
+        folders = sorted(p for p in (root / "logs").iterdir() if p.is_dir())
+        if len(folders) > 1:
+            shutil.rmtree(folders[step % len(folders)])
+            touched = [root / "logs"]
+    elif op == "link":  # a link to a log elsewhere in the folder searched: a log of it
+        present = sorted((root / "logs").rglob("*.jsonl"))
+        link = root / "logs" / f"link{step}.jsonl"
+        link.symlink_to(present[0].relative_to(root / "logs"))
+        touched = [root / "logs"]
+    for path in touched:
+        os.utime(path, ns=(at, at), follow_symlinks=False)
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(25), deadline=None)
+@given(st.lists(st.sampled_from(["session", "nested", "beside", "remove", "rename", "rmdir", "link", "append"]),
+                min_size=1, max_size=4))
+def test_a_report_amended_for_logs_added_and_removed_is_the_full_audit_s(ops: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as scratch, pytest.MonkeyPatch.context() as patch:
+        root = Path(scratch)
+        logs = _archive(root, 4)
+        sources = [root / "sources" / f"{i}.jsonl" for i in range(len(logs))]
+        sources[0].parent.mkdir()
+        for log, source in zip(logs, sources, strict=True):
+            shutil.copy(log, source)
+        patch.chdir(root)
+        assert not _replay(_ARGS)[0]
+        for step, op in enumerate(ops, 1):
+            if op == "append":
+                present = sorted((root / "logs").rglob("*.jsonl"))
+                _change(present[step % len(present)], "append", OLD + step * 10**9)
+            else:
+                _structural(root, sources, op, step)
+            shutil.copytree(root / "cache", root / "before")
+            answered, code, out = _replay(_ARGS)
+            # Only what the folders searched hold changed: amended (a record keeps the status of a
+            # link to a log, not of the log, so one seen before answers nothing: the audit runs in full)
+            left = any((root / "logs").rglob("*.jsonl"))  # none: the audit in full says there is nothing to read
+            assert answered or "link" in ops[:step - 1] or not left, (step, op)
+            assert (code, out) == _full_with(root, root / "before"), (step, op)
+            shutil.rmtree(root / "before")
+        if any((root / "logs").rglob("*.jsonl")):
+            doc = orjson.loads(_replay(_ARGS)[2])
+            doc["summary"].pop("cached")
+            assert doc == orjson.loads(_slow([*_ARGS[:-1], "--no-cache", "logs"])[1])
+
+
+@pytest.mark.parametrize("what", ["a log not a session's", "a link out of the folder", "an archive", "a FIFO"])
+def test_a_new_file_the_audit_in_full_tells_of_runs_it_in_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               what: str) -> None:
+    logs = _archive(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+    _replay(_ARGS)
+    folder = logs[0].parent
+    if what == "a log not a session's":
+        (folder / "notes.jsonl").write_bytes(b'{"not": "a header"}\n')
+    elif what == "a link out of the folder":
+        (folder / "out.jsonl").symlink_to(logs[1].resolve().parent.parent.parent / "cache")
+    elif what == "an archive":
+        import tarfile
+
+        with tarfile.open(folder / "more.tar", "w") as tar:
+            tar.add(logs[1], arcname="x/session.jsonl")
+    else:
+        os.mkfifo(folder / "pipe.jsonl")
+    os.utime(folder, ns=(OLD + 10**9, OLD + 10**9))
+    shutil.copytree(tmp_path / "cache", tmp_path / "before")
+    answered, code, out = _replay(_ARGS)
+    assert not answered
+    assert (code, out) == _full_with(tmp_path, tmp_path / "before")
