@@ -13,6 +13,8 @@ run is a fresh child process pinned to one CPU (best of ``--repeat``):
   log up in the shards, walks the folders and writes the report);
 * appended: before each run, one more record appended to 1 % of the logs (a copy of
   each one's last record), which are audited again;
+* added (no target): before each run, 1 % as many new sessions, each a folder of its
+  own holding a copy of a small log, as a day of a harness adds them;
 * ``--verify-cache``: every cached log read and digested again.
 
 It checks that every report is the ``--no-cache`` one byte for byte but for the JSON
@@ -66,6 +68,14 @@ def append_to(logs: list[Path]) -> None:
             fh.write(last if data.endswith(b"\n") else b"\n" + last)
 
 
+def add_sessions(folder: Path, logs: list[Path]) -> None:
+    """A new session for each of ``logs``: a folder of its own below ``folder`` with a copy."""
+    for i, log in enumerate(logs):
+        target = folder / f"session-{i:04d}" / "session.jsonl"
+        target.parent.mkdir(parents=True)
+        shutil.copyfile(log, target)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = corpus.corpus_parser("Benchmark the audit cache on the 220 MB benchmark corpus.")
     args = parser.parse_args(argv)
@@ -88,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     files = [Path(f["path"]) for f in orjson.loads(reference.stdout)["files"]]
     runs: dict[str, list[Any]] = {"no cache": [reference], "cold": [], "warm": [], "no record": [], "appended": [],
-                                  "verify": []}
+                                  "added": [], "verify": []}
     same: dict[str, bool] = {}
     for i in range(args.repeat):
         if cache.exists():
@@ -118,12 +128,18 @@ def main(argv: list[str] | None = None) -> int:
     after = corpus.measure([*base, "--no-cache", str(work)], cpu)
     same["appended"] = uncounted(runs["appended"][-1].stdout) == uncounted(after.stdout)
     appended_count = cached(runs["appended"][-1].stdout)
+    small = [path for path in files if path.stat().st_size < MB][:len(grown)]
+    for i in range(args.repeat):
+        add_sessions(work / f"added-{i}", small)
+        runs["added"].append(corpus.measure(with_cache, cpu))
+    added = corpus.measure([*base, "--no-cache", str(work)], cpu)
+    same["added"] = uncounted(runs["added"][-1].stdout) == uncounted(added.stdout)
     load_after = os.getloadavg()
 
     best = {name: min(r.seconds for r in measured) for name, measured in runs.items()}
     cpu_best = {name: min(r.cpu_seconds for r in measured) for name, measured in runs.items()}
     rss = {name: max(r.rss_bytes for r in measured) / MB for name, measured in runs.items()}
-    compared = ("no cache", "warm", "no record", "appended", "verify")
+    compared = ("no cache", "warm", "no record", "appended", "added", "verify")
     ratio = {name: best[name] / best["cold"] for name in compared}
     cpu_ratio = {name: cpu_best[name] / cpu_best["cold"] for name in compared}
     shard_bytes = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())

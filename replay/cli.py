@@ -234,7 +234,7 @@ def _keep_run(run: Audit, result: AuditResult, reporter: AuditReporter, written:
         from replay.check.amend import plan_bytes
 
         plan = plan_bytes(run.request, result, reporter.spans, len(head), frozenset(cache.found))
-    data = quick.record_bytes(seen, 1 if result.failed else 0, report, plan)
+    data = quick.record_bytes(quick.seen_bytes(seen), 1 if result.failed else 0, report, plan)
     note = cache.keep_run(quick.run_key(command_line, os.environ, os.getcwd()), data)
     _notes("audit", () if note is None else (note,))
 

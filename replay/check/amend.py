@@ -35,7 +35,18 @@ import msgspec
 
 from replay.check.audit import Audit, AuditRequest
 from replay.check.engine import AuditResult, LogReport, Summary
-from replay.check.quick import FILE, FOLDER, Changed, Seen, Status, recent, record_bytes, seen_rows
+from replay.check.quick import (
+    FILE,
+    FOLDER,
+    Changed,
+    Seen,
+    Status,
+    recent,
+    record_bytes,
+    seen_bytes,
+    seen_rows,
+    seen_without,
+)
 from replay.findings import Severity
 from replay.log.discover import is_url, local_path
 from replay.log.reader import Source
@@ -206,25 +217,25 @@ class _Known:
     folders_in: dict[str, list[str]]
 
     @classmethod
-    def of(cls, plan: _Plan, rows: Sequence[Seen]) -> _Known:
+    def of(cls, plan: _Plan, seen: bytes, folders: bool) -> _Known:
+        """``folders``: by folder too (else only the logs by name)."""
         logs_in: dict[str, list[str]] = {}
-        for log in plan.logs:
-            logs_in.setdefault(_parent(log.path), []).append(log.path)
         folders_in: dict[str, list[str]] = {}
-        for path, _, kind, _ in rows:
-            if kind == FOLDER:
+        if folders:
+            for log in plan.logs:
+                logs_in.setdefault(_parent(log.path), []).append(log.path)
+            for path, _, _, _ in seen_rows(seen, b"%d" % FOLDER):
                 folders_in.setdefault(_parent(path), []).append(path)
         return cls({log.path: log for log in plan.logs}, logs_in, folders_in)
 
 
-def _relisted(plan: _Plan, rows: Sequence[Seen], changed: Sequence[Changed], cache: str) -> _Relisted | None:
+def _relisted(plan: _Plan, seen: bytes, changed: Sequence[Changed], cache: str) -> _Relisted | None:
     """What changed, as the full audit would find it (``None``: what it cannot say);
-    ``cache``: the cache's folder (absolute)."""
-    known = _Known.of(plan, rows)
+    ``seen``: what the record saw; ``cache``: the cache's folder (absolute)."""
+    known = _Known.of(plan, seen, any(row[2] == FOLDER for row, _ in changed))
     folders: dict[str, Seen] = {}
     files: dict[str, tuple[int, Status] | None] = {}
-    for index, now in changed:
-        path, follow, kind, _ = rows[index]
+    for (path, follow, kind, _), now in changed:
         if kind == FOLDER and (not follow or path in plan.roots):  # a folder a search listed
             folders[path] = (path, follow, FOLDER, now[1] if now is not None and now[0] == FOLDER else None)
         elif kind == FILE and not follow and path in known.logs and known.logs[path].found:
@@ -321,8 +332,7 @@ def amended(data: bytes, seen: bytes, report: memoryview, changed: Sequence[Chan
     plan = _plan(data, report)
     if plan is None or not _same_cache(plan.request, where):
         return None
-    rows = seen_rows(seen)
-    relisted = _relisted(plan, rows, changed, os.path.abspath(where[0]))
+    relisted = _relisted(plan, seen, changed, os.path.abspath(where[0]))
     if relisted is None:
         return None
     gone = {_place(path) for path in relisted.gone}
@@ -367,7 +377,7 @@ def amended(data: bytes, seen: bytes, report: memoryview, changed: Sequence[Chan
     summary = _summary(logs)
     cached = len(logs) - len(audited) + (result.cached or 0)
     code = 1 if summary.failed or any(log.fails for log in logs) else 0
-    _keep(audit, rows, relisted, audited, code, head, summary,
+    _keep(audit, seen, relisted, audited, code, head, summary,
           msgspec.structs.replace(plan, closing=len(head), logs=logs), key)
     return code, head + json_closing(summary, cached)
 
@@ -391,7 +401,7 @@ def _in_order(kept: Sequence[_Log], relisted: _Relisted) -> list[tuple[str, int]
     return order
 
 
-def _keep(audit: Audit, rows: Sequence[Seen], relisted: _Relisted, audited: Sequence[str], code: int, head: bytes,
+def _keep(audit: Audit, seen: bytes, relisted: _Relisted, audited: Sequence[str], code: int, head: bytes,
           summary: Summary, plan: _Plan, key: str) -> None:
     """The record amended, when the audit of what changed would have kept one: every
     log's report kept, none rewritten, none modified too recently."""
@@ -405,9 +415,9 @@ def _keep(audit: Audit, rows: Sequence[Seen], relisted: _Relisted, audited: Sequ
         return
     gone = {_place(path) for path in relisted.gone}
     replaced = {path for path, _, _, _ in relisted.folders} | set(audited)
-    kept = [row for row in rows if row[0] not in replaced and not (gone and _gone(row[0], gone))]
+    rows = seen_without(seen, lambda path: path in replaced or (bool(gone) and _gone(path, gone))) + seen_bytes(fresh)
     try:
         data = _encode(plan)
     except (msgspec.EncodeError, UnicodeEncodeError, NotImplementedError):
         return
-    cache.keep_run(key, record_bytes([*kept, *fresh], code, head + json_closing(summary, len(plan.logs)), data))
+    cache.keep_run(key, record_bytes(rows, code, head + json_closing(summary, len(plan.logs)), data))

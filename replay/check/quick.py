@@ -40,7 +40,7 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from replay import __version__
@@ -204,9 +204,9 @@ def config_candidates(cwd: str) -> list[str]:
     return [str(candidate / "pyproject.toml") for candidate in (folder, *folder.parents)]
 
 
-Changed = tuple[int, "tuple[int, Status] | None"]
-"""A status a record kept that is another now: the row's place among what the record
-saw, and what is there now (``None``: nothing)."""
+Changed = tuple[Seen, "tuple[int, Status] | None"]
+"""A status a record kept that is another now: what the record saw, and what is there
+now (``None``: nothing)."""
 
 
 def changes(seen: bytes) -> list[Changed] | None:
@@ -227,13 +227,21 @@ def changes(seen: bytes) -> list[Changed] | None:
             if not holds_no_log(os.fsdecode(fields[i])):
                 return None
             continue
-        now = status(os.fsdecode(fields[i]), follow == b"1")
+        path = os.fsdecode(fields[i])
+        now = status(path, follow == b"1")
         if now is None:
             if len(numbers) > 3:
-                changed.append((i // 2, None))
+                changed.append((_row(path, numbers), None))
         elif b"%s %d %d %d %d %d %d" % (follow, now[0], *now[1]) != numbers:  # the bytes kept, compared
-            changed.append((i // 2, now))
+            changed.append((_row(path, numbers), now))
     return changed
+
+
+def _row(path: str, numbers: bytes) -> Seen:
+    follow, kind, *rest = (int(n) for n in numbers.split())
+    if len(rest) not in (0, 5):
+        raise ValueError("not a run record")
+    return path, bool(follow), kind, (rest[0], rest[1], rest[2], rest[3], rest[4]) if rest else None
 
 
 def answered(argv: list[str]) -> int | None:
@@ -361,13 +369,11 @@ EXIT_STATUSES = (b"0", b"1")
 """The exit statuses a run record may hold (those of an audit that reported)."""
 
 
-def record_bytes(seen: Sequence[Seen], code: int, report: bytes, plan: bytes = b"") -> bytes:
+def record_bytes(rows: bytes, code: int, report: bytes, plan: bytes = b"") -> bytes:
     """A run record: its format's line; a line of the exit status, the lengths of what
-    it saw, of its plan and of the report, and a digest of the status and all three;
-    what it saw (each path, NUL, its numbers, NUL: no path holds a NUL); the plan (how
-    its report is amended for logs that changed, ``replay.check.amend``; empty: it is
-    not); the report."""
-    rows = seen_bytes(seen)
+    it saw (``rows``: ``seen_bytes``), of its plan and of the report, and a digest of the
+    status and all three; what it saw; the plan (how its report is amended for what
+    changed, ``replay.check.amend``; empty: it is not); the report."""
     status = b"%d" % code
     digest = hashlib.blake2b(status + b"\n", digest_size=16)
     for part in (rows, plan, report):
@@ -378,24 +384,28 @@ def record_bytes(seen: Sequence[Seen], code: int, report: bytes, plan: bytes = b
 
 
 def seen_bytes(seen: Sequence[Seen]) -> bytes:
-    """What a record saw, as it keeps it."""
+    """What a record saw, as it keeps it: each path, NUL, its numbers, NUL (no path holds a NUL)."""
     return b"".join(os.fsencode(path) + b"\0" + b" ".join(b"%d" % n for n in (follow, kind, *(identity or ())))
                     + b"\0" for path, follow, kind, identity in seen)
 
 
-def seen_rows(seen: bytes) -> list[Seen]:
-    """What ``seen_bytes`` kept (``ValueError``: it is not that)."""
+def seen_rows(seen: bytes, kinds: bytes = b"0123") -> list[Seen]:
+    """What ``seen_bytes`` kept, of the kinds ``kinds`` (their digits) (``ValueError``:
+    it is not that)."""
     fields = seen.split(b"\0")
     if len(fields) % 2 != 1 or fields[-1]:
         raise ValueError("not a run record")
-    rows: list[Seen] = []
-    for i in range(0, len(fields) - 1, 2):
-        follow, kind, *rest = (int(n) for n in fields[i + 1].split())
-        if len(rest) not in (0, 5):
-            raise ValueError("not a run record")
-        identity = (rest[0], rest[1], rest[2], rest[3], rest[4]) if rest else None
-        rows.append((os.fsdecode(fields[i]), bool(follow), kind, identity))
-    return rows
+    return [_row(os.fsdecode(fields[i]), fields[i + 1]) for i in range(0, len(fields) - 1, 2)
+            if fields[i + 1][2:3] in kinds]
+
+
+def seen_without(seen: bytes, dropped: Callable[[str], bool]) -> bytes:
+    """``seen`` without the rows whose paths are ``dropped``."""
+    fields = seen.split(b"\0")
+    if len(fields) % 2 != 1 or fields[-1]:
+        raise ValueError("not a run record")
+    return b"".join(fields[i] + b"\0" + fields[i + 1] + b"\0" for i in range(0, len(fields) - 1, 2)
+                    if not dropped(os.fsdecode(fields[i])))
 
 
 def _parts(data: bytes) -> tuple[int, bytes, bytes, memoryview]:

@@ -157,8 +157,7 @@ def test_a_plan_no_full_audit_made_is_not_used(tmp_path: Path, monkeypatch: pyte
     changed_logs = logs_of(plan.logs, plan.closing)  # type: ignore[operator]
     closing = closing_of(plan.logs, plan.closing) if closing_of is not None else plan.closing  # type: ignore[operator]
     hostile = msgspec.structs.replace(plan, logs=changed_logs, closing=closing)
-    rows = quick.seen_rows(seen)
-    record.write_bytes(quick.record_bytes(rows, code, bytes(report), amend._encode(hostile)))
+    record.write_bytes(quick.record_bytes(seen, code, bytes(report), amend._encode(hostile)))
     _change(logs[2], "append", OLD + 10**9)
     shutil.copytree(tmp_path / "cache", tmp_path / "before")
     answered, code_now, out = _replay(_ARGS)
@@ -174,7 +173,7 @@ def test_a_plan_of_bytes_msgpack_cannot_read_is_not_used(tmp_path: Path, monkeyp
     code, seen, plan_data, report = quick._parts(record.read_bytes())
     for plan in (b"\xff" * 7, plan_data[:len(plan_data) // 2], plan_data.replace(amend.PLAN_FORMAT.encode(),
                                                                                  b"replay-audit-plan/0")):
-        record.write_bytes(quick.record_bytes(quick.seen_rows(seen), code, bytes(report), plan))
+        record.write_bytes(quick.record_bytes(seen, code, bytes(report), plan))
         _change(logs[0], "append", os.stat(logs[0]).st_mtime_ns + 10**9)
         assert not _replay(_ARGS)[0]
 
