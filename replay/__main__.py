@@ -3,6 +3,7 @@
 the command line imported and run."""
 
 import sys
+from typing import Any
 
 from replay.signals import run
 
@@ -13,7 +14,7 @@ def _command() -> int:
     if sys.argv[1:2] == ["audit"]:
         from replay.check.quick import answered
 
-        answer = answered(sys.argv[1:])
+        answer = answered(sys.argv[1:], _amended)
         if answer is not None:
             return answer
     from replay.cli import main as cli
@@ -27,6 +28,14 @@ def _command() -> int:
         sys.stderr.write(f"{code}\n")
         return 1
     return 0
+
+
+def _amended(*args: Any) -> tuple[int, bytes] | None:
+    """A run record's JSON report amended for what changed (``replay.report.amend``:
+    the audit's modules, imported only now)."""
+    from replay.report.amend import amended
+
+    return amended(*args)
 
 
 def main() -> None:

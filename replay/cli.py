@@ -231,7 +231,7 @@ def _keep_run(run: Audit, result: AuditResult, reporter: AuditReporter, written:
     report = head + reporter.closing(replace(result, cached=len(result.reports)))
     plan = b""
     if isinstance(reporter, AuditJson) and reporter.spans is not None:  # its logs' entries can be made again
-        from replay.check.amend import plan_bytes
+        from replay.report.amend import plan_bytes
 
         plan = plan_bytes(run.request, result, reporter.spans, len(head), frozenset(cache.found))
     data = quick.record_bytes(quick.seen_bytes(seen), 1 if result.failed else 0, report, plan)

@@ -333,7 +333,7 @@ class AuditCache:
         self._broken = False
         self.found: set[str] = set()
         """The logs (not archives) a folder's search found that were looked up: those a
-        run record's plan may amend (``replay.check.amend``)."""
+        run record's plan may amend (``replay.report.amend``)."""
         self.seen: list[Seen] | None = []
         """Each unit looked up, as a run record keeps it (``replay.check.quick``);
         ``None`` once one is not kept, or was rewritten: no record can be written."""

@@ -212,7 +212,7 @@ now (``None``: nothing)."""
 def changes(seen: bytes) -> list[Changed] | None:
     """What changed of the statuses a record (``record_bytes``) kept in ``seen``: an
     empty list when nothing did; ``None`` when the cache's folder below an audited one
-    holds a log now (an amendment, ``replay.check.amend``, decides what else it can
+    holds a log now (an amendment, ``replay.report.amend``, decides what else it can
     answer)."""
     fields = seen.split(b"\0")
     if len(fields) % 2 != 1 or fields[-1]:
@@ -244,9 +244,16 @@ def _row(path: str, numbers: bytes) -> Seen:
     return path, bool(follow), kind, (rest[0], rest[1], rest[2], rest[3], rest[4]) if rest else None
 
 
-def answered(argv: list[str]) -> int | None:
+Amender = Callable[[bytes, bytes, memoryview, Sequence["Changed"], tuple[str, bool, str], str],
+                   "tuple[int, bytes] | None"]
+"""What amends a record's report for what changed (``replay.report.amend.amended``)."""
+
+
+def answered(argv: list[str], amend: Amender | None = None) -> int | None:
     """The exit status of ``replay ARGV`` when its run record answers it, the report
-    written to standard output; ``None``: the command is to run."""
+    written to standard output; ``None``: the command is to run. ``amend``: what amends
+    a record's report for what changed, if any (else only a record of nothing changed
+    answers)."""
     global command_line, started_ns
     started_ns = time.time_ns()
     command_line = list(argv)
@@ -280,13 +287,11 @@ def answered(argv: list[str]) -> int | None:
                     changed = changes(seen)
                 except (ValueError, OSError):
                     continue
-                if changed is None or (changed and not plan):
+                if changed is None or (changed and (not plan or amend is None)):
                     continue
-                if changed:
-                    from replay.check.amend import amended  # the audit's modules: only now
-
+                if changed and amend is not None:
                     try:
-                        answer = amended(plan, seen, report, changed, (where[0], where[1], name), key)
+                        answer = amend(plan, seen, report, changed, (where[0], where[1], name), key)
                     except (ValueError, OSError):
                         answer = None
                     if answer is None:
@@ -373,7 +378,7 @@ def record_bytes(rows: bytes, code: int, report: bytes, plan: bytes = b"") -> by
     """A run record: its format's line; a line of the exit status, the lengths of what
     it saw (``rows``: ``seen_bytes``), of its plan and of the report, and a digest of the
     status and all three; what it saw; the plan (how its report is amended for what
-    changed, ``replay.check.amend``; empty: it is not); the report."""
+    changed, ``replay.report.amend``; empty: it is not); the report."""
     status = b"%d" % code
     digest = hashlib.blake2b(status + b"\n", digest_size=16)
     for part in (rows, plan, report):

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from replay.__main__ import _amended
 from replay.check import quick
 from replay.cli import main
 from replay.report.registry import AUDIT_FORMATS
@@ -68,7 +69,7 @@ def _replay(args: list[str]) -> tuple[bool, int, bytes]:
     with _process(args), pytest.MonkeyPatch.context() as patch:
         out = _Out()
         patch.setattr(sys, "stdout", out)
-        code = quick.answered(args)
+        code = quick.answered(args, _amended)
         if code is not None:
             return True, code, out.buffer.getvalue()
     with _process(args):
@@ -105,7 +106,7 @@ def test_a_re_audit_answered_from_its_record_is_the_warm_audit_byte_for_byte(
 
 _AMENDED = frozenset({"append", "rewrite", "touch", "restore", "chmod", "replace", "new", "remove", "rename",
                       "folder"})
-"""The changes in the folders searched that a JSON report's plan amends (``replay.check.amend``)."""
+"""The changes in the folders searched that a JSON report's plan amends (``replay.report.amend``)."""
 _OPS = ["nothing", "append", "rewrite", "touch", "new", "remove", "rename", "config", "non-log", "folder", "restore",
         "chmod", "replace"]
 
@@ -204,7 +205,7 @@ def test_after_any_change_the_answer_is_the_audit_s(ops: list[tuple[str, int]], 
                 shutil.copytree(root / "cache", before, symlinks=True)
             answered, code, out = _replay(args)
             if answered:  # a pyproject.toml removed again: the record of the tree without it holds; a JSON
-                # report amended for the logs whose contents changed (replay.check.amend)
+                # report amended for the logs whose contents changed (replay.report.amend)
                 assert not changed or op == "config" or (fmt == "json" and op in _AMENDED), (op, step)
                 assert (code, out) == _slow(["audit", "--format", fmt, "--cache-dir", "before", "logs"]), (op, step)
             shutil.rmtree(before, ignore_errors=True)

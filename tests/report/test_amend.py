@@ -1,5 +1,5 @@
 """A run record's JSON report amended for the logs whose contents changed
-(``replay.check.amend``): the report is the one the audit in full writes with the same
+(``replay.report.amend``): the report is the one the audit in full writes with the same
 cache, byte for byte, whatever was appended, cut, rewritten or touched; what a plan
 cannot amend runs in full; a plan that is not one a full audit made is not used."""
 
@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay.check import amend, quick
+from replay.check import quick
+from replay.report import amend
 from tests.check.test_quick import OLD, _age, _records, _replay, _slow
 from tests.helpers import corpus_root, examples
 
