@@ -230,7 +230,7 @@ def _keep_run(run: Audit, result: AuditResult, reporter: AuditReporter, written:
     head = written[:len(written) - len(closing)]
     report = head + reporter.closing(replace(result, cached=len(result.reports)))
     plan = b""
-    if isinstance(reporter, AuditJson) and reporter.spans is not None:  # its logs' entries can be made again
+    if isinstance(reporter, AuditJson) and reporter.spans:  # its logs' entries can be made again
         from replay.report.amend import plan_bytes
 
         plan = plan_bytes(run.request, result, reporter.spans, len(head), frozenset(cache.found))

@@ -38,6 +38,7 @@ import multiprocessing.connection
 import os
 import signal
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -224,6 +225,26 @@ def settle(items: list[T], results: list[R | Failed], lost: Lost[T, R]) -> list[
     return [lost(item, r.why) if isinstance(r, Failed) else r for item, r in zip(items, results, strict=True)]
 
 
+HOLD_ENV = "REPLAY_TEST_WORKER_HOLD"
+"""For the tests only: a path; the first worker to start a task creates that file,
+writes its pid in it and waits (a minute at most) to be killed while it holds the
+task's first item (a kill then meets a worker in the middle of a log, whatever the
+machine's load)."""
+
+
+def _held() -> None:
+    marker = os.environ.get(HOLD_ENV)
+    if not marker:
+        return
+    try:
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        return  # another worker holds its task
+    os.write(fd, b"%d" % os.getpid())
+    os.close(fd)
+    time.sleep(60)
+
+
 def _run_task(work: Callable[[T], R], task: int, items: list[T]) -> list[R | Failed]:
     if _interrupted:
         raise KeyboardInterrupt
@@ -231,6 +252,7 @@ def _run_task(work: Callable[[T], R], task: int, items: list[T]) -> list[R | Fai
     ledger[base + 1] = task
     ledger[base + 3] = 0
     ledger[base + 2] = _RUNNING
+    _held()
 
     def at(index: int) -> None:
         ledger[base + 3] = index

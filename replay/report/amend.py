@@ -52,6 +52,7 @@ from replay.log.discover import is_url, local_path
 from replay.log.reader import Source
 from replay.log.source import LocalFile, at_or_below
 from replay.log.walk import ARCHIVE_SUFFIXES, Listed, identity, listing, walk
+from replay.report.audit import FILES_SEPARATOR as SEPARATOR
 from replay.report.audit import json_closing, json_file
 
 PLAN_FORMAT: Literal["replay-audit-plan/2"] = "replay-audit-plan/2"
@@ -62,8 +63,6 @@ WARNINGS_ONLY: _State = 1
 WITH_ERRORS: _State = 2
 UNREADABLE: _State = 3
 """What a log is in the summary (``replay.check.engine.Summary``): exactly one of these."""
-SEPARATOR = b",\n"
-"""What lies between two entries of the report's ``files``."""
 
 
 class _Log(msgspec.Struct, array_like=True, forbid_unknown_fields=True):

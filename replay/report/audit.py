@@ -380,6 +380,8 @@ def summary_dict(summary: Summary, cached: int | None) -> dict[str, Any]:
 
 
 _FILES_START = b'{\n  "files": [\n'
+FILES_SEPARATOR = b",\n"
+"""What lies between two entries of the JSON report's ``files``."""
 _FILE_INDENT = b"    "
 """A log's entry inside ``files``: two levels deep in the indented document."""
 
@@ -388,6 +390,12 @@ def json_file(report: LogReport) -> bytes:
     """A log's entry as the JSON report writes it inside ``files`` (indented for its
     depth: a JSON text holds no raw newline inside a string, so each line is moved)."""
     return _FILE_INDENT + json_bytes(file_dict(report), indent=True).replace(b"\n", b"\n" + _FILE_INDENT)
+
+
+def _files_end(passed: Sequence[tuple[str, str]]) -> bytes:
+    """What follows the last entry of ``files``, up to the summary: ``passed_over``."""
+    rest = json_bytes({"passed_over": _passed_over(passed)}, indent=True)  # "{\n  "passed_over": …\n}"
+    return b"\n  ],\n" + rest[2:-2]
 
 
 def json_head(reports: Sequence[LogReport], passed: Sequence[tuple[str, str]]) -> tuple[bytes, list[tuple[int, int]]]:
@@ -399,12 +407,11 @@ def json_head(reports: Sequence[LogReport], passed: Sequence[tuple[str, str]]) -
     out, spans = bytearray(_FILES_START), []
     for i, report in enumerate(reports):
         if i:
-            out += b",\n"
+            out += FILES_SEPARATOR
         start = len(out)
         out += json_file(report)  # one grown buffer: no entry is held once it is in
         spans.append((start, len(out)))
-    rest = json_bytes({"passed_over": _passed_over(passed)}, indent=True)  # "{\n  "passed_over": …\n}"
-    out += b"\n  ],\n" + rest[2:-2]
+    out += _files_end(passed)
     return bytes(out), spans
 
 
@@ -423,16 +430,35 @@ def json_closing(summary: Summary, cached: int | None) -> bytes:
 
 
 class AuditJson(AuditReporter):
-    """One JSON document (docs/guides/audit.md documents its schema)."""
+    """One JSON document (docs/guides/audit.md documents its schema), written as the
+    logs are audited: each log's entry as its report comes (``json_file``), the rest at
+    the end. The same bytes as ``json_report`` makes of the whole result."""
 
     writes_json = True
-    spans: list[tuple[int, int]] | None = None
-    """Where each log's entry lies in the report written (``json_head``), once it is."""
+
+    def __init__(self, stream: TextIO, style: Style = PLAIN, view: AuditView | None = None) -> None:
+        super().__init__(stream, style, view)
+        self.spans: list[tuple[int, int]] = []
+        """Where each log's entry lies in the report written."""
+        self._written = 0
+
+    def _out(self, data: bytes) -> None:
+        self.write_utf8(data)
+        self._written += len(data)
+
+    def unit(self, unit: LogReport) -> None:
+        self._out(FILES_SEPARATOR if self.spans else _FILES_START)
+        start = self._written
+        self._out(json_file(unit))
+        self.spans.append((start, self._written))
 
     def finish(self, result: AuditResult) -> None:
-        head, self.spans = json_head(result.reports, result.passed_over)
-        self.write_utf8(head)
-        self.write_utf8(self.closing(result))
+        if self.spans:
+            self._out(_files_end(result.passed_over))
+        else:  # no log was told as it came: the whole report now
+            head, self.spans = json_head(result.reports, result.passed_over)
+            self._out(head)
+        self._out(self.closing(result))
 
     def closing(self, result: AuditResult) -> bytes:
         return json_closing(result.summary, result.cached)

@@ -355,10 +355,13 @@ def test_a_shard_read_again_when_its_write_failed_is_not_written_stale_by_a_late
     assert _audit(tmp_path / "logs", tmp_path / "cache").cached == 3
 
 
-def _popen(cache: Path, folder: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def _popen(cache: Path, folder: Path, env: dict[str, str] | None = None, read: bool = True) -> subprocess.Popen[bytes]:
+    """``replay audit`` of ``folder`` as its own process; ``read``: its output is read
+    (``communicate``), else it goes nowhere (a JSON report is written as the logs are
+    audited: a pipe no one reads would hold the run up)."""
+    out = subprocess.PIPE if read else subprocess.DEVNULL
     return subprocess.Popen([sys.executable, "-m", "replay", "audit", "--format", "json", "--cache-dir", str(cache),
-                             str(folder)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, **(env or {})})
+                             str(folder)], cwd=REPO, stdout=out, stderr=out, env={**os.environ, **(env or {})})
 
 
 def test_two_audits_started_together_neither_corrupt_nor_lose_entries(tmp_path: Path) -> None:
@@ -379,7 +382,7 @@ def test_an_audit_killed_while_writing_leaves_a_cache_the_next_uses_or_discards(
     logs = _corpus(tmp_path)
     cache, marker = tmp_path / "cache", tmp_path / "writing"
     want = _cli("--no-cache", "--format", "json", str(logs))[1]
-    run = _popen(cache, logs, {FAULT_ENV: str(marker)})
+    run = _popen(cache, logs, {FAULT_ENV: str(marker)}, read=False)
     for _ in range(6000):  # the run's own pace: it says when it is writing
         if marker.exists() or run.poll() is not None:
             break

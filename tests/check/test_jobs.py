@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from replay.check import runner
 from replay.cli import main
+from replay.parallel import HOLD_ENV
 from tests.helpers import MULTI_TURN, REPO, corpus_root, dump, records
 
 pytestmark = pytest.mark.slow
@@ -137,12 +138,13 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _start(folder: Path, *first: str) -> subprocess.Popen[bytes]:
+def _start(folder: Path, *first: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """``replay audit --jobs 2 --format json FIRST... FOLDER`` in a session of its own,
     its standard input a pipe this test holds."""
     return subprocess.Popen([sys.executable, "-m", "replay", "audit", "--jobs", "2", "--format", "json", *first,
                              str(folder)], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_default_sigint)
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_default_sigint,
+                            env={**os.environ, **(env or {})})
 
 
 def _interrupted_run(folder: Path) -> subprocess.Popen[bytes]:
@@ -166,10 +168,18 @@ def test_a_killed_worker_is_an_internal_finding_for_its_file(long_logs: Path) ->
     code, one = _audit("--jobs", "1", "--format", "json", str(long_logs / "log-0"))
     assert code == 0
     (alone,) = _files(one).values()  # every log of the folder is this one: the same report, but the path
-    proc = _start(long_logs)
-    victim = _busy_workers(proc)[0]
+    marker = long_logs.parent / f"held-{os.getpid()}"
+    marker.unlink(missing_ok=True)
+    proc = _start(long_logs, env={HOLD_ENV: str(marker)})  # a worker waits, holding a log, until it is killed
+    for _ in range(6000):  # the run's own pace: the worker says when it holds its log
+        if (marker.exists() and marker.read_bytes()) or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
+    victim = int(marker.read_bytes())  # kept until the run ends: a worker started in its place goes on
     os.kill(victim, signal.SIGKILL)
     out, err = proc.communicate(timeout=120)
+    marker.unlink()
     assert proc.returncode == 1, err
     assert b"Traceback" not in err
     got = _files(out)
