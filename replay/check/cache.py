@@ -238,8 +238,9 @@ def _edge(fd: int, length: int) -> bytes:
     return _digest(os.pread(fd, length - start, start))
 
 
-def _scan(path: str, earlier: int | None) -> _Scan:
-    """Read and digest the file at ``path`` (``OSError`` when it cannot be)."""
+def _scan(path: str, earlier: int | None, lines: bool = False) -> _Scan:
+    """Read and digest the file at ``path`` (``OSError`` when it cannot be); with
+    ``lines``, count the lines that end in its first ``earlier`` bytes (for a checkpoint)."""
     # Non-blocking, and only a regular file: a path swapped for a FIFO since it was
     # looked at is never waited on.
     with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb", buffering=0) as fh:
@@ -247,16 +248,16 @@ def _scan(path: str, earlier: int | None) -> _Scan:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{path}: not a regular file")
         blocks = bytearray()
-        size = length = lines = 0
+        size = length = count = 0
         ends = False
         walk: FrameWalk | None = None
         while True:
             block = fh.read(BLOCK)
             if not block:
                 break
-            if earlier is not None and size < earlier:
+            if lines and earlier is not None and size < earlier:
                 part = earlier - size
-                lines += block.count(b"\n", 0, part)
+                count += block.count(b"\n", 0, part)
                 if part <= len(block):
                     ends = block[part - 1] == 0x0A
             if size == 0 and block[:4] == MAGIC:
@@ -273,7 +274,7 @@ def _scan(path: str, earlier: int | None) -> _Scan:
             length = walk.frame if walk.cut else size
         earlier_edge = _edge(fd, earlier) if earlier is not None and earlier <= size else None
         return _Scan(size, length, bytes(blocks), _edge(fd, length), earlier_edge, walk is None,
-                     lines if ends and walk is None else None)
+                     count if ends and walk is None else None)
 
 
 def _change(entry: _Entry, now: _Scan) -> Rewrite | None:
@@ -472,7 +473,8 @@ class AuditCache:
         if entry is not None and entry.identity == identity and not entry.racy and not self.request.verify:
             return self._hit(entry, unit, identity)
         try:
-            scan = _scan(unit.path, entry.length if entry is not None else None)
+            scan = _scan(unit.path, entry.length if entry is not None else None,
+                         entry is not None and bool(entry.resume))
         except OSError:
             return _Miss(unit)
         if entry is not None and scan.size == entry.size and scan.blocks == entry.blocks:

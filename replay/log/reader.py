@@ -142,8 +142,17 @@ class LogRead:
         try:
             if not stream.seekable():
                 return False
-            stream.seek(at.total)
-        except (OSError, ValueError, AttributeError):
+            here = stream.tell()
+        except (OSError, ValueError, AttributeError):  # a stream that cannot say
+            return False
+        try:
+            stream.seek(at.total - 1)
+            ends = stream.read(1) == b"\n"
+        except OSError:
+            ends = False
+        if not ends:  # not where a line of the log ends: the reading goes on from where it stood
+            if not self._seek(stream, here):
+                self._rest = iter(())
             return False
         self._findings.clear()  # the header's: the caller holds them
         self._rest = self._plain_from(stream, at.total)
