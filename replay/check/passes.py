@@ -138,14 +138,18 @@ class Capped:
         ]
 
 
+MAX_RULES = 256
+"""The most rules a checkpoint's findings name (replay has about a hundred)."""
+
+
 class CappedState(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     """A ``Capped`` as a checkpoint keeps it: the findings kept, in order; how many of
     each rule came; and of the findings not kept, for each rule and severity, how many,
     the line of the first and of the last (0: none)."""
 
-    kept: list[FindingRow]
-    counts: list[tuple[str, _Count]]
-    dropped: list[tuple[str, Severity, _Count, _Count, _Count]]
+    kept: Annotated[list[FindingRow], msgspec.Meta(max_length=MAX_RULES * MAX_PER_RULE)]
+    counts: Annotated[list[tuple[str, _Count]], msgspec.Meta(max_length=MAX_RULES)]
+    dropped: Annotated[list[tuple[str, Severity, _Count, _Count, _Count]], msgspec.Meta(max_length=3 * MAX_RULES)]
 
 
 class PassState(msgspec.Struct, array_like=True, forbid_unknown_fields=True):

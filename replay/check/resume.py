@@ -56,6 +56,11 @@ FORMAT = b"replay-audit-checkpoint/1"
 it resumes at and the number of lines in it."""
 MAX_CHECKPOINT_BYTES = 64 << 20
 """The largest checkpoint kept or read back (one costs a few bytes per event of its log)."""
+RECORD_BYTES = 32
+"""Fewer bytes than any record that leaves something in a checkpoint (a surface node, a
+tool/result's print or message id, a call waiting, a group): a checkpoint of a log's
+first ``n`` bytes holds at most ``n // RECORD_BYTES`` of each, no more than a reading
+of them could build."""
 
 CheckerKind = Literal["core", "todo", "single"]
 _KINDS: dict[type[Checker], CheckerKind] = {CoreChecker: "core", TodoChecker: "todo", SingleActivePolicy: "single"}
@@ -159,6 +164,10 @@ def decode(data: bytes, log: LogRead, judges: Sequence[Checker]) -> tuple[ScanSt
             or kinds is None or body.checkers != kinds or not scan.number <= scan.total <= limits.max_log_bytes \
             or (body.core is None) == ("core" in kinds):
         raise ValueError("a checkpoint of another log or another audit")
+    most, core, ids = scan.total // RECORD_BYTES, body.core, body.migrator
+    if len(body.done.groups) > most or len(ids.uuids.seqs) // 8 + len(ids.other) > most or (core is not None and (
+            len(core.nodes.slots) // 8 > most or len(core.prints.seqs) // 8 > most or len(core.dev.pending) > most)):
+        raise ValueError("more than the log's bytes can hold")
     done = Pass.restored(body.done, scan.number, scan.total)
     migrator = Migrator.restored(header.id, body.migrator)
     restored: list[Checker] = []

@@ -262,6 +262,8 @@ def test_a_pickle_or_another_format_is_refused_before_anything_is_built(hostile:
     total, lines = resume.head_of(hostile.checkpoint) or (0, 0)
     before = dict(vars(CoreChecker))
     for payload in (pickle.dumps((CoreChecker, {"event": None}), protocol=5), b"\x80\x05garbage",
+                    b"\xdd\xff\xff\xff\xff", b"\x99\xc0\xce\xff\xff\xff\xff" + b"\xdc\xff\xff",  # lengths claimed, not there
+                    b"\x99" + b"\xc6\xff\xff\xff\xff",
                     msgspec.json.encode(hostile.body()), msgspec.msgpack.encode([1, 2, 3])):
         hostile.audited(resume.FORMAT + b" %d %d\n" % (total, lines) + payload)
         hostile.audited(b"replay-audit-resume/1 %d\n" % total + payload)
@@ -359,6 +361,11 @@ MUTATIONS: dict[str, Callable[[Any], None]] = {
     "another policy": _set("checkers", ["core", "todo", "single"]),
     "a checker left out": _set("checkers", ["core"]),
     "no checker state": _set("core", None),
+    "more calls waiting than the bytes hold": _set("core.dev.pending", [f"c{i}" for i in range(20_000)]),
+    "more nodes than the bytes hold": _nodes(general=True, slots=int64s(range(20_000, 0, -1)), alive=b"", moved=b""),
+    "more ids than the bytes hold": _set("migrator.other", [(i, None) for i in range(20_000)]),
+    "more groups than the bytes hold": _set("done.groups", [(f"B4:{i}", 1) for i in range(20_000)]),
+    "more findings than a pass keeps": _set("done.findings.kept", [_row(rule=f"X{i}") for i in range(30_000)]),
 }
 
 
