@@ -25,8 +25,9 @@ capped lists), so every internal invariant holds as if a log had built it. What 
 Every number is checked against the bounds the reading allows (lines within the lines
 read, bytes within the cap, seqs within the arrays' range, widths equal to the code's)
 and every structure against its own rules (counts that add up, seqs in order and
-each once); restoring costs time linear in the checkpoint's size and memory a small
-multiple of it (the cap is ``MAX_CHECKPOINT_BYTES``). The judgement after the pass
+each once); restoring costs time linear in the checkpoint's size (at most
+``MAX_CHECKPOINT_BYTES``), its byte strings decoded as they are, and builds no more
+than a reading of the log's first bytes could (``RECORD_BYTES``). The judgement after the pass
 (closing findings, A8, B7, A10, fingerprints) is made again each time from the state,
 so a resumed audit's report is a cold audit's, byte for byte (a property test holds
 it to that). Anything that goes wrong — bytes that do not decode, another version,
