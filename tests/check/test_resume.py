@@ -262,8 +262,8 @@ def test_a_pickle_or_another_format_is_refused_before_anything_is_built(hostile:
     total, lines = resume.head_of(hostile.checkpoint) or (0, 0)
     before = dict(vars(CoreChecker))
     for payload in (pickle.dumps((CoreChecker, {"event": None}), protocol=5), b"\x80\x05garbage",
-                    b"\xdd\xff\xff\xff\xff", b"\x99\xc0\xce\xff\xff\xff\xff" + b"\xdc\xff\xff",  # lengths claimed, not there
-                    b"\x99" + b"\xc6\xff\xff\xff\xff",
+                    # lengths claimed, not there:
+                    b"\xdd\xff\xff\xff\xff", b"\x99\xc0\xce\xff\xff\xff\xff\xdc\xff\xff", b"\x99\xc6\xff\xff\xff\xff",
                     msgspec.json.encode(hostile.body()), msgspec.msgpack.encode([1, 2, 3])):
         hostile.audited(resume.FORMAT + b" %d %d\n" % (total, lines) + payload)
         hostile.audited(b"replay-audit-resume/1 %d\n" % total + payload)
