@@ -28,7 +28,7 @@ from replay.check.passes import MAX_PER_RULE
 from replay.check.resume import Checkpoint, ResumableSource, resume_reading
 from replay.findings import Severity
 from replay.log.reader import Limits
-from replay.log.scan import MAX_DAMAGED
+from replay.log.scan import MAX_DAMAGED, ScanState
 from replay.log.seqmap import HIGH, LOW, int64s
 from replay.log.source import file_source
 from tests.helpers import PARALLEL_CALLS, corpus_file, corpus_root, examples
@@ -160,8 +160,9 @@ def test_a_checkpoint_says_the_length_and_lines_it_resumes_at(tmp_path: Path) ->
 
 
 def test_an_interrupted_log_resumed_says_where_it_ends(tmp_path: Path) -> None:
-    """B7 names the log's last line, whether the resumed audit read more lines or an empty one."""
-    for more in (b"\n", b'{"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}\n'):
+    """B7 names the log's last line, whether the resumed audit read more lines, an empty
+    one or none."""
+    for more in (b"", b"\n", b'{"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}\n'):
         log = tmp_path / "session.jsonl"
         log.write_bytes(b'{"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}\n'
                         b'{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}\n')
@@ -622,3 +623,20 @@ def test_a_forged_entry_naming_a_valid_checkpoint_is_used(tmp_path: Path, monkey
     taken = _Taken(monkeypatch)
     assert _reports(_audit(folder, cache)) == _reports(_audit(folder, None))
     assert taken.taken == [True]
+
+
+def test_a_checkpoint_says_every_piece_of_state_an_audit_keeps() -> None:
+    """Each stateful object of an audit has these attributes and no others: a new one
+    must be said in its snapshot (and this test told)."""
+    from replay.check.passes import Pass
+    from replay.log.legacy import Migrator
+    from replay.todo.rules import SingleActivePolicy, TodoChecker
+
+    core = CoreChecker()
+    assert set(vars(core)) == {"scanned", "index", "last_seq", "open_turn", "open_step", "next_turn", "next_step",
+                               "pending", "nodes", "tool_prints"}
+    assert set(vars(Migrator("s"))) == {"_session_id", "_tool_result_ids"}
+    assert not vars(TodoChecker()) and not vars(SingleActivePolicy())
+    assert Pass.__slots__ == ("events", "findings", "damage", "after_damage", "groups", "first_damage",
+                              "last_turn_start", "last_turn_end", "last_line", "boundary")
+    assert set(resume.ScanRow.__struct_fields__) | {"pending", "stopped"} == set(ScanState.__slots__)
