@@ -17,7 +17,9 @@ a folder: its storage identity (device, inode, size, modification and change tim
 in nanoseconds), its size, the length audited (up to its last complete line; a
 ``.jsonl.zstd`` log, up to its last complete frame), a BLAKE2b digest of each
 ``BLOCK`` bytes of it, and its reports as the rules judged them (before the selection
-and the baseline, which the caller applies). A log named as a session's log is kept
+and the baseline, which the caller applies); a plain log of at least
+``RESUME_FROM_BYTES``, the digest of its checkpoint (a file of its own beside the
+shards, ``RESUME_PREFIX`` and the entry's key, written by this process alone). A log named as a session's log is kept
 apart by whether the session's other encoding is beside it (rule A10 reports that).
 For a log met again:
 
