@@ -17,7 +17,9 @@ a folder: its storage identity (device, inode, size, modification and change tim
 in nanoseconds), its size, the length audited (up to its last complete line; a
 ``.jsonl.zstd`` log, up to its last complete frame), a BLAKE2b digest of each
 ``BLOCK`` bytes of it, and its reports as the rules judged them (before the selection
-and the baseline, which the caller applies). A log named as a session's log is kept
+and the baseline, which the caller applies); a plain log of at least
+``RESUME_FROM_BYTES``, the digest of its checkpoint (a file of its own beside the
+shards, ``RESUME_PREFIX`` and the entry's key, written by this process alone). A log named as a session's log is kept
 apart by whether the session's other encoding is beside it (rule A10 reports that).
 For a log met again:
 
@@ -25,8 +27,10 @@ For a log met again:
   and digests it all the same, and reuses the report only when the bytes match);
 * another identity, the same bytes (``touch``, a copy, a restored CI cache): the
   report is reused;
-* longer, the bytes audited unchanged: audited again, in full (no checkpoint is
-  resumed: the report is byte for byte the one a cold audit gives);
+* longer, the bytes audited unchanged: audited again from where its last audit stood
+  after them (its checkpoint, ``replay.check.resume``, kept for a plain log of at least
+  ``RESUME_FROM_BYTES``; a smaller one, or one without a usable checkpoint, from its
+  start): the report is byte for byte the one a cold audit gives;
 * shorter, or the bytes audited changed: audited again in full, and its report
   gains rule H1's finding (``replay.check.history``), said once.
 
@@ -77,6 +81,7 @@ from replay.check.quick import (
     code_digest,
     seen_beside,
 )
+from replay.check.resume import MAX_CHECKPOINT_BYTES, ResumableSource, head_of
 from replay.check.storage import twin_location
 from replay.findings import Severity, restored
 from replay.fs import FsError, Locked, Tree
@@ -95,6 +100,12 @@ MAX_AGE_DAYS = 30
 """A namespace no audit used for this many days is removed."""
 MAX_TOTAL_BYTES = 256 << 20
 """The most the cache's namespaces hold together: the oldest go first (never the one in use)."""
+RESUME_FROM_BYTES = 1 << 20
+"""A plain log at least this long gets a checkpoint (``replay.check.resume``): when it
+grows, its audit goes on from where the last one stood. A shorter log costs less to
+audit again than its checkpoint costs to keep."""
+RESUME_PREFIX = "resume-"
+"""The name of a checkpoint's file in the namespace's folder, before its entry's key."""
 LOCK_SECONDS = 30.0
 """How long a writer waits for another audit writing the same namespace."""
 FAULT_ENV = "REPLAY_TEST_CACHE_FAULT"
@@ -115,6 +126,8 @@ class CacheRequest:
 
     folder: Path | None = None
     verify: bool = False
+    resume_from: int = RESUME_FROM_BYTES
+    """Plain logs at least this long get checkpoints to go on from."""
 
     def tree(self) -> Tree:
         return Tree.named(self.folder) if self.folder is not None else Tree.found(CACHE_FOLDER)
@@ -145,6 +158,8 @@ class _Entry(msgspec.Struct, forbid_unknown_fields=True):
     reports: list[_Report]
     passed: list[tuple[str, str]]
     """What the reading of an archive passed over (a link, a device named like a log), and why."""
+    resume: bytes = b""
+    """The digest of the checkpoint kept of the log's audit (empty: none)."""
 
 
 class _UrlEntry(msgspec.Struct, forbid_unknown_fields=True):
@@ -208,6 +223,11 @@ class _Scan:
     blocks: bytes
     edge: bytes
     earlier_edge: bytes | None
+    plain: bool
+    """Not Zstandard: an audit of it can go on from a checkpoint."""
+    earlier_lines: int | None
+    """The lines that end in the first ``earlier`` bytes, when the last of them is a
+    newline (``None``: it is not, or there is no ``earlier``): a checkpoint says it too."""
 
 
 def _digest(data: bytes) -> bytes:
@@ -220,8 +240,9 @@ def _edge(fd: int, length: int) -> bytes:
     return _digest(os.pread(fd, length - start, start))
 
 
-def _scan(path: str, earlier: int | None) -> _Scan:
-    """Read and digest the file at ``path`` (``OSError`` when it cannot be)."""
+def _scan(path: str, earlier: int | None, lines: bool = False) -> _Scan:
+    """Read and digest the file at ``path`` (``OSError`` when it cannot be); with
+    ``lines``, count the lines that end in its first ``earlier`` bytes (for a checkpoint)."""
     # Non-blocking, and only a regular file: a path swapped for a FIFO since it was
     # looked at is never waited on.
     with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb", buffering=0) as fh:
@@ -229,12 +250,18 @@ def _scan(path: str, earlier: int | None) -> _Scan:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{path}: not a regular file")
         blocks = bytearray()
-        size = length = 0
+        size = length = count = 0
+        ends = False
         walk: FrameWalk | None = None
         while True:
             block = fh.read(BLOCK)
             if not block:
                 break
+            if lines and earlier is not None and size < earlier:
+                part = earlier - size
+                count += block.count(b"\n", 0, part)
+                if part <= len(block):
+                    ends = block[part - 1] == 0x0A
             if size == 0 and block[:4] == MAGIC:
                 walk = FrameWalk()
             if walk is not None:
@@ -248,7 +275,8 @@ def _scan(path: str, earlier: int | None) -> _Scan:
         if walk is not None:
             length = walk.frame if walk.cut else size
         earlier_edge = _edge(fd, earlier) if earlier is not None and earlier <= size else None
-        return _Scan(size, length, bytes(blocks), _edge(fd, length), earlier_edge)
+        return _Scan(size, length, bytes(blocks), _edge(fd, length), earlier_edge, walk is None,
+                     count if ends and walk is None else None)
 
 
 def _change(entry: _Entry, now: _Scan) -> Rewrite | None:
@@ -452,7 +480,8 @@ class AuditCache:
         if entry is not None and entry.identity == identity and not entry.racy and not self.request.verify:
             return self._hit(entry, unit, identity)
         try:
-            scan = _scan(unit.path, entry.length if entry is not None else None)
+            scan = _scan(unit.path, entry.length if entry is not None else None,
+                         entry is not None and bool(entry.resume))
         except OSError:
             return _Miss(unit)
         if entry is not None and scan.size == entry.size and scan.blocks == entry.blocks:
@@ -461,7 +490,25 @@ class AuditCache:
                 self._update(key, msgspec.structs.replace(entry, identity=identity, racy=racy))
             return self._hit(entry, unit, identity)
         rewrite = _change(entry, scan) if entry is not None and not archive else None
+        if isinstance(unit, Source) and self.watch is None and scan.plain and scan.length >= self.request.resume_from:
+            checkpoint = self._checkpoint(key, entry, scan) if entry is not None and rewrite is None else None
+            unit = ResumableSource(unit.path, unit.open, unit.is_file, unit.discovered, checkpoint)
         return _Miss(unit, key, identity, scan, rewrite)
+
+    def _checkpoint(self, key: str, entry: _Entry, scan: _Scan) -> bytes | None:
+        """The checkpoint of the log's last audit, when it is the one its entry names
+        and it resumes where the entry's bytes end, after the lines they hold (any
+        other, or none: the log is audited from its start)."""
+        if not entry.resume or scan.earlier_lines is None:
+            return None
+        try:
+            data = self.tree.read(self.namespace, RESUME_PREFIX + key, limit=MAX_CHECKPOINT_BYTES,
+                                  what="the checkpoint")
+        except FsError:
+            return None
+        if data is None or _digest(data) != entry.resume or head_of(data) != (entry.length, scan.earlier_lines):
+            return None
+        return data
 
     def _remote(self, unit: Unit) -> _Hit | _Miss:
         """A log or archive at a URL: its report reused while what identifies its bytes
@@ -571,7 +618,10 @@ class AuditCache:
                 attached(item)
 
     def _judged(self, miss: _Miss, report: LogReport) -> LogReport:
-        """A report as the audit gives it: with rule H1's finding for a rewritten log."""
+        """A report as the audit gives it: with rule H1's finding for a rewritten log
+        (and without the checkpoint the cache keeps)."""
+        if report.checkpoint is not None:  # for the cache alone
+            report = LogReport(report.path, report.status, report.events, report.findings)
         if miss.rewrite is None or not isinstance(miss.unit, Source):
             return report
         found = rewritten(miss.rewrite, report.path, self.fingerprints)
@@ -604,8 +654,25 @@ class AuditCache:
             _encode.encode(entry)
         except (UnicodeEncodeError, msgspec.EncodeError):
             return False  # a name or a message JSON cannot carry (a lone surrogate): not kept
-        self._update(miss.key, entry)
+        self._update(miss.key, msgspec.structs.replace(entry, resume=self._keep_checkpoint(miss.key, miss)))
         return True
+
+    def _keep_checkpoint(self, key: str, miss: _Miss) -> bytes:
+        """Write the checkpoint the audit of a log gave, when it resumes at the length
+        its entry settles; the digest its entry names (empty: none kept). Written as it
+        comes (a checkpoint is not held until the shards are): an entry names the
+        digest of its own, so two audits at once never go on from each other's."""
+        checkpoint = miss.reports[0].checkpoint if len(miss.reports) == 1 else None
+        for report in miss.reports:
+            report.checkpoint = None
+        head = head_of(checkpoint) if checkpoint is not None else None
+        if self._broken or checkpoint is None or miss.scan is None or head is None or head[0] != miss.scan.length:
+            return b""
+        try:
+            self.tree.write(self.namespace, RESUME_PREFIX + key, data=checkpoint, what="checkpoint", durable=False)
+        except (FsError, OSError):
+            return b""
+        return _digest(checkpoint)
 
     def _kept_url(self, miss: _Miss, key: str, before: str) -> bool:
         from replay.log.remote import RemoteFile, validator

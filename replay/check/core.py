@@ -17,17 +17,20 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
-from replay.check.dev import D9, DevInvariant
+from replay.check.dev import D9, DevInvariant, DevState
 from replay.check.envelope import envelope_problems, type_problem
 from replay.check.messages import message_problems
+from replay.check.nodes import NodesState
 from replay.check.requests import header_problems
 from replay.check.seqs import Positions
 from replay.check.surface import SurfaceJudge
 from replay.checker import Checker, Found
 from replay.findings import Finding
 from replay.log.event import KNOWN_TYPES, SURFACE_TYPES, ChunkRun, ChunkSpan, DictEvent, Event
+from replay.log.seqmap import SeqBytesState
 from replay.log.typed import (
     PLAIN,
     AssistantMessageEvent,
@@ -45,6 +48,16 @@ from replay.log.values import hashable
 from replay.output import show
 
 
+class CoreState(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """The session core's state for a checkpoint (``replay.check.resume``), of a log's
+    scanned records: the dev invariant's, the surface's nodes and the prints of its
+    tool/results."""
+
+    dev: DevState
+    nodes: NodesState
+    prints: SeqBytesState
+
+
 class CoreChecker(Positions, DevInvariant, SurfaceJudge, Checker):
     """One log's session-core state. ``scanned`` is true when a line scanner already
     checked seq contiguity (A7); C4 and D1 then have nothing to add."""
@@ -54,6 +67,22 @@ class CoreChecker(Positions, DevInvariant, SurfaceJudge, Checker):
         Positions.__init__(self)
         DevInvariant.__init__(self)
         SurfaceJudge.__init__(self)
+
+    def snapshot(self) -> CoreState | None:
+        """The state a checkpoint keeps; ``None`` when it cannot keep it (events handed
+        over directly, or values a checkpoint does not hold)."""
+        dev, surface = self.dev_state(), self.surface_state()
+        if not self.scanned or self.index != 0 or self.last_seq != -1 or dev is None or surface is None:
+            return None
+        return CoreState(dev, *surface)
+
+    @classmethod
+    def restored(cls, state: CoreState) -> CoreChecker:
+        """A checker of a log's scanned records in ``state`` (``ValueError``: none can be)."""
+        checker = cls(scanned=True)
+        checker.restore_dev(state.dev)
+        checker.restore_surface(state.nodes, state.prints)
+        return checker
 
     # -- hooks ---------------------------------------------------------------------
 

@@ -4,12 +4,15 @@ Today's harness checks it only in a development build, when a session is resumed
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from replay.checker import Found
 from replay.checker import event_error as _error
 from replay.findings import Example, Finding, Rule
 from replay.log.event import Event
+from replay.log.seqmap import HIGH, LOW
 from replay.log.typed import Chunk, Plain, StepEnd, StepStart, ToolCall, TurnEnd, TurnStart
 from replay.log.values import hashable, is_safe_int
 from replay.output import show
@@ -345,6 +348,25 @@ def _is_not_started_repair(data: Any, message: Any) -> bool:
             and content[0].get("isError") is True)
 
 
+_Int = Annotated[int, msgspec.Meta(ge=LOW, le=HIGH - 1)]
+
+
+class DevState(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """The invariant's state for a checkpoint (``replay.check.resume``): the open turn
+    and step (``None``: none), the numbers the next ones take, and the calls waiting
+    for a result, each once."""
+
+    open_turn: _Int | None
+    open_step: _Int | None
+    next_turn: _Int
+    next_step: _Int
+    pending: list[str]
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int and LOW <= value < HIGH
+
+
 class DevInvariant:
     """The invariant's state: the open turn and step, the numbers the next ones take,
     and the calls of the open step waiting for a result."""
@@ -355,6 +377,23 @@ class DevInvariant:
         self.next_turn: Any = 1
         self.next_step: Any = 1
         self.pending: set[Any] = set()
+
+    def dev_state(self) -> DevState | None:
+        """The invariant's state; ``None`` when it holds what a log's JSON may put where a
+        number or a call id belongs but a checkpoint does not keep (a float, a list, …)."""
+        turn, step = self.open_turn, self.open_step
+        if not ((turn is None or _whole(turn)) and (step is None or _whole(step)) and _whole(self.next_turn)
+                and _whole(self.next_step) and all(type(call) is str for call in self.pending)):
+            return None
+        return DevState(turn, step, self.next_turn, self.next_step, sorted(self.pending))
+
+    def restore_dev(self, state: DevState) -> None:
+        """Put the invariant in ``state`` (``ValueError``: a call said twice)."""
+        pending = set(state.pending)
+        if len(pending) != len(state.pending):
+            raise ValueError("a waiting call is said twice")
+        self.open_turn, self.open_step = state.open_turn, state.open_step
+        self.next_turn, self.next_step, self.pending = state.next_turn, state.next_step, pending
 
     def _open_desc(self) -> str:
         """What is open, as the end of a sentence: "no turn is open", …"""

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Literal
 from replay.check.core import CoreChecker
 from replay.check.dispatch import table_of
 from replay.check.fingerprint import Fingerprints, file_identity, fingerprint_findings, relative_to
-from replay.check.passes import MAX_PER_RULE, Pass
+from replay.check.passes import MAX_PER_RULE, Pass, Resumed
+from replay.check.resume import ResumableSource, keeper, resume_reading
 from replay.check.storage import storage_identity, twin_location
 from replay.checker import Checker
 from replay.findings import Example, Finding, Rule, Severity
@@ -116,12 +117,16 @@ class LogReport:
     status: LogStatus
     events: int
     findings: list[Finding] = field(default_factory=list)
+    checkpoint: bytes | None = None
+    """Where the audit stood after the log's last line, for the audit cache to go on
+    from when the log grows (``replay.check.resume``; only when asked, and possible)."""
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
 
     def __reduce__(self) -> tuple[type[LogReport], tuple[object, ...]]:
-        return LogReport, (self.path, self.status, self.events, self.findings)  # as Finding's: faster
+        return LogReport, (self.path, self.status, self.events, self.findings,  # as Finding's: faster
+                           self.checkpoint)
 
 
 class Reading:
@@ -234,21 +239,24 @@ Reread = Callable[[int], Iterable[Sequence[Item]]]
 before it are passed over), for crash repair's fold."""
 
 
-def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker]) -> Pass:
+def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker], done: Pass | None = None) -> Pass:
     """Feed every item to the checkers that want it, in order: the hot loop of every
     audit. A hook a checker does not override is never called. A span of plain chunks
     goes whole to the one checker that wants chunks (when two do, each chunk goes to
-    each, in the order of single events)."""
+    each, in the order of single events). ``done`` is where a pass over the log's
+    first items left it (with ``judges`` as it left them): the pass goes on from it."""
     table = table_of(judges)
     runs = table.runs
     chunk_judges = [judges[i] for i in table.chunk_judges]
     span_judge = table.span_judge
     plans, by_name, plan = table.plans, table.by_name, table.plan
-    done = Pass()
+    going_on = done is not None
+    if done is None:
+        done = Pass()
     findings, after_damage, damage, groups = done.findings, done.after_damage, done.damage, done.groups
-    first_damage: int | None = None
-    last_turn_end = last_turn_start = events = 0
-    boundary = 1
+    first_damage = done.first_damage
+    last_turn_end, last_turn_start, events, boundary = done.last_turn_end, done.last_turn_start, done.events, \
+        done.boundary
     last_batch: Sequence[AuditItem] = ()
 
     def keep(found: list[Finding], line: int) -> None:
@@ -322,7 +330,8 @@ def _dispatch(batches: Iterable[Sequence[AuditItem]], judges: Sequence[Checker])
     done.last_turn_start = last_turn_start
     done.last_turn_end = last_turn_end
     done.boundary = boundary
-    done.last_line = _line_of(last_batch[-1] if last_batch else None)
+    if last_batch or not going_on:
+        done.last_line = _line_of(last_batch[-1] if last_batch else None)
     return done
 
 
@@ -372,6 +381,8 @@ def audit_items(
     reread: Reread | None = None,
     skip: Skip = frozenset(),
     ended: Callable[[], bool] | None = None,
+    resume: Resumed | None = None,
+    keep: Callable[[Resumed], None] | None = None,
 ) -> tuple[int, list[Finding]]:
     """Judge a stream of item batches (as ``LogRead.batches`` gives them); return the
     number of events and the findings.
@@ -379,10 +390,18 @@ def audit_items(
     What crash repair would do (rules A8, B7) matters only for a damaged log or one
     that ends inside a turn; only then is the log read a second time, through
     ``reread``, to work it out, and only when ``ended`` says, once the batches are
-    read, that they went to the log's end (by default they did).
+    read, that they went to the log's end (by default they did). ``resume`` is where
+    a pass over the items before these stood (``replay.check.resume``): the pass goes
+    on from it; ``keep`` is told where the pass stands at its end, before the judgement.
     """
-    judges = checkers(policy, scanned, skip)
-    done = _dispatch(batches, judges)
+    if resume is not None:
+        judges = resume.judges
+        done = _dispatch(batches, judges, resume.done)
+    else:
+        judges = checkers(policy, scanned, skip)
+        done = _dispatch(batches, judges)
+    if keep is not None:
+        keep(Resumed(done, judges))
     return done.events, _judge(done, judges, header, reread, ended is None or ended())
 
 
@@ -453,6 +472,8 @@ def audit_source(source: Source, policy: Policy = Policy.PARALLEL, limits: Limit
         if source.discovered and not log.is_session_log and not log.stopped_before_header:
             log.close()
             return None
+        if isinstance(source, ResumableSource) and watch is None:
+            return audit_log(log, policy, fingerprints, exists, skip=skip, checkpoint=source.checkpoint, keep=True)
         return audit_log(log, policy, fingerprints, exists, watch, skip)
     except Exception as exc:  # a bug of ours must not hide the other files' results
         return internal_report(source.path, f"replay failed on this file ({type(exc).__name__}: {exc}); "
@@ -591,7 +612,7 @@ def audit_sources(
 
 def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fingerprints = False,
               exists: Callable[[str], bool] | None = None, watch: Watch | None = None,
-              skip: Skip = frozenset()) -> LogReport:
+              skip: Skip = frozenset(), checkpoint: bytes | None = None, keep: bool = False) -> LogReport:
     """Audit one log that is being read. With ``fingerprints``, each finding gets its
     fingerprint (``replay.check.fingerprint``), which reads the log's records a second
     time, only for a log with findings and only as far as its last finding. ``exists``
@@ -600,7 +621,26 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
     ``Watch``); what it made of it waits in ``watch.drain()``. The checkers in ``skip``
     are left out (none of their rules is reported), except on a log that turns out
     unreadable: that is reported whole whatever the selection, so it is judged again
-    with every checker."""
+    with every checker. With ``keep`` (and no watch), the report holds the audit's
+    checkpoint when one can be kept; ``checkpoint`` is that of an audit of the log's
+    first bytes, to go on from (``replay.check.resume``). A checkpoint that cannot be
+    used, or anything that goes wrong on from it, is no error: the log is audited
+    from its start."""
+    if watch is not None:
+        keep, checkpoint = False, None
+    if checkpoint is not None:
+        resumed = resume_reading(log, checkpoint, checkers(policy, True, skip))
+        if resumed is not None:
+            try:
+                return _audited(log, policy, fingerprints, exists, None, skip, resumed, keep)
+            except Exception:  # a checkpoint's state the log's records do not fit: from the start
+                log.close()
+                log = read_log(log.source, log.limits, log.typed)
+    return _audited(log, policy, fingerprints, exists, watch, skip, None, keep)
+
+
+def _audited(log: LogRead, policy: Policy, fingerprints: Fingerprints, exists: Callable[[str], bool] | None,
+             watch: Watch | None, skip: Skip, resumed: Resumed | None, keep: bool) -> LogReport:
     def reread(line: int) -> Iterator[Sequence[Item]]:
         again = read_log(log.source, log.limits, log.typed)
         try:  # no further than the pass read: a live log may have grown since
@@ -611,9 +651,11 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
     def ended() -> bool:
         return log.read_whole
 
+    kept: list[bytes] = []
     reading = watch.start(log) if watch is not None else None
     batches = log.audit_batches() if reading is None else reading.watched(log.audit_batches())
-    events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip, ended=ended)
+    events, findings = audit_items(batches, log.header, policy, reread=reread, skip=skip, ended=ended,
+                                   resume=resumed, keep=keeper(log, kept) if keep else None)
     if skip and log.unreadable:
         whole = read_log(log.source, log.limits, log.typed)
         events, findings = audit_items(whole.audit_batches(), log.header, policy, reread=reread,
@@ -634,11 +676,10 @@ def audit_log(log: LogRead, policy: Policy = Policy.PARALLEL, fingerprints: Fing
         status = "findings"
     else:
         status = "ok"
-    report = LogReport(log.path, status, events, findings)
+    report = LogReport(log.path, status, events, findings, kept[0] if kept and not log.unreadable else None)
     if reading is not None:
         reading.finish(report)
     return report
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,23 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
-from replay.log.seqmap import HIGH, LOW, extends
+import msgspec
+
+from replay.log.seqmap import HIGH, LOW, extends, from_int64s, int64s
+
+
+class NodesState(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """A ``SurfaceNodes`` as its meaning, for a checkpoint (``replay.check.resume``).
+    Compact (``general`` false): the seq of each slot (``int64s``, increasing), one
+    byte a slot (1: it holds a node, 0: a replace removed it; the first of each run is
+    a node) and the slots whose node is a replacing one, with its seq (``int64s``
+    pairs, slot then seq, in slot order). General: the nodes in order (``slots``),
+    distinct, the two others empty."""
+
+    general: bool
+    slots: bytes
+    alive: bytes
+    moved: bytes
 
 
 class SurfaceNodes:
@@ -82,6 +98,65 @@ class SurfaceNodes:
         self._seqs, self._alive, self._jump = array("q"), bytearray(), array("q")
         self._moved, self._current = {}, {}
         return general
+
+    def snapshot(self) -> NodesState | None:
+        """The nodes' state; ``None`` when a node is no integer of the arrays' range or
+        a seq is a node twice (no checkpoint keeps such nodes)."""
+        if self._general is not None:
+            nodes = list(self._general)
+            if not all(type(seq) is int and LOW <= seq < HIGH for seq in nodes) or len(set(nodes)) != len(nodes):
+                return None
+            return NodesState(True, int64s(nodes), b"", b"")
+        moved = sorted(self._current.items())
+        return NodesState(False, int64s(self._seqs), bytes(self._alive),
+                          int64s(value for pair in moved for value in pair))
+
+    @classmethod
+    def restored(cls, state: NodesState) -> SurfaceNodes:
+        """Nodes in the state ``state`` says, built by the appends and replaces that
+        leave them so (``ValueError``: not a state nodes can be in)."""
+        nodes = cls()
+        seqs = from_int64s(state.slots)
+        if state.general:
+            if state.alive or state.moved:
+                raise ValueError("general nodes have no slots")
+            for seq in seqs:
+                nodes.append(seq)
+            nodes._distinct()
+            return nodes
+        alive, pairs = state.alive, from_int64s(state.moved)
+        if len(alive) != len(seqs) or (alive and alive[0] != 1) or alive.strip(b"\0\1") or len(pairs) % 2:
+            raise ValueError("the slots' marks are not one a slot for each seq, the first a node")
+        last: int | None = None
+        for seq in seqs:
+            if last is not None and seq <= last:
+                raise ValueError("the slots' seqs are not in increasing order")
+            last = seq
+            nodes.append(seq)
+        moved = {pairs[i]: pairs[i + 1] for i in range(0, len(pairs), 2)}
+        if len(moved) != len(pairs) // 2 or sorted(moved) != list(moved) or \
+                not all(0 <= slot < len(seqs) and alive[slot] for slot in moved):
+            raise ValueError("the replacing nodes are not each on a node's slot, in slot order")
+        end = len(seqs)
+        for first in range(end):
+            if not alive[first]:
+                continue
+            after = first + 1
+            while after < end and not alive[after]:
+                after += 1
+            replacing = moved.get(first)
+            if after > first + 1 or replacing is not None:
+                run = nodes.span(seqs[first], seqs[after - 1])
+                if not isinstance(run, list):
+                    raise ValueError("a run of slots is not on the surface")
+                nodes.replace(run, seqs[first] if replacing is None else replacing)
+        nodes._distinct()
+        return nodes
+
+    def _distinct(self) -> None:
+        """``ValueError`` when a seq is a node twice (the general form turned into a list)."""
+        if self._general is not None and self._general._list is not None:
+            raise ValueError("a seq is a node twice")
 
     def append(self, seq: Any) -> None:
         general = self._general

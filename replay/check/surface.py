@@ -9,11 +9,11 @@ from typing import Any
 import orjson
 from msgspec import UNSET
 
-from replay.check.nodes import SurfaceNodes
+from replay.check.nodes import NodesState, SurfaceNodes
 from replay.findings import Example, Finding, Rule
 from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.event import Event
-from replay.log.seqmap import SeqBytes
+from replay.log.seqmap import SeqBytes, SeqBytesState, restored_bytes, snapshot_bytes
 from replay.log.typed import Surface
 from replay.log.values import is_nonneg_safe_int
 from replay.output import show
@@ -113,6 +113,17 @@ class SurfaceJudge:
         self.nodes = SurfaceNodes()
         self.tool_prints = SeqBytes(PRINT_SIZE)
         """Surface nodes that are tool/results, with what a content-only rewrite must keep."""
+
+    def surface_state(self) -> tuple[NodesState, SeqBytesState] | None:
+        """C5's state for a checkpoint (``replay.check.resume``): the nodes and the
+        tool/results' prints; ``None`` when a checkpoint cannot keep them."""
+        nodes, prints = self.nodes.snapshot(), snapshot_bytes(self.tool_prints)
+        return None if nodes is None or prints is None else (nodes, prints)
+
+    def restore_surface(self, nodes: NodesState, prints: SeqBytesState) -> None:
+        """Put C5's state as ``surface_state`` said it (``ValueError``: not one a log leaves)."""
+        self.nodes = SurfaceNodes.restored(nodes)
+        self.tool_prints = restored_bytes(PRINT_SIZE, prints)
 
     def _surface(self, ev: Event, out: list[Finding]) -> None:
         """C5 of a surface event, read from its dict view."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from replay.findings import Example, Finding, Rule
 from replay.log.event import DictEvent, Event
-from replay.log.seqmap import SeqIds
+from replay.log.seqmap import SeqIds, SeqIdsState, restored_ids, snapshot_ids
 from replay.log.values import hashable, is_nonempty_str, is_safe_int
 from replay.output import show
 
@@ -258,6 +258,20 @@ class Migrator:
     def _remember_tool_result(self, seq: int, message: Any) -> None:
         if isinstance(message, dict) and isinstance(seq, int):
             self._tool_result_ids[seq] = message.get("id")
+
+    def snapshot(self) -> SeqIdsState | None:
+        """What the migrations remember of the log so far (the message id of each
+        tool/result), for a checkpoint (``replay.check.resume``); ``None`` when an id
+        is not one a checkpoint keeps (neither a text nor none)."""
+        return snapshot_ids(self._tool_result_ids)
+
+    @classmethod
+    def restored(cls, session_id: str | None, state: SeqIdsState) -> Migrator:
+        """The migrator of a log whose first events left it in ``state``
+        (``ValueError``: ``state`` is not one a reading leaves)."""
+        migrator = cls(session_id)
+        migrator._tool_result_ids = restored_ids(state)
+        return migrator
 
     def remember(self, seq: int, message_id: str) -> None:
         """A ``tool/result`` of today's shape read typed (no migration applies to it):

@@ -23,7 +23,7 @@ from replay.log.event import ChunkRun, Event
 from replay.log.header import A1, Header, parse_header
 from replay.log.legacy import Migrator
 from replay.log.lines import split_header, split_records
-from replay.log.scan import A8, AuditItem, Item, limit_finding, scan_records
+from replay.log.scan import A8, AuditItem, Item, ScanState, limit_finding, scan_records
 from replay.log.zstd import A9, MAGIC, DecompressedTooLarge, ZstdCorruption, frame_plaintexts
 from replay.words import counted
 
@@ -121,7 +121,45 @@ class LogRead:
         self._stopped = False
         self.plain_end: int | None = None
         """For a plain log read to the end of its file: how many bytes that was."""
+        self.scan: ScanState | None = None
+        """Where the scan of the records stands (set as they are read: see ``resume``)."""
+        self.migrator: Migrator | None = None
+        """The legacy migrations of this log's events (made as its records are read)."""
         self._open()
+
+    def resume(self, at: ScanState, migrator: Migrator) -> bool:
+        """Read the records from where an earlier reading of the same bytes ended
+        (``at``: a place after a newline, whose header and findings so far the caller
+        holds) instead of after the header, with that reading's ``migrator``: for a
+        plain log on a file of its own that can seek, not yet read, whose header was
+        read and that ``at`` leaves inside the log's cap. Whether it will (when not,
+        the reading is as it was)."""
+        stream = self._stream
+        if self.compressed or self.header is None or stream is None or self.scan is not None or \
+                self._start is not None or not self.source.is_file or at.pending or at.stopped or \
+                not (self._header_size <= at.total <= self.limits.max_log_bytes) or at.number < 1:
+            return False
+        try:
+            if not stream.seekable():
+                return False
+            here = stream.tell()
+        except (OSError, ValueError, AttributeError):  # a stream that cannot say
+            return False
+        try:
+            stream.seek(at.total - 1)
+            ends = stream.read(1) == b"\n"
+        except OSError:
+            ends = False
+        if not ends:  # not where a line of the log ends: the reading goes on from where it stood
+            if not self._seek(stream, here):
+                self._rest = iter(())
+            return False
+        self._findings.clear()  # the header's: the caller holds them
+        self._rest = self._plain_from(stream, at.total)
+        self._start = (at.number + 1, at.total)
+        self.scan = ScanState(at.number, at.total, at.expected, at.damaged)
+        self.migrator = migrator
+        return True
 
     def batches_from(self, line: int, end: int | None = None) -> Iterator[list[Item]]:
         """``batches()`` from the record on ``line`` on, for a caller that knows the
@@ -353,10 +391,13 @@ class LogRead:
             self.close()
             return
         line, offset = self._start or (2, self._header_size)
+        if self.scan is None:
+            self.scan = ScanState(line - 1, offset, 0 if self._start is None else None)
+        if self.migrator is None:
+            self.migrator = Migrator(self.header.id)
         try:
-            for batch in scan_records(self._rest, self.limits.max_record_bytes, line, offset, Migrator(self.header.id),
-                                      spans=spans, typed=self.typed, expected=0 if self._start is None else None,
-                                      stopped=self._stop):
+            for batch in scan_records(self._rest, self.limits.max_record_bytes, migrator=self.migrator, spans=spans,
+                                      typed=self.typed, stopped=self._stop, state=self.scan):
                 if found:
                     yield list[AuditItem](found)
                     found.clear()

@@ -10,6 +10,7 @@ is decided by the checker at the end of the file (rule A8).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 import orjson
@@ -170,6 +171,24 @@ AuditItem = Item | ChunkSpan
 """What ``scan_records(..., spans=True)`` yields: plain chunks come as spans."""
 
 
+@dataclass(slots=True)
+class ScanState:
+    """Where a scan of a log's records stands: the line number of the last record read
+    (the header is line 1), the bytes read (the header's included), the seq the next
+    event must have (``None``: unknown, after damage), how many records read were no
+    event, the length of an unterminated last fragment (0: the bytes read end with a
+    newline), and whether the scan stopped before the end (too many records that were
+    no event). A scan given one starts from it and leaves it where it ended: an audit
+    of a grown log goes on from where its last audit stood (``replay.check.resume``)."""
+
+    number: int = 1
+    total: int = 0
+    expected: int | None = 0
+    damaged: int = 0
+    pending: int = 0
+    stopped: bool = False
+
+
 def _damage(number: int, strict: bool, rule: Rule, message: str, seq: int | None = None,
             type: str | None = None) -> Finding:
     if strict:
@@ -190,21 +209,24 @@ def _expected(expected: int | None) -> str:
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
                  migrator: Migrator | None = None, spans: Literal[False] = False,
                  typed: bool = True, expected: int | None = 0,
-                 stopped: Callable[[], None] | None = None) -> Iterator[list[Item]]: ...
+                 stopped: Callable[[], None] | None = None,
+                 state: ScanState | None = None) -> Iterator[list[Item]]: ...
 
 
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
                  migrator: Migrator | None = None, *, spans: Literal[True],
                  typed: bool = True, expected: int | None = 0,
-                 stopped: Callable[[], None] | None = None) -> Iterator[list[AuditItem]]: ...
+                 stopped: Callable[[], None] | None = None,
+                 state: ScanState | None = None) -> Iterator[list[AuditItem]]: ...
 
 
 @overload
 def scan_records(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int = 2, offset: int = 0,
                  migrator: Migrator | None = None, *, spans: bool,
                  typed: bool = True, expected: int | None = 0,
-                 stopped: Callable[[], None] | None = None) -> Iterator[list[AuditItem]]: ...
+                 stopped: Callable[[], None] | None = None,
+                 state: ScanState | None = None) -> Iterator[list[AuditItem]]: ...
 
 
 def scan_records(
@@ -217,6 +239,7 @@ def scan_records(
     typed: bool = True,
     expected: int | None = 0,
     stopped: Callable[[], None] | None = None,
+    state: ScanState | None = None,
 ) -> Iterator[list[Item]] | Iterator[list[AuditItem]]:
     """Yield what the records after the header hold, in file order.
 
@@ -242,14 +265,18 @@ def scan_records(
     log are chunks, and most need one look per span). ``expected`` is the seq of the
     first event (``None``: the first event's own, for a scan that starts inside a log).
     ``stopped`` is called when the scan ends before the segments do (too many records
-    that are no event: the rest of the log is not read).
+    that are no event: the rest of the log is not read). With ``state``, the scan
+    starts where it says (``first_line``, ``offset`` and ``expected`` unused: its line
+    is the one before the first record, with the records that were no event so far)
+    and leaves it where it ended.
     """
-    return _scan(segments, max_record, first_line, offset, migrator, spans, typed, expected, stopped)
+    if state is None:
+        state = ScanState(first_line - 1, offset, expected)
+    return _scan(segments, max_record, migrator, spans, typed, stopped, state)
 
 
-def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: int, offset: int,
-          migrator: Migrator | None, spans: bool, typed: bool, expected: int | None,
-          stopped: Callable[[], None] | None) -> Iterator[list[AuditItem]]:
+def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, migrator: Migrator | None, spans: bool,
+          typed: bool, stopped: Callable[[], None] | None, state: ScanState) -> Iterator[list[AuditItem]]:
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     packed = PACKED_TAGS
@@ -260,11 +287,9 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: i
     chunk_class, result_class, header_class = Chunk, ToolResult, RequestHeader
     row_classes = ROWS
     deep = 2 * MAX_NESTING
-    number = first_line - 1
-    total = offset
+    number, total, expected, damaged = state.number, state.total, state.expected, state.damaged
     records = Records(max_record)
     strict = False
-    damaged = 0
     out: list[AuditItem] = []
     span: ChunkSpan | None = None
 
@@ -401,10 +426,14 @@ def _scan(segments: Iterable[tuple[bytes, bool]], max_record: int, first_line: i
             if out:
                 yield out
     except _TooDamaged:
+        state.number, state.total, state.expected, state.damaged = number, total, expected, damaged
+        state.pending, state.stopped = records.pending, True
         if stopped is not None:
             stopped()
         yield out
         return
+    state.number, state.total, state.expected, state.damaged = number, total, expected, damaged
+    state.pending = records.pending
     if records.pending:
         number += 1
         yield [A8.warning(

@@ -5,9 +5,13 @@ accepted; anything else is kept in a dict, with the same answers."""
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_left
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Annotated, Any
+
+import msgspec
 
 LOW, HIGH = -(1 << 63), 1 << 63
 """The integers an ``array("q")`` holds."""
@@ -115,3 +119,120 @@ class SeqIds:
             return self._other[seq]
         raw = self._uuids.get(seq)
         return default if raw is None else _uuid_text(raw)
+
+
+# -- snapshots: what a checkpoint keeps of a map (``replay.check.resume``) ----------------
+
+_LITTLE = sys.byteorder == "little"
+
+
+def int64s(values: Iterable[int]) -> bytes:
+    """Integers of the ``array("q")`` range as 8 little-endian bytes each
+    (``OverflowError`` for one outside it)."""
+    packed = array("q", values)
+    if not _LITTLE:
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def from_int64s(data: bytes) -> array[int]:
+    """What ``int64s`` made (``ValueError``: not a whole number of integers)."""
+    if len(data) % 8:
+        raise ValueError("not a whole number of 8-byte integers")
+    packed = array("q")
+    packed.frombytes(data)
+    if not _LITTLE:
+        packed.byteswap()
+    return packed
+
+
+class SeqBytesState(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """A ``SeqBytes`` as its meaning: its seqs in increasing order (``int64s``) and
+    their values, each of the map's size, in the same order."""
+
+    seqs: bytes
+    values: bytes
+
+
+def _snapshot_bytes(found: SeqBytes) -> SeqBytesState | None:
+    size = found._size
+    pairs = [(seq, bytes(found._digests[i * size:(i + 1) * size]))
+             for i, seq in enumerate(found._seqs) if not found._gone[i]]
+    if found._rest:
+        if not all(type(seq) is int and LOW <= seq < HIGH and len(value) == size
+                   for seq, value in found._rest.items()):
+            return None
+        pairs = sorted([*pairs, *found._rest.items()])
+    return SeqBytesState(int64s(seq for seq, _ in pairs), b"".join(value for _, value in pairs))
+
+
+def _restored_bytes(size: int, state: SeqBytesState) -> SeqBytes:
+    seqs = from_int64s(state.seqs)
+    if len(state.values) != len(seqs) * size:
+        raise ValueError("the values are not one of the map's size for each seq")
+    found = SeqBytes(size)
+    last: int | None = None
+    values = state.values
+    for i, seq in enumerate(seqs):
+        if last is not None and seq <= last:
+            raise ValueError("the seqs are not in increasing order")
+        last = seq
+        found[seq] = values[i * size:(i + 1) * size]
+    return found
+
+
+class SeqIdsState(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """A ``SeqIds`` as its meaning: the seqs whose id is a UUID, with its 16 bytes,
+    and the others with theirs (a text, or none: ``None``), each seq once."""
+
+    uuids: SeqBytesState
+    other: list[tuple[Annotated[int, msgspec.Meta(ge=LOW, le=HIGH - 1)], str | None]]
+
+
+def snapshot_ids(ids: SeqIds) -> SeqIdsState | None:
+    """The state of ``ids``; ``None`` when an id is neither a text nor none, or a seq
+    is no integer of the arrays' range (no checkpoint keeps it)."""
+    uuids = _snapshot_bytes(ids._uuids)
+    if uuids is None:
+        return None
+    other: list[tuple[int, str | None]] = []
+    for seq, value in ids._other.items():
+        if not (type(seq) is int and LOW <= seq < HIGH and (value is None or type(value) is str)):
+            return None
+        other.append((seq, value))
+    other.sort(key=lambda pair: pair[0])
+    return SeqIdsState(uuids, other)
+
+
+def restored_ids(state: SeqIdsState) -> SeqIds:
+    """A ``SeqIds`` with the meaning ``state`` says, built as a reading builds one
+    (``ValueError``: a seq said twice, out of order, or a value of the wrong width)."""
+    uuids = _restored_bytes(16, state.uuids)
+    ids = SeqIds()
+    last: int | None = None
+    for seq, value in state.other:
+        if (last is not None and seq <= last) or seq in uuids:
+            raise ValueError("an id's seq is out of order or said twice")
+        last = seq
+        ids[seq] = value
+    for seq, raw in zip(from_int64s(state.uuids.seqs), _chunks(state.uuids.values, 16), strict=True):
+        ids[seq] = _uuid_text(raw)
+    del uuids
+    return ids
+
+
+def _chunks(data: bytes, size: int) -> Iterator[bytes]:
+    for i in range(0, len(data), size):
+        yield data[i:i + size]
+
+
+def snapshot_bytes(found: SeqBytes) -> SeqBytesState | None:
+    """The state of ``found``; ``None`` when a seq is no integer of the arrays' range."""
+    return _snapshot_bytes(found)
+
+
+def restored_bytes(size: int, state: SeqBytesState) -> SeqBytes:
+    """A ``SeqBytes`` of ``size`` with the meaning ``state`` says, built by item
+    assignment in seq order (``ValueError``: seqs out of order or said twice, values
+    not of ``size``)."""
+    return _restored_bytes(size, state)

@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay.check import cache as cache_module
+from replay.check import resume
 from replay.check.audit import Audit, AuditRequest
 from replay.check.cache import FAULT_ENV, CacheRequest
 from replay.check.engine import AuditResult
@@ -105,7 +106,10 @@ def test_every_format_is_byte_identical_cold_warm_and_after_appends(tmp_path: Pa
 
 
 def _audit(folder: Path, cache: Path | None, **options: object) -> AuditResult:
-    request = AuditRequest((str(folder),), cache=None if cache is None else CacheRequest(cache), **options)  # type: ignore[arg-type]
+    """An audit through the library; with a cache, every log gets a checkpoint to go
+    on from (the corpus's logs are below the default threshold)."""
+    request = AuditRequest((str(folder),), cache=None if cache is None else CacheRequest(cache, resume_from=0),
+                           **options)  # type: ignore[arg-type]
     return Audit(request).run()
 
 
@@ -608,7 +612,9 @@ def test_the_guide_says_what_the_cache_does_in_the_code_s_numbers() -> None:
                    f"holds at most {cache_module.MAX_TOTAL_BYTES >> 20} MiB",
                    f"each {cache_module.BLOCK >> 10} KiB of it", f"its {cache_module.SHARDS} shard files",
                    f"within {['', 'one', 'two', 'three'][cache_module.RACY_NS // 10**9]} seconds",
-                   f"`{cache_module.CACHE_ENV}`", f"`{cache_module.CACHE_FOLDER}/`"):
+                   f"`{cache_module.CACHE_ENV}`", f"`{cache_module.CACHE_FOLDER}/`",
+                   f"at least {cache_module.RESUME_FROM_BYTES >> 20} MiB",
+                   f"larger than {resume.MAX_CHECKPOINT_BYTES >> 20} MiB", f"a `{cache_module.RESUME_PREFIX}…` file"):
         assert phrase in guide, phrase
 
 

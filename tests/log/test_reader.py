@@ -247,3 +247,37 @@ def test_a_first_line_that_is_not_an_object_names_its_json_type(first: bytes, sh
     report = audit_bytes(first + b"\n")
     assert [(f.rule, f.message) for f in report.findings] == [
         ("A4", f"the first line should be the session header, a JSON object, but it is a JSON {shown}")]
+
+
+def test_a_reading_resumes_only_on_a_plain_file_where_a_line_ends(tmp_path: Path) -> None:
+    """``LogRead.resume``: from a place after a newline inside the log's cap, on a plain
+    file not yet read; anywhere else it refuses, and the reading is the one from the start."""
+    from replay.log.legacy import Migrator
+    from replay.log.scan import ScanState
+    from tests.helpers import bytes_source
+
+    header = b'{"type":"session","version":0,"id":"s1","createdAt":0,"cwd":"/work","delegationDepth":0}\n'
+    first = b'{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}\n'
+    second = b'{"type":"turn/end","seq":1,"time":0,"data":{"turn":1,"reason":{"kind":"completed"}}}\n'
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(header + first + second)
+    at = len(header + first)
+
+    def lines(reading: object) -> list[int | None]:
+        return [item.line for batch in reading.batches() for item in batch]  # type: ignore[attr-defined]
+
+    cold = lines(read_log(file_source(str(log))))
+    reading = read_log(file_source(str(log)))
+    assert reading.resume(ScanState(2, at, 1), Migrator("s1"))
+    assert lines(reading) == [3] and reading.read_whole
+    assert reading.scan is not None and reading.scan.total == log.stat().st_size
+    for place in (ScanState(2, at - 1, 1), ScanState(2, at + 1, 1), ScanState(2, 10, 1), ScanState(2, 1 << 40, 1),
+                  ScanState(2, at, 1, pending=3), ScanState(2, at, 1, stopped=True), ScanState(0, at, 1)):
+        refused = read_log(file_source(str(log)))
+        assert not refused.resume(place, Migrator("s1"))
+        assert lines(refused) == cold
+    streamed = read_log(bytes_source(header + first + second))
+    assert not streamed.resume(ScanState(2, at, 1), Migrator("s1")) and lines(streamed) == cold
+    packed = tmp_path / "session.jsonl.zstd"
+    packed.write_bytes(b"".join(zstandard.ZstdCompressor().compress(part) for part in (header, first, second)))
+    assert not read_log(file_source(str(packed))).resume(ScanState(2, at, 1), Migrator("s1"))
