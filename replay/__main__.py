@@ -2,6 +2,7 @@
 (``replay.signals``), then a re-audit answered from the audit cache's run record, or
 the command line imported and run."""
 
+import os
 import sys
 from typing import Any
 
@@ -30,16 +31,39 @@ def _command() -> int:
     return 0
 
 
-def _amended(*args: Any) -> tuple[int, bytes] | None:
+def _amended(*args: Any) -> tuple[int, bytes, str | None] | None:
     """A run record's JSON report amended for what changed (``replay.report.amend``:
-    the audit's modules, imported only now)."""
+    the audit's modules, imported only now), for the request the command line makes
+    (its own parsing, never the record's word)."""
+    from replay.cli import json_audit_request
     from replay.report.amend import amended
 
-    return amended(*args)
+    return amended(json_audit_request(sys.argv[1:]), *args)
+
+
+def _standard_streams() -> None:
+    """A standard stream the process was started without (``>&-``) is ``/dev/null``: the
+    command writes to nothing, as with ``> /dev/null``, instead of failing on a missing
+    stream, and no file it opens later takes that descriptor (a report written into it)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+    if sys.stdin is None:
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - the process's own
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - the process's own
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - the process's own
 
 
 def main() -> None:
     """The ``replay`` console script."""
+    _standard_streams()
     run(_command)
 
 

@@ -14,7 +14,7 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from replay.options import (
     limits_from,
     no_color_option,
     pending_options,
+    says_a_line,
     scheduler_option,
     tree_options,
     workers_asked,
@@ -171,6 +172,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
         raise click.UsageError(f"--no-fold, --statistics and --files-with-findings shape the text report, not "
                                f"--format {fmt}")
     reporting = AUDIT_FORMATS[fmt]
+    silent = not says_a_line(options, jobs, scheduler)  # a record says nothing on stderr: it may answer
     request = _audit_request("audit", paths, options, jobs, scheduler, options["write_baseline"],
                              reporting.needs_fingerprints)
     run = Audit(request, _passed_over("audit"))
@@ -178,7 +180,7 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
     count = run.listed() if shown else 0  # a bar needs the count; without one, logs stream as they are found
     held = shows_bar(count, shown)
     # A terminal is never answered from a record; what a record may answer is kept as it is written.
-    written = OutputCopy(quick.MAX_RECORD_BYTES) if junit is None and not sys.stdout.isatty() and \
+    written = OutputCopy(quick.MAX_RECORD_BYTES) if junit is None and silent and not sys.stdout.isatty() and \
         _may_keep_run(run) else None
     out = stdout(reporting.writes_json, written)
     text = io.StringIO() if held else None  # the report waits until the bar is done
@@ -203,6 +205,24 @@ def audit(paths: tuple[str, ...], fmt: str, no_fold: bool, statistics: bool, fil
                    f"{sanitize(str(options['write_baseline']))}", err=True)
         sys.exit(0)
     sys.exit(1 if result.failed else 0)
+
+
+def json_audit_request(argv: Sequence[str]) -> AuditRequest | None:
+    """The request of ``replay ARGV`` (an audit) as the command makes it, when it writes
+    a JSON report a run record may answer (``None``: not so; a usage error; help): what
+    an amendment trusts, not a record's copy (``replay.report.amend``). Says nothing."""
+    args = list(argv[1:])
+    if argv[:1] != ["audit"] or {"-h", "--help"} & set(args[:args.index("--")] if "--" in args else args):
+        return None
+    try:
+        params = dict(audit.make_context("audit", args).params)
+        if params["fmt"] != "json" or params["junit"] is not None or \
+                says_a_line(params, params["jobs"], params["scheduler"]):
+            return None
+        return _audit_request("audit", params["paths"], params, params["jobs"], params["scheduler"],
+                              params["write_baseline"], AUDIT_FORMATS["json"].needs_fingerprints)
+    except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        return None
 
 
 def _may_keep_run(run: Audit) -> bool:

@@ -97,6 +97,14 @@ def jobs_option(what: str) -> Callable[[Any], Any]:
              "more than the usable CPUs). The results are the same for any number.")
 
 
+def says_a_line(options: dict[str, Any], jobs: int | None, scheduler: str | None) -> bool:
+    """Whether the options say a line on standard error as they are taken (the old
+    name of ``--max-log-bytes``, ``--jobs`` past the usable CPUs): what a run record,
+    which says none, may not answer (``replay.check.quick``). Before ``limits_from``."""
+    return options.get("old_max_log_bytes") is not None or \
+        (jobs is not None and scheduler is None and workers_for(jobs) < jobs)
+
+
 def workers_asked(command: str, jobs: int | None) -> int:
     """The worker processes for ``--jobs`` (the usable CPUs when not given); asking
     for more than the usable CPUs is said once on stderr."""

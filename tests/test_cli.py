@@ -547,3 +547,23 @@ def test_a_ctrl_c_whose_exception_is_lost_still_exits_130_with_no_report(monkeyp
     if written:
         assert written.startswith('{\n  "files": [\n    {\n      "path": ') and written.endswith("\n    }")
     assert (result.exit_code, result.stdout, result.stderr) == (130, written, "replay audit: interrupted\n")
+
+
+@pytest.mark.parametrize("closed", [(1,), (2,), (0, 1, 2)])
+@pytest.mark.parametrize("argv", [["rules"], ["audit", "--format", "json", "--no-cache", "LOG"], ["audit", "-"]])
+def test_a_command_started_with_a_standard_stream_closed_writes_to_nothing(closed: tuple[int, ...],
+                                                                         argv: list[str]) -> None:
+    """``replay … >&-``: the stream is /dev/null (as ``> /dev/null``): the exit status is
+    the command's, and no traceback."""
+    args = [str(corpus_file(TODO_WRITE)) if arg == "LOG" else arg for arg in argv]
+    command = [sys.executable, "-m", "replay", *args]
+    want = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, cwd=REPO, timeout=120)
+
+    def close() -> None:
+        for fd in closed:
+            os.close(fd)
+
+    got = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, cwd=REPO, timeout=120,
+                         preexec_fn=close)
+    assert got.returncode == want.returncode
+    assert got.stderr == (b"" if 2 in closed else want.stderr)

@@ -245,7 +245,7 @@ def _row(path: str, numbers: bytes) -> Seen:
 
 
 Amender = Callable[[bytes, bytes, memoryview, Sequence["Changed"], tuple[str, bool, str], str],
-                   "tuple[int, bytes] | None"]
+                   "tuple[int, bytes, str | None] | None"]
 """What amends a record's report for what changed (``replay.report.amend.amended``)."""
 
 
@@ -269,6 +269,7 @@ def answered(argv: list[str], amend: Amender | None = None) -> int | None:
         root = _open_cache(*where)
     except (OSError, ValueError):
         return None
+    note: str | None = None  # what an amended run says after its report (as the full run does)
     try:
         for name in sorted(os.listdir(root)):
             if not name.startswith(NAMESPACE_PREFIX):
@@ -296,12 +297,12 @@ def answered(argv: list[str], amend: Amender | None = None) -> int | None:
                         answer = None
                     if answer is None:
                         continue  # another namespace's record may answer (a configuration changed back)
-                    code, report = answer[0], memoryview(answer[1])
+                    code, report, note = answer[0], memoryview(answer[1]), answer[2]
                 with contextlib.suppress(OSError):
                     os.utime(space)  # used now: its pruning by age reads it
             finally:
                 os.close(space)
-            return _write(report, code)
+            return _write(report, code, None if note is None else f"replay {argv[0]}: {note}")
     except OSError:
         return None
     finally:
@@ -313,7 +314,8 @@ BROKEN_PIPE = 128 + signal.SIGPIPE
 """The exit status when the reader of standard output went away (as ``replay.console``'s)."""
 
 
-def _write(report: memoryview, code: int) -> int:
+def _write(report: memoryview, code: int, note: str | None = None) -> int:
+    """The report written, then the ``note`` line said (as the audit says its notes)."""
     out = sys.stdout.buffer
     try:
         out.write(report)
@@ -328,6 +330,12 @@ def _write(report: memoryview, code: int) -> int:
 
         sys.stderr.write(f"replay: standard output: cannot write ({reason(exc)})\n")
         return 1
+    if note is not None and sys.stderr is not None:
+        from replay.style import sanitize
+
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"{sanitize(note)}\n")
+            sys.stderr.flush()
     return code
 
 

@@ -14,22 +14,25 @@ holds them, and the summary summed again from what the plan keeps of every log. 
 report is the one a full audit writes, byte for byte (``replay.report.audit.json_head``
 makes a full report of the same entries), and so is the exit status.
 
-A plan is kept for a JSON report only (its entries lie apart in it): the request (what
-the command line asked for), the paths it named and which of them were searched as
-folders, where the report's closing starts, and for each log its name, the path it came
-from, where its entry lies, what it adds to the summary, whether it fails the audit and
-whether a folder's search found it. Anything the amendment cannot say as a full audit
-would (something passed over, a log that is no session log now, a note of the cache,
-an archive changed, a log the plan does not name) leaves the command to run in full.
+A plan is kept for a JSON report only (its entries lie apart in it): where the report's
+closing starts, and for each log its name, the command-line path it came from, where
+its entry lies, what it adds to the summary, whether it fails the audit and whether a
+folder's search found it. A record is anyone's who may write the cache's folder, so
+what the command searches is taken from the command line (its own parsing,
+``replay.cli.json_audit_request``), never from the record, and nothing is read or
+listed that a search of its folders would not reach. Anything the amendment cannot say
+as a full audit would (something passed over, a log that is no session log now, a note
+of the cache, an archive changed, a log the plan does not name) leaves the command to
+run in full.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePath
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -51,11 +54,11 @@ from replay.findings import Severity
 from replay.log.discover import is_url, local_path
 from replay.log.reader import Source
 from replay.log.source import LocalFile, at_or_below
-from replay.log.walk import ARCHIVE_SUFFIXES, Listed, identity, listing, walk
+from replay.log.walk import ARCHIVE_SUFFIXES, LOG_SUFFIXES, Listed, identity, listing, walk
 from replay.report.audit import FILES_SEPARATOR as SEPARATOR
 from replay.report.audit import json_closing, json_file
 
-PLAN_FORMAT: Literal["replay-audit-plan/2"] = "replay-audit-plan/2"
+PLAN_FORMAT: Literal["replay-audit-plan/3"] = "replay-audit-plan/3"
 _Count = Annotated[int, msgspec.Meta(ge=0)]
 _State = Literal[0, 1, 2, 3]
 OK: _State = 0
@@ -84,31 +87,57 @@ class _Log(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
 
 
 class _Plan(msgspec.Struct, forbid_unknown_fields=True):
-    format: Literal["replay-audit-plan/2"]
-    request: AuditRequest
-    roots: list[str]
-    """The command line's paths as searched (``file://`` taken off)."""
-    searched: list[bool]
-    """Which of them were searched as folders."""
+    format: Literal["replay-audit-plan/3"]
     closing: _Count
     """Where the report's closing (its summary) starts."""
     logs: list[_Log]
 
 
-def _enc_hook(value: Any) -> Any:
-    if isinstance(value, PurePath):
-        return str(value)
-    raise NotImplementedError(type(value).__name__)
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """What the command line searches, as its own parsing of it says (never a record's
+    word: a record is anyone's who may write the cache's folder): its paths (``file://``
+    taken off), and which of them are folders."""
+
+    request: AuditRequest
+    roots: tuple[str, ...]
+    searched: tuple[bool, ...]
+
+    @classmethod
+    def of(cls, request: AuditRequest) -> _Search | None:
+        roots = tuple(local_path(path) for path in request.paths)
+        if any(is_url(root) or root == "-" for root in roots):
+            return None
+        return cls(request, roots, tuple(os.path.isdir(root) for root in roots))
+
+    def finds(self, path: str, log: bool) -> bool:
+        """Whether a search of one of its folders reaches ``path`` (a log named like one
+        when ``log``): below the folder, by real folders (no link, no ``..``)."""
+        if log and not path.endswith(LOG_SUFFIXES):
+            return False
+        for root, searched in zip(self.roots, self.searched, strict=True):
+            top = root if root.endswith("/") else root + "/"
+            if not searched or not (path.startswith(top) or path == root):
+                continue
+            parts = [part for part in path[len(top):].split("/")] if path != root else []
+            if any(part in ("", ".", "..") for part in parts):
+                continue
+            at, real = root, True
+            for part in parts[:-1] if log else parts:
+                at = os.path.join(at, part)
+                try:
+                    real = stat.S_ISDIR(os.lstat(at).st_mode)
+                except OSError:
+                    real = False
+                if not real:
+                    break
+            if real:
+                return True
+        return False
 
 
-def _dec_hook(kind: type, value: Any) -> Any:
-    if kind is Path and isinstance(value, str):
-        return Path(value)
-    raise NotImplementedError(kind.__name__)
-
-
-_encode = msgspec.msgpack.Encoder(enc_hook=_enc_hook).encode
-_decode = msgspec.msgpack.Decoder(_Plan, dec_hook=_dec_hook).decode
+_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder(_Plan).decode
 
 
 def _log(report: LogReport, group: int, start: int, end: int, failing: frozenset[Severity], found: bool) -> _Log:
@@ -135,7 +164,6 @@ def plan_bytes(request: AuditRequest, result: AuditResult, spans: Sequence[tuple
             any(is_url(local_path(path)) for path in request.paths):
         return b""
     roots = [local_path(path) for path in request.paths]
-    searched = [os.path.isdir(root) for root in roots]
     logs, last = [], 0
     for report, (start, end) in zip(reports, spans, strict=True):
         group = _group(report.path, roots)
@@ -144,8 +172,8 @@ def plan_bytes(request: AuditRequest, result: AuditResult, spans: Sequence[tuple
         last = group
         logs.append(_log(report, group, start, end, result.failing, report.path in found))
     try:
-        return _encode(_Plan(PLAN_FORMAT, request, roots, searched, closing, logs))
-    except (msgspec.EncodeError, UnicodeEncodeError, NotImplementedError):
+        return _encode(_Plan(PLAN_FORMAT, closing, logs))
+    except (msgspec.EncodeError, UnicodeEncodeError):
         return b""  # a name msgpack cannot carry (a lone surrogate): no plan
 
 
@@ -159,19 +187,18 @@ def _summary(logs: Sequence[_Log]) -> Summary:
                    sum(log.policy for log in logs), warnings_only, with_errors, unreadable)
 
 
-def _plan(data: bytes, report: memoryview) -> _Plan | None:
-    """The plan ``data`` of ``report``, when it is one a full audit made of it."""
+def _plan(data: bytes, report: memoryview, search: _Search) -> _Plan | None:
+    """The plan ``data`` of ``report``, when it is one a full audit of ``search`` made of it."""
     try:
         plan = _decode(data)
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     logs = plan.logs
-    if not logs or len(plan.roots) != len(plan.request.paths) or len(plan.searched) != len(plan.roots) or \
-            plan.closing > len(report) or len({log.path for log in logs}) != len(logs):
+    if not logs or plan.closing > len(report) or len({log.path for log in logs}) != len(logs):
         return None
     at, group = 0, 0
     for i, log in enumerate(logs):  # in order, apart, each of its path, before the closing
-        if log.start < at or log.end < log.start or log.group < group or log.group >= len(plan.roots) or \
+        if log.start < at or log.end < log.start or log.group < group or log.group >= len(search.roots) or \
                 (i and report[at:log.start] != SEPARATOR):
             return None
         at, group = log.end, log.group
@@ -228,16 +255,17 @@ class _Known:
         return cls({log.path: log for log in plan.logs}, logs_in, folders_in)
 
 
-def _relisted(plan: _Plan, seen: bytes, changed: Sequence[Changed], cache: str) -> _Relisted | None:
+def _relisted(plan: _Plan, search: _Search, seen: bytes, changed: Sequence[Changed], cache: str) -> _Relisted | None:
     """What changed, as the full audit would find it (``None``: what it cannot say);
     ``seen``: what the record saw; ``cache``: the cache's folder (absolute)."""
     known = _Known.of(plan, seen, any(row[2] == FOLDER for row, _ in changed))
     folders: dict[str, Seen] = {}
     files: dict[str, tuple[int, Status] | None] = {}
     for (path, follow, kind, _), now in changed:
-        if kind == FOLDER and (not follow or path in plan.roots):  # a folder a search listed
+        if kind == FOLDER and (not follow or path in search.roots) and (now is None or search.finds(path, False)):
             folders[path] = (path, follow, FOLDER, now[1] if now is not None and now[0] == FOLDER else None)
-        elif kind == FILE and not follow and path in known.logs and known.logs[path].found:
+        elif kind == FILE and not follow and path in known.logs and known.logs[path].found and \
+                (now is None or search.finds(path, True)):  # read only what the command's search finds
             files[path] = now
         else:
             return None  # a configuration, a file named on the command line or beside one, an archive
@@ -247,10 +275,10 @@ def _relisted(plan: _Plan, seen: bytes, changed: Sequence[Changed], cache: str) 
             relisted.audited[path] = now[1]
     for folder, (_, follow, _, status) in sorted(folders.items()):
         if status is None:
-            if folder in plan.roots:
+            if folder in search.roots:
                 return None  # a command-line path gone: the command says so
             continue
-        if not _listed(folder, plan, known, relisted, cache):
+        if not _listed(folder, search, known, relisted, cache):
             return None
         relisted.folders.append((folder, follow, FOLDER, status))
     gone = {_place(path) for path in relisted.gone}
@@ -261,13 +289,13 @@ def _relisted(plan: _Plan, seen: bytes, changed: Sequence[Changed], cache: str) 
     return relisted
 
 
-def _listed(folder: str, plan: _Plan, known: _Known, relisted: _Relisted, cache: str) -> bool:
+def _listed(folder: str, search: _Search, known: _Known, relisted: _Relisted, cache: str) -> bool:
     """List ``folder`` again (and search each new folder in it) into ``relisted``."""
-    group = _group(folder, plan.roots)
-    if group is None or not plan.searched[group]:
+    group = _group(folder, search.roots)
+    if group is None or not search.searched[group]:
         return False
     passed: list[str] = []
-    root = plan.roots[group]
+    root = search.roots[group]
 
     def told(path: str, why: str) -> None:
         passed.append(path)
@@ -320,18 +348,22 @@ def _gone(path: str, gone: set[str]) -> bool:
         path = parent
 
 
-def amended(data: bytes, seen: bytes, report: memoryview, changed: Sequence[Changed],
-            where: tuple[str, bool, str], key: str) -> tuple[int, bytes] | None:
+def amended(request: AuditRequest | None, data: bytes, seen: bytes, report: memoryview, changed: Sequence[Changed],
+            where: tuple[str, bool, str], key: str) -> tuple[int, bytes, str | None] | None:
     """The exit status and the report of the command whose record holds the plan
     ``data``, what it ``seen`` and ``report``, the statuses ``changed`` having changed:
-    what changed audited (the cache written, and the record amended when it may be);
-    ``None``: the command is to run in full. ``where``: the cache's folder, whether it
-    was found rather than named, and the namespace the record is in; ``key``: the
-    record's name."""
-    plan = _plan(data, report)
-    if plan is None or not _same_cache(plan.request, where):
+    what changed audited (the cache written, and the record amended when it may be), and
+    the note to say once the report is written (the amended record could not be, as the
+    full run says it); ``None``: the command is to run in full. ``request``: what the
+    command line asks, as its own parsing says (``replay.cli.json_audit_request``; never
+    the record's word: a record is anyone's who may write the cache's folder); ``where``:
+    the cache's folder, whether it was found rather than named, and the namespace the
+    record is in; ``key``: the record's name."""
+    search = None if request is None or not _same_cache(request, where) else _Search.of(request)
+    plan = None if search is None else _plan(data, report, search)
+    if plan is None or search is None:
         return None
-    relisted = _relisted(plan, seen, changed, os.path.abspath(where[0]))
+    relisted = _relisted(plan, search, seen, changed, os.path.abspath(where[0]))
     if relisted is None:
         return None
     gone = {_place(path) for path in relisted.gone}
@@ -342,7 +374,7 @@ def amended(data: bytes, seen: bytes, report: memoryview, changed: Sequence[Chan
     if not order:
         return None  # no log left: the audit in full says so
     try:
-        audit = Audit(replace(plan.request, jobs=1))  # a few logs: no workers (the report is the same)
+        audit = Audit(replace(search.request, jobs=1))  # a few logs: no workers (the report is the same)
     except Exception:  # a usage problem now (a path gone): the command says it
         return None
     if audit.cache is None or audit.cache.namespace != where[2]:
@@ -376,13 +408,13 @@ def amended(data: bytes, seen: bytes, report: memoryview, changed: Sequence[Chan
     summary = _summary(logs)
     cached = len(logs) - len(audited) + (result.cached or 0)
     code = 1 if summary.failed or any(log.fails for log in logs) else 0
-    _keep(audit, seen, relisted, audited, code, head, summary,
-          msgspec.structs.replace(plan, closing=len(head), logs=logs), key)
-    return code, head + json_closing(summary, cached)
+    note = _keep(audit, seen, relisted, audited, code, head, summary,
+                 msgspec.structs.replace(plan, closing=len(head), logs=logs), key)
+    return code, head + json_closing(summary, cached), note
 
 
 def _same_cache(request: AuditRequest, where: tuple[str, bool, str]) -> bool:
-    """Whether the plan's request is one a record may be kept of, with this cache."""
+    """Whether ``request`` is one a record may be kept of, with this cache."""
     folder, found, _ = where
     cache = request.cache
     return cache is not None and not cache.verify and request.scheduler is None and request.baseline is None and \
@@ -401,22 +433,23 @@ def _in_order(kept: Sequence[_Log], relisted: _Relisted) -> list[tuple[str, int]
 
 
 def _keep(audit: Audit, seen: bytes, relisted: _Relisted, audited: Sequence[str], code: int, head: bytes,
-          summary: Summary, plan: _Plan, key: str) -> None:
+          summary: Summary, plan: _Plan, key: str) -> str | None:
     """The record amended, when the audit of what changed would have kept one: every
-    log's report kept, none rewritten, none modified too recently."""
+    log's report kept, none rewritten, none modified too recently; the note of a record
+    that cannot be written (``AuditCache.keep_run``'s)."""
     from replay.check import quick
 
     cache = audit.cache
     if cache is None or cache.seen is None:
-        return
+        return None
     fresh = [*relisted.folders, *cache.seen]
     if any(status is not None and recent(status, quick.started_ns) for _, _, _, status in fresh):
-        return
+        return None
     gone = {_place(path) for path in relisted.gone}
     replaced = {path for path, _, _, _ in relisted.folders} | set(audited)
     rows = seen_without(seen, lambda path: path in replaced or (bool(gone) and _gone(path, gone))) + seen_bytes(fresh)
     try:
         data = _encode(plan)
-    except (msgspec.EncodeError, UnicodeEncodeError, NotImplementedError):
-        return
-    cache.keep_run(key, record_bytes(rows, code, head + json_closing(summary, len(plan.logs)), data))
+    except (msgspec.EncodeError, UnicodeEncodeError):
+        return None
+    return cache.keep_run(key, record_bytes(rows, code, head + json_closing(summary, len(plan.logs)), data))

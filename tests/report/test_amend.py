@@ -154,7 +154,7 @@ def test_a_plan_no_full_audit_made_is_not_used(tmp_path: Path, monkeypatch: pyte
     _replay(_ARGS)
     [record] = _records(tmp_path / "cache")
     code, seen, plan_data, report = quick._parts(record.read_bytes())
-    plan = msgspec.msgpack.Decoder(amend._Plan, dec_hook=amend._dec_hook).decode(plan_data)
+    plan = amend._decode(plan_data)
     changed_logs = logs_of(plan.logs, plan.closing)  # type: ignore[operator]
     closing = closing_of(plan.logs, plan.closing) if closing_of is not None else plan.closing  # type: ignore[operator]
     hostile = msgspec.structs.replace(plan, logs=changed_logs, closing=closing)
@@ -278,3 +278,51 @@ def test_a_new_file_the_audit_in_full_tells_of_runs_it_in_full(tmp_path: Path, m
     answered, code, out = _replay(_ARGS)
     assert not answered
     assert (code, out) == _full_with(tmp_path, tmp_path / "before")
+
+
+def _hostile(record: Path, logs_of: object, rows_of: object, report_of: object) -> None:
+    """The record rewritten as anyone who may write the cache's folder can: its plan's
+    logs, its rows and its report of their choice, its digest made again."""
+    code, seen, plan_data, report = quick._parts(record.read_bytes())
+    plan = amend._decode(plan_data)
+    rows = quick.seen_bytes(rows_of(quick.seen_rows(seen)))  # type: ignore[operator]
+    hostile = msgspec.structs.replace(plan, logs=logs_of(plan.logs), closing=plan.closing + 2)  # type: ignore[operator]
+    record.write_bytes(quick.record_bytes(rows, code, report_of(bytes(report)), amend._encode(hostile)))  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("where", ["a log elsewhere", "a folder elsewhere", "up and out of the folder"])
+def test_a_hostile_record_makes_no_read_of_what_the_command_does_not_search(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """A record names a log or a folder the command line does not search (a session log
+    the user may read): the amended run reads none of it, let alone reports it."""
+    logs = _archive(tmp_path, 2)
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "session.jsonl").write_bytes(logs[0].read_bytes())
+    monkeypatch.chdir(tmp_path)
+    _replay(_ARGS)
+    [record] = _records(tmp_path / "cache")
+    end = amend._decode(quick._parts(record.read_bytes())[2]).logs[-1].end
+    named = {"a log elsewhere": str(private / "session.jsonl"),
+             "a folder elsewhere": str(private / "session.jsonl"),
+             "up and out of the folder": "logs/s0/../../private/session.jsonl"}[where]
+    extra = amend._Log(named, 0, end + 2, end + 2, 0, 0, 0, 0, 0, False, True)  # no length, after the last
+    row = (str(private), False, quick.FOLDER, (0, 0, 0, 0, 0)) if where == "a folder elsewhere" else \
+        (named, False, quick.FILE, (0, 0, 0, 0, 0))
+    _hostile(record, lambda plan_logs: [*plan_logs, extra], lambda rows: [*rows, row],
+             lambda report: report[:end] + b",\n" + report[end:])
+    _change(logs[1], "append", OLD + 10**9)
+    answered, _, out = _replay(_ARGS)
+    assert not answered and b"private" not in out
+
+
+def test_a_command_whose_options_say_a_line_keeps_no_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--jobs`` past the usable CPUs says so on stderr each time the command runs: a
+    record, which says nothing, never answers it."""
+    from replay.parallel import usable_cpus
+
+    _archive(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", "json", "--jobs", str(usable_cpus() + 1), "--cache-dir", "cache", "logs"]
+    assert [_replay(args)[0] for _ in range(3)] == [False, False, False]
+    assert not _records(tmp_path / "cache")
