@@ -5,13 +5,11 @@ from where replay came from (``installed_from``; the CLI's usage error, exit 2).
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import json
 import sys
 from pathlib import Path
 from types import ModuleType
 from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 from replay.hints import DISTRIBUTION, LOCK, Checkout, install_command
 
@@ -45,6 +43,8 @@ def installed_from() -> Checkout | None:
     longer a project. The install is the first on ``sys.path`` that an installer wrote
     (``INSTALLER``): a build's ``*.egg-info`` in the current folder is not one."""
     try:
+        import importlib.metadata  # only now: it imports the e-mail and archive modules
+
         installed = (dist for dist in importlib.metadata.distributions(name=DISTRIBUTION)
                      if dist.read_text("INSTALLER") is not None)
         dist = next(installed, None)
@@ -69,4 +69,6 @@ def local_folder(record: str | None) -> tuple[Path, bool] | None:
     url = urlsplit(doc["url"])
     if url.scheme != "file" or url.netloc not in ("", "localhost") or not url.path.startswith("/"):
         return None
+    from urllib.request import url2pathname  # only now: it imports HTTP and TLS
+
     return Path(url2pathname(url.path)), doc["dir_info"].get("editable") is True

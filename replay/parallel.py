@@ -33,21 +33,21 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from itertools import chain, islice
-from multiprocessing.sharedctypes import Synchronized
 from types import FrameType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:  # the pool's modules are imported when a pool starts, not with this module
+    import multiprocessing.context
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.sharedctypes import Synchronized
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -144,6 +144,8 @@ def _init_worker(ledger: Any, counter: Synchronized[int]) -> None:
     """Take a ledger slot; SIGTERM marks the running task aborted, SIGINT stops a task
     but not an idle worker; the worker ends when the process that started it does."""
     global _ledger, _base
+    import multiprocessing
+
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent.sentinel,), name="replay-parent-watch", daemon=True).start()
@@ -181,6 +183,8 @@ def _signals_held() -> Iterator[None]:
 def _end_with(sentinel: int) -> None:
     """A pool's workers wait for work from their parent forever, even once it is gone
     (killed with SIGKILL, it cannot stop them): follow it instead of lingering."""
+    import multiprocessing.connection
+
     multiprocessing.connection.wait([sentinel])
     os._exit(1)
 
@@ -362,6 +366,8 @@ class _Pool(Window[T, R]):
         a threaded process is not safe, or when the workers must not share what this
         process has open; ``spawn`` where neither exists. A fresh worker finds the
         work's module already imported (the server preloads it)."""
+        import multiprocessing
+
         methods = multiprocessing.get_all_start_methods()
         if self.fork and "fork" in methods and threading.active_count() == 1:
             return multiprocessing.get_context("fork")
@@ -374,6 +380,8 @@ class _Pool(Window[T, R]):
         return multiprocessing.get_context("spawn")
 
     def _start(self) -> ProcessPoolExecutor:
+        from concurrent.futures import ProcessPoolExecutor
+
         context = self._context()
         self.ledger = context.RawArray("q", self.jobs * _FIELDS)
         counter = context.Value("i", 0)
@@ -382,6 +390,9 @@ class _Pool(Window[T, R]):
         return self.executor
 
     def submit(self, part: Part[T, R], entry: Entry[T, R] | None = None) -> None:
+        from concurrent.futures import Future
+        from concurrent.futures.process import BrokenProcessPool
+
         executor = self.executor or self._start()
         self.tasks += 1
         part.task = self.tasks
@@ -394,6 +405,8 @@ class _Pool(Window[T, R]):
         self.in_flight += 1
 
     def settle(self, part: Part[T, R], entry: Entry[T, R], queue: deque[Entry[T, R]]) -> bool:
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             part.results = settle(part.items, part.future.result(), self.lost)
         except BrokenProcessPool:
