@@ -218,28 +218,35 @@ def changes(seen: bytes) -> list[Changed] | None:
     if len(fields) % 2 != 1 or fields[-1]:
         raise ValueError("not a run record")
     changed: list[Changed] = []
+    lstat, stat_, kinds, other, cache = os.lstat, os.stat, _KIND_DIGITS, b"%d" % OTHER, b"%d" % CACHE
     for i in range(0, len(fields) - 1, 2):
-        numbers = fields[i + 1]
-        follow, kind = numbers[:1], numbers[2:3]
-        if numbers[1:2] != b" " or follow not in b"01" or kind not in b"0123" or numbers[3:4] not in (b"", b" "):
-            raise ValueError("not a run record")
-        if kind == b"%d" % CACHE:
-            if not holds_no_log(os.fsdecode(fields[i])):
+        path, numbers = fields[i], fields[i + 1]
+        follow = numbers[:1]  # a row that is not one a record writes differs from every status: _row refuses it
+        if numbers[2:3] == cache:
+            if not holds_no_log(os.fsdecode(path)):
                 return None
             continue
-        path = os.fsdecode(fields[i])
-        now = status(path, follow == b"1")
-        if now is None:
+        try:  # the path as the record keeps it (bytes): no decoding for the rows that did not change
+            st = stat_(path) if follow == b"1" else lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
             if len(numbers) > 3:
-                changed.append((_row(path, numbers), None))
-        elif b"%s %d %d %d %d %d %d" % (follow, now[0], *now[1]) != numbers:  # the bytes kept, compared
-            changed.append((_row(path, numbers), now))
+                changed.append((_row(os.fsdecode(path), numbers), None))
+            continue
+        now = b"%s %s %d %d %d %d %d" % (follow, kinds.get(st.st_mode & 0o170000, other), st.st_dev,
+                                         st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if now != numbers:  # the bytes kept, compared
+            decoded = os.fsdecode(path)
+            changed.append((_row(decoded, numbers), status(decoded, follow == b"1")))
     return changed
+
+
+_KIND_DIGITS = {stat.S_IFREG: b"%d" % FILE, stat.S_IFDIR: b"%d" % FOLDER}
+"""What ``status`` says a file of each type is, as a record keeps it."""
 
 
 def _row(path: str, numbers: bytes) -> Seen:
     follow, kind, *rest = (int(n) for n in numbers.split())
-    if len(rest) not in (0, 5):
+    if len(rest) not in (0, 5) or follow not in (0, 1) or kind not in (FILE, FOLDER, OTHER, CACHE):
         raise ValueError("not a run record")
     return path, bool(follow), kind, (rest[0], rest[1], rest[2], rest[3], rest[4]) if rest else None
 
