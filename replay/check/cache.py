@@ -177,11 +177,17 @@ _Kept = _Entry | _UrlEntry
 class _Shard(msgspec.Struct, forbid_unknown_fields=True):
     format: str
     namespace: str
-    entries: dict[str, _Entry]
-    urls: dict[str, _UrlEntry] = msgspec.field(default_factory=dict)
+    entries: dict[str, msgspec.Raw]
+    urls: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)
+    """Each entry's JSON, decoded when it is looked up (a look-up of a few logs decodes no
+    other, a shard written again copies the others as they are)."""
 
 
+_Held = _Kept | tuple[bool, msgspec.Raw]
+"""An entry of a shard read: decoded, or whether it is a URL's and its JSON."""
 _decode_shard = msgspec.json.Decoder(_Shard).decode
+_decode_entry = msgspec.json.Decoder(_Entry).decode
+_decode_url = msgspec.json.Decoder(_UrlEntry).decode
 _encode = msgspec.json.Encoder()
 
 
@@ -351,7 +357,7 @@ class AuditCache:
         self.tree = request.tree()
         self.hits = 0
         self.notes: list[str] = []
-        self._shards: dict[str, dict[str, _Kept]] = {}
+        self._shards: dict[str, dict[str, _Held]] = {}
         self._read_at: dict[str, tuple[int, int, int, int, int]] = {}
         """The status of each shard file when it was read (what ``_write`` need not read again)."""
         self._updates: dict[str, dict[str, _Kept]] = {}
@@ -384,7 +390,7 @@ class AuditCache:
 
     # -- shards ----------------------------------------------------------------------
 
-    def _read(self, shard: str) -> dict[str, _Kept]:
+    def _read(self, shard: str) -> dict[str, _Held]:
         """The entries of a shard on disk (none when it is missing or unusable)."""
         status = self.tree.status(self.namespace, shard)  # before the bytes: a later change is one
         try:
@@ -402,15 +408,13 @@ class AuditCache:
         if doc.format != FORMAT or doc.namespace != self.namespace:
             self._unreadable(shard, "belongs to another cache")
             return {}
-        if any(entry.length > entry.size or len(entry.blocks) != -(-entry.size // BLOCK) * DIGEST
-               for entry in doc.entries.values()):
-            self._unreadable(shard, "is not a cache this version of replay wrote")
-            return {}
         if status is not None:
             self._read_at[shard] = status
-        return {**doc.entries, **doc.urls}
+        held: dict[str, _Held] = {key: (False, raw) for key, raw in doc.entries.items()}
+        held.update((key, (True, raw)) for key, raw in doc.urls.items())
+        return held
 
-    def _current(self, shard: str) -> dict[str, _Kept]:
+    def _current(self, shard: str) -> dict[str, _Held]:
         """The entries of a shard on disk now, under the namespace's lock: those read
         before when its file is the one read then (no other audit replaced it since)."""
         read = self._shards.get(shard)
@@ -425,7 +429,20 @@ class AuditCache:
         entries = self._shards.get(shard)
         if entries is None:
             entries = self._shards[shard] = {} if self._broken else self._read(shard)
-        return entries.get(key)
+        held = entries.get(key)
+        if not isinstance(held, tuple):
+            return held
+        try:
+            kept: _Kept | None = _decode_url(held[1]) if held[0] else _decode_entry(held[1])
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            kept = None
+        if kept is None or (isinstance(kept, _Entry) and
+                            (kept.length > kept.size or len(kept.blocks) != -(-kept.size // BLOCK) * DIGEST)):
+            self._unreadable(shard, "is not a cache this version of replay wrote")
+            entries.clear()  # the whole shard ignored, and written anew
+            return None
+        entries[key] = kept
+        return kept
 
     def _update(self, key: str, entry: _Kept) -> None:
         self._updates.setdefault(_shard(key), {})[key] = entry
@@ -741,10 +758,12 @@ class AuditCache:
             for shard in sorted(self._updates):
                 entries = self._current(shard)
                 entries.update(self._updates[shard])
-                files = {k: v for k, v in entries.items() if isinstance(v, _Entry)}
-                urls = {k: v for k, v in entries.items() if isinstance(v, _UrlEntry)}
-                tree.write(name, shard, data=_encode.encode(_Shard(FORMAT, name, files, urls)), what="cache shard",
-                           durable=False)
+                parts: tuple[dict[str, object], dict[str, object]] = ({}, {})  # the logs', the URLs'
+                for key, held in entries.items():
+                    url = held[0] if isinstance(held, tuple) else isinstance(held, _UrlEntry)
+                    parts[url][key] = held[1] if isinstance(held, tuple) else held
+                doc = {"format": FORMAT, "namespace": name, "entries": parts[0], "urls": parts[1]}
+                tree.write(name, shard, data=_encode.encode(doc), what="cache shard", durable=False)
                 if fault:
                     _fault(tree, name, fault)
         self._updates.clear()

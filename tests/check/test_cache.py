@@ -427,6 +427,31 @@ def test_a_corrupt_or_foreign_shard_is_ignored_with_one_line_and_written_anew(tm
     assert (code, err, _count("text", out)) == (want[0], "", len(paths))
 
 
+@pytest.mark.parametrize("bad", [{"size": "big"}, {"length": 10**15}, {"blocks": "AAAA"}, {"reports": 7}])
+def test_a_shard_with_an_entry_of_another_shape_is_ignored_with_one_line_and_written_anew(
+        tmp_path: Path, bad: dict[str, object]) -> None:
+    """An entry is decoded when its log is looked up: one that is not of this format (or
+    holds more than its log) makes its whole shard ignored then, as a shard that is not
+    JSON of this format is, and never a wrong report."""
+    paths = _small(tmp_path)
+    folder, cache = tmp_path / "logs", tmp_path / "cache"
+    want = _cli("--no-cache", str(folder))
+    _cli("--cache-dir", str(cache), str(folder))
+    [space] = [p for p in cache.iterdir() if p.is_dir()]
+    [shard, *_] = [p for p in sorted(space.glob("*.json")) if orjson.loads(p.read_bytes())["entries"]]
+    doc = orjson.loads(shard.read_bytes())
+    first = next(iter(doc["entries"]))
+    doc["entries"][first] = {**doc["entries"][first], **bad}
+    shard.write_bytes(orjson.dumps(doc))
+    code, out, err = _cli("--cache-dir", str(cache), str(folder))
+    assert (code, _uncounted("text", out)) == want[:2] and _count("text", out) < len(paths)
+    [line] = err.splitlines()
+    assert line == f"replay audit: the audit cache at {shard} is not a cache this version of replay wrote: " \
+        "ignored, written anew"
+    code, out, err = _cli("--cache-dir", str(cache), str(folder))
+    assert (code, err, _count("text", out)) == (want[0], "", len(paths))
+
+
 def test_a_cache_folder_that_is_a_file_or_a_link_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _small(tmp_path, 2)
     folder = tmp_path / "logs"
