@@ -9,9 +9,11 @@ with the same answers.
 
 from __future__ import annotations
 
+import operator
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 import msgspec
@@ -127,12 +129,9 @@ class SurfaceNodes:
         alive, pairs = state.alive, from_int64s(state.moved)
         if len(alive) != len(seqs) or (alive and alive[0] != 1) or alive.strip(b"\0\1") or len(pairs) % 2:
             raise ValueError("the slots' marks are not one a slot for each seq, the first a node")
-        last: int | None = None
-        for seq in seqs:
-            if last is not None and seq <= last:
-                raise ValueError("the slots' seqs are not in increasing order")
-            last = seq
-            nodes.append(seq)
+        if any(map(operator.ge, seqs, islice(seqs, 1, None))):
+            raise ValueError("the slots' seqs are not in increasing order")
+        nodes._appended(seqs)
         moved = {pairs[i]: pairs[i + 1] for i in range(0, len(pairs), 2)}
         if len(moved) != len(pairs) // 2 or sorted(moved) != list(moved) or \
                 not all(0 <= slot < len(seqs) and alive[slot] for slot in moved):
@@ -152,6 +151,13 @@ class SurfaceNodes:
                 nodes.replace(run, seqs[first] if replacing is None else replacing)
         nodes._distinct()
         return nodes
+
+    def _appended(self, seqs: array[int]) -> None:
+        """What ``append`` of each of ``seqs`` (increasing integers of the arrays' range)
+        leaves in nodes that have none, at once (a property test holds it to the appends)."""
+        assert not self._seqs and self._general is None and not self._moved
+        self._seqs = array("q", seqs)
+        self._alive = bytearray(b"\1") * len(seqs)
 
     def _distinct(self) -> None:
         """``ValueError`` when a seq is a node twice (the general form turned into a list)."""

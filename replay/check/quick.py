@@ -91,7 +91,11 @@ def code_digest() -> str:
     may change a report, with or without a new version."""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.blake2b(digest_size=16)
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json") and p.is_file()):
+    found = []
+    for folder, folders, files in os.walk(root):
+        folders[:] = [name for name in folders if name != "__pycache__"]  # compiled code: what the sources say
+        found += [Path(folder, name) for name in files if name.endswith((".py", ".json"))]
+    for path in sorted(found):
         digest.update(str(path.relative_to(root)).encode("utf-8", "surrogatepass") + b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")

@@ -121,3 +121,18 @@ def test_a_replace_costs_what_it_removes() -> None:
         last += 2
         assert nodes.span(0, 0) == [0]
     assert time.process_time() - began < 1.0
+
+
+@given(st.lists(st.integers(-(1 << 63), (1 << 63) - 1), unique=True, max_size=200).map(sorted))
+def test_nodes_restored_at_once_are_the_nodes_appended_one_by_one(seqs: list[int]) -> None:
+    """``SurfaceNodes._appended`` (a checkpoint's slots restored at once) leaves what
+    appending each seq leaves."""
+    from array import array
+
+    one_by_one, at_once = SurfaceNodes(), SurfaceNodes()
+    for seq in seqs:
+        one_by_one.append(seq)
+    at_once._appended(array("q", seqs))
+    assert [getattr(at_once, name) for name in SurfaceNodes.__slots__] == \
+        [getattr(one_by_one, name) for name in SurfaceNodes.__slots__]
+    assert list(at_once) == seqs
