@@ -5,10 +5,12 @@ accepted; anything else is kept in a dict, with the same answers."""
 
 from __future__ import annotations
 
+import operator
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from itertools import islice
 from typing import Annotated, Any
 
 import msgspec
@@ -170,14 +172,10 @@ def _restored_bytes(size: int, state: SeqBytesState) -> SeqBytes:
     seqs = from_int64s(state.seqs)
     if len(state.values) != len(seqs) * size:
         raise ValueError("the values are not one of the map's size for each seq")
-    found = SeqBytes(size)
-    last: int | None = None
-    values = state.values
-    for i, seq in enumerate(seqs):
-        if last is not None and seq <= last:
-            raise ValueError("the seqs are not in increasing order")
-        last = seq
-        found[seq] = values[i * size:(i + 1) * size]
+    if any(map(operator.ge, seqs, islice(seqs, 1, None))):
+        raise ValueError("the seqs are not in increasing order")
+    found = SeqBytes(size)  # what assigning each value in seq order leaves, made at once (a property test)
+    found._seqs, found._digests, found._gone = seqs, bytearray(state.values), bytearray(len(seqs))
     return found
 
 
@@ -208,22 +206,16 @@ def restored_ids(state: SeqIdsState) -> SeqIds:
     """A ``SeqIds`` with the meaning ``state`` says, built as a reading builds one
     (``ValueError``: a seq said twice, out of order, or a value of the wrong width)."""
     uuids = _restored_bytes(16, state.uuids)
-    ids = SeqIds()
+    ids = SeqIds()  # what assigning each id in seq order leaves, made at once (a property test)
     last: int | None = None
     for seq, value in state.other:
         if (last is not None and seq <= last) or seq in uuids:
             raise ValueError("an id's seq is out of order or said twice")
+        if _uuid_bytes(value) is not None:
+            raise ValueError("a UUID among the other ids")  # a map keeps one with the UUIDs
         last = seq
-        ids[seq] = value
-    for seq, raw in zip(from_int64s(state.uuids.seqs), _chunks(state.uuids.values, 16), strict=True):
-        ids[seq] = _uuid_text(raw)
-    del uuids
+    ids._uuids, ids._other = uuids, dict(state.other)
     return ids
-
-
-def _chunks(data: bytes, size: int) -> Iterator[bytes]:
-    for i in range(0, len(data), size):
-        yield data[i:i + size]
 
 
 def snapshot_bytes(found: SeqBytes) -> SeqBytesState | None:

@@ -47,3 +47,45 @@ def test_seq_ids_answer_as_a_dict(script: list[tuple[Any, Any]], increasing: boo
         for probe in (*range(41), 3.0, "s"):
             assert mine.get(probe, "default") == ref.get(probe, "default")
             assert type(mine.get(probe)) is type(ref.get(probe))
+
+
+_SEQS = st.lists(st.integers(-(1 << 63), (1 << 63) - 1), unique=True, max_size=60).map(sorted)
+
+
+@given(_SEQS, st.data())
+def test_a_map_restored_at_once_is_the_map_of_its_values_assigned_in_seq_order(seqs: list[int],
+                                                                               data: st.DataObject) -> None:
+    """``restored_bytes`` and ``restored_ids`` (a checkpoint's maps, made at once) leave
+    what assigning each value in seq order leaves, as the reading that built them did."""
+    from replay.log.seqmap import (
+        SeqBytesState,
+        SeqIds,
+        SeqIdsState,
+        _uuid_bytes,
+        _uuid_text,
+        int64s,
+        restored_bytes,
+        restored_ids,
+    )
+
+    values = [data.draw(st.binary(min_size=16, max_size=16)) for _ in seqs]
+    assigned = SeqBytes(16)
+    for seq, value in zip(seqs, values, strict=True):
+        assigned[seq] = value
+    made = restored_bytes(16, SeqBytesState(int64s(seqs), b"".join(values)))
+    assert [getattr(made, name) for name in SeqBytes.__slots__] == \
+        [getattr(assigned, name) for name in SeqBytes.__slots__]
+
+    taken = set(seqs)
+    others = sorted(data.draw(st.dictionaries(st.integers(-(1 << 63), (1 << 63) - 1).filter(lambda s: s not in taken),
+                                              st.none() | st.text(max_size=40).filter(lambda text: _uuid_bytes(text) is None),
+                                              max_size=20)).items())  # a UUID is kept with the UUIDs
+    ids = SeqIds()
+    for seq, other in others:
+        ids[seq] = other
+    for seq, value in zip(seqs, values, strict=True):
+        ids[seq] = _uuid_text(value)
+    made_ids = restored_ids(SeqIdsState(SeqBytesState(int64s(seqs), b"".join(values)), others))
+    assert made_ids._other == ids._other and list(made_ids._other) == list(ids._other)
+    assert [getattr(made_ids._uuids, name) for name in SeqBytes.__slots__] == \
+        [getattr(ids._uuids, name) for name in SeqBytes.__slots__]
