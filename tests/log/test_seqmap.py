@@ -77,9 +77,9 @@ def test_a_map_restored_at_once_is_the_map_of_its_values_assigned_in_seq_order(s
         [getattr(assigned, name) for name in SeqBytes.__slots__]
 
     taken = set(seqs)
+    texts = st.text(max_size=40).filter(lambda text: _uuid_bytes(text) is None)  # a UUID is kept with the UUIDs
     others = sorted(data.draw(st.dictionaries(st.integers(-(1 << 63), (1 << 63) - 1).filter(lambda s: s not in taken),
-                                              st.none() | st.text(max_size=40).filter(lambda text: _uuid_bytes(text) is None),
-                                              max_size=20)).items())  # a UUID is kept with the UUIDs
+                                              st.none() | texts, max_size=20)).items())
     ids = SeqIds()
     for seq, other in others:
         ids[seq] = other
