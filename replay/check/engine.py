@@ -644,7 +644,7 @@ def _audited(log: LogRead, policy: Policy, fingerprints: Fingerprints, exists: C
     def reread(line: int) -> Iterator[Sequence[Item]]:
         again = read_log(log.source, log.limits, log.typed)
         try:  # no further than the pass read: a live log may have grown since
-            yield from again.batches_from(line, log.plain_end)
+            yield from again.batches_from(line, log.plain_end, log.resumed_at)  # a resumed log: its place known
         finally:  # also when the fold stops early (at the damage): the file is closed then
             again.close()
 

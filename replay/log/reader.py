@@ -161,22 +161,32 @@ class LogRead:
         self.migrator = migrator
         return True
 
-    def batches_from(self, line: int, end: int | None = None) -> Iterator[list[Item]]:
+    @property
+    def resumed_at(self) -> tuple[int, int] | None:
+        """Where this reading started other than at the log's first record: the line
+        and the byte it starts at (a checkpoint's place, ``resume``), else ``None``."""
+        return self._start
+
+    def batches_from(self, line: int, end: int | None = None,
+                     known: tuple[int, int] | None = None) -> Iterator[list[Item]]:
         """``batches()`` from the record on ``line`` on, for a caller that knows the
         records before it hold no damage (their seqs run on unbroken): a plain log on a
         file that can seek skips them unread (only their newlines are counted), any
         other is read from its start. The items before ``line`` that come are the
         caller's to pass over; a skip leaves out the header's findings too. A plain
         log is read no further than ``end`` bytes (what an earlier reading of it
-        read: records written since are not read)."""
+        read: records written since are not read). ``known``: a line of the log at or
+        before ``line`` and the byte it starts at (an earlier reading's ``resumed_at``),
+        from which the newlines are counted instead of from the header."""
         if line > 2:
-            self._skip_to(line)
+            self._skip_to(line, known)
         if end is not None and not self.compressed:
             self._rest = _up_to(self._rest, end - (self._start[1] if self._start else self._header_size))
         return self.batches()
 
-    def _skip_to(self, line: int) -> None:
-        """Set the reading to start at the record on ``line``, when it can."""
+    def _skip_to(self, line: int, known: tuple[int, int] | None = None) -> None:
+        """Set the reading to start at the record on ``line``, when it can (counting the
+        newlines from ``known``'s place when it is one at or before ``line``)."""
         stream, header = self._stream, self.header
         if self.compressed or header is None or stream is None or self._start is not None or not self.source.is_file:
             return  # a file of its own only (an archive's member seeks through the archive's reader)
@@ -187,8 +197,10 @@ class LogRead:
         except (OSError, ValueError, AttributeError):  # a stream that cannot say
             return
         try:
-            stream.seek(self._header_size)
             offset, wanted = self._header_size, line - 2  # newlines between the header's and the record
+            if known is not None and 2 <= known[0] <= line and self._header_size <= known[1]:
+                offset, wanted = known[1], line - known[0]
+            stream.seek(offset)
             for block in capped_blocks(stream.read, self.limits.max_log_bytes - offset):
                 count = block.count(b"\n")
                 if count < wanted:

@@ -64,8 +64,32 @@ def _mutated(lines: list[bytes], how: int, at: int) -> list[bytes]:
 _BATCHES_FROM = LogRead.batches_from
 
 
-def _exact_reread(self: LogRead, line: int, end: int | None = None) -> Iterator[list[Item]]:
+def _exact_reread(self: LogRead, line: int, end: int | None = None,
+                  known: tuple[int, int] | None = None) -> Iterator[list[Item]]:
     return _BATCHES_FROM(self, 2, end)  # what a skip shortcuts: the same bytes read from the start
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 10**6), st.integers(0, 10**6))
+def test_a_skip_counted_from_a_known_line_is_the_skip_from_the_header(which: int, to: int, since: int) -> None:
+    """``batches_from(line, known=…)`` (a resumed log's place: its newlines counted from
+    there) gives the items ``batches_from(line)`` gives."""
+    if not LOGS:
+        pytest.skip("the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
+    path = LOGS[which % len(LOGS)]
+    lines = path.read_bytes().split(b"\n")
+    line = 2 + to % max(1, len(lines) - 2)
+    known_line = 2 + since % max(1, line - 1)
+    known = (known_line, sum(len(text) + 1 for text in lines[:known_line - 1]))  # where that line starts
+
+    def items(**how: Any) -> list[tuple[int, str]]:
+        log = LogRead(file_source(str(path)), Limits())
+        try:
+            return [(item.line, type(item).__name__) for batch in log.batches_from(line, **how) for item in batch]
+        finally:
+            log.close()
+
+    assert items(known=known) == items()
 
 
 @pytest.mark.skipif(not LOGS, reason="the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
@@ -103,7 +127,8 @@ def test_crash_repair_skips_the_turns_before_the_last(tmp_path: Path) -> None:
     skipped: list[int] = []
     real = LogRead.batches_from
 
-    def spied(self: LogRead, line: int, end: int | None = None) -> Iterator[list[Item]]:
+    def spied(self: LogRead, line: int, end: int | None = None,
+                known: tuple[int, int] | None = None) -> Iterator[list[Item]]:
         batches = real(self, line, end)
         skipped.append(self._start[0] if self._start is not None else 2)
         return batches
@@ -234,12 +259,13 @@ def test_crash_repair_is_of_the_bytes_the_audit_read_when_the_log_grows_meanwhil
     real = LogRead.batches_from
     grown: list[int] = []
 
-    def growing(self: LogRead, line: int, end: int | None = None) -> Iterator[list[Item]]:
+    def growing(self: LogRead, line: int, end: int | None = None,
+                known: tuple[int, int] | None = None) -> Iterator[list[Item]]:
         if not grown:  # the harness appends while the audit judges: the step ends, a call starts
             with log.open("ab") as fh:
                 fh.write(b'{"type":"step/end","seq":999999,"time":0,"data":{"turn":1,"step":1}}\n')
             grown.append(1)
-        return real(self, line, end)
+        return real(self, line, end, known)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(LogRead, "batches_from", growing)
