@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
@@ -57,7 +57,10 @@ class Finding:
     ``grouped_note``)."""
 
     def with_severity(self, severity: Severity, message: str | None = None) -> Finding:
-        return replace(self, severity=severity, message=self.message if message is None else message)
+        # Made as its fields, in their order: a fifth of ``dataclasses.replace``'s time (damage
+        # is judged once its log is read, every finding of it again).
+        return Finding(self.rule, severity, self.message if message is None else message, self.line, self.seq,
+                       self.type, self.tail, self.group, self.fingerprint, self.events)
 
     def __reduce__(self) -> tuple[Callable[..., Finding], tuple[object, ...]]:
         # Pickled as its fields: half the time of a dataclass's generic state, both ways
