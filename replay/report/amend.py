@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Literal
 
@@ -388,29 +388,44 @@ def amended(request: AuditRequest | None, data: bytes, seen: bytes, report: memo
     if audit.passed or result.notes or [r.path for r in result.reports] != audited:
         return None
     again = dict(zip(audited, result.reports, strict=True))
-    entries: list[bytes | memoryview] = []
-    logs: list[_Log] = []
-    at = plan.logs[0].start
-    before = {log.path: log for log in plan.logs}
+    index = {log.path: i for i, log in enumerate(plan.logs)}
+    logs: list[_Log] = []  # each where its entry lies in the report it was made for (the record's, or none)
+    pieces: list[bytes | memoryview] = []
+    run: list[int] = []  # consecutive entries of the record's report, taken as one piece (their separators in it)
     for path, group in order:
         judged = again.get(path)
-        if judged is not None:
-            entry: bytes | memoryview = json_file(judged)
-            log = _log(judged, group, at, at + len(entry), result.failing, True)
+        old = index.get(path) if judged is None else None
+        if old is not None and run and old == run[-1] + 1:
+            run.append(old)
         else:
-            old = before[path]
-            entry = report[old.start:old.end]
-            log = msgspec.structs.replace(old, start=at, end=at + len(entry))
-        entries.append(entry)
-        logs.append(log)
-        at += len(entry) + len(SEPARATOR)
-    head = b"".join([report[:plan.logs[0].start], SEPARATOR.join(entries), report[plan.logs[-1].end:plan.closing]])
+            if run:
+                pieces.append(report[plan.logs[run[0]].start:plan.logs[run[-1]].end])
+            run = [] if old is None else [old]
+        if judged is not None:
+            pieces.append(json_file(judged))
+            logs.append(_log(judged, group, 0, len(pieces[-1]), result.failing, True))
+        else:
+            logs.append(plan.logs[index[path]])
+    if run:
+        pieces.append(report[plan.logs[run[0]].start:plan.logs[run[-1]].end])
+    head = b"".join([report[:plan.logs[0].start], SEPARATOR.join(pieces), report[plan.logs[-1].end:plan.closing]])
     summary = _summary(logs)
     cached = len(logs) - len(audited) + (result.cached or 0)
     code = 1 if summary.failed or any(log.fails for log in logs) else 0
-    note = _keep(audit, seen, relisted, audited, code, head, summary,
-                 msgspec.structs.replace(plan, closing=len(head), logs=logs), key)
+    note = _keep(audit, seen, relisted, audited, code, head, summary, lambda: _placed(plan, logs, again), key)
     return code, head + json_closing(summary, cached), note
+
+
+def _placed(plan: _Plan, logs: Sequence[_Log], again: dict[str, LogReport]) -> _Plan:
+    """The plan of the report made of ``logs`` (those audited again, ``again``, with
+    entries of their own length), each entry where it lies in it."""
+    placed: list[_Log] = []
+    at = plan.logs[0].start
+    for log in logs:
+        size = log.end - log.start
+        placed.append(msgspec.structs.replace(log, start=at, end=at + size))
+        at += size + len(SEPARATOR)
+    return msgspec.structs.replace(plan, closing=at - len(SEPARATOR) + (plan.closing - plan.logs[-1].end), logs=placed)
 
 
 def _same_cache(request: AuditRequest, where: tuple[str, bool, str]) -> bool:
@@ -433,7 +448,7 @@ def _in_order(kept: Sequence[_Log], relisted: _Relisted) -> list[tuple[str, int]
 
 
 def _keep(audit: Audit, seen: bytes, relisted: _Relisted, audited: Sequence[str], code: int, head: bytes,
-          summary: Summary, plan: _Plan, key: str) -> str | None:
+          summary: Summary, planned: Callable[[], _Plan], key: str) -> str | None:
     """The record amended, when the audit of what changed would have kept one: every
     log's report kept, none rewritten, none modified too recently; the note of a record
     that cannot be written (``AuditCache.keep_run``'s)."""
@@ -448,6 +463,9 @@ def _keep(audit: Audit, seen: bytes, relisted: _Relisted, audited: Sequence[str]
     gone = {_place(path) for path in relisted.gone}
     replaced = {path for path, _, _, _ in relisted.folders} | set(audited)
     rows = seen_without(seen, lambda path: path in replaced or (bool(gone) and _gone(path, gone))) + seen_bytes(fresh)
+    plan = planned()  # only now: most amended runs keep no record (a log modified just now)
+    if plan.closing != len(head):
+        return None
     try:
         data = _encode(plan)
     except (msgspec.EncodeError, UnicodeEncodeError):
