@@ -552,9 +552,9 @@ def view(paths: tuple[str, ...], output: str | None, locale: str, open_browser: 
 def _viewed(audit: AuditResult, page: Path, open_browser: bool) -> None:
     """The end of ``replay view``: the page or index opened when asked (or why not), and
     the exit status of the audit, said when it is 1."""
-    import webbrowser
-
     if open_browser:
+        import webbrowser  # only now: it brings the subprocess modules
+
         try:
             opened = webbrowser.open(page.resolve().as_uri())
         except webbrowser.Error:
