@@ -23,7 +23,7 @@ from replay.check import resume
 from replay.check.audit import Audit, AuditRequest
 from replay.check.cache import CacheRequest
 from replay.check.core import CoreChecker
-from replay.check.engine import AuditResult, LogReport, Policy, audit_source, checkers
+from replay.check.engine import AuditResult, Policy, audit_source, checkers
 from replay.check.passes import MAX_PER_RULE
 from replay.check.resume import Checkpoint, ResumableSource, resume_reading
 from replay.findings import Severity
@@ -31,27 +31,12 @@ from replay.log.reader import Limits
 from replay.log.scan import MAX_DAMAGED, ScanState
 from replay.log.seqmap import HIGH, LOW, int64s
 from replay.log.source import file_source
+from tests.check.test_repair_reread import LOGS, _judged, _mutated
 from tests.helpers import PARALLEL_CALLS, corpus_file, corpus_root, examples
 
 ABSENT = "the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)"
 
 
-def _corpus_logs() -> list[Path]:
-    """The shared corpus's session logs (their first record a session header), but the
-    largest (the property's examples stay quick)."""
-    root = corpus_root()
-    if not root.exists():
-        return []
-    logs = []
-    for path in sorted(root.rglob("*.jsonl")):
-        if path.is_file() and path.stat().st_size < 400_000:
-            with path.open("rb") as fh:
-                if b'"type":"session"' in fh.readline():
-                    logs.append(path)
-    return logs
-
-
-LOGS = _corpus_logs()
 
 
 def _resumable(path: Path, checkpoint: bytes | None = None) -> ResumableSource:
@@ -59,24 +44,6 @@ def _resumable(path: Path, checkpoint: bytes | None = None) -> ResumableSource:
     return ResumableSource(source.path, source.open, source.is_file, source.discovered, checkpoint)
 
 
-def _judged(report: LogReport | None) -> tuple[object, ...] | None:
-    return None if report is None else (report.path, report.status, report.events, report.findings)
-
-
-def _mutated(lines: list[bytes], how: int, at: int) -> list[bytes]:
-    lines = list(lines)
-    i = 1 + at % (len(lines) - 1)
-    if how == 1:
-        lines[i] = b"not json {"
-    elif how == 2:
-        lines.insert(i, lines[i])  # a seq said twice
-    elif how == 3:
-        del lines[i]  # a seq gap
-    elif how == 4:
-        lines[i] = lines[i][: len(lines[i]) // 2]  # a record cut short inside the log
-    elif how == 5:
-        lines[i] = b'{"type":"turn/end","seq":0,"time":0,"data":{"turn":99,"reason":{"kind":"completed"}}}'
-    return lines
 
 
 class _Taken:

@@ -18,25 +18,15 @@ from hypothesis import strategies as st
 
 from replay.check import quick
 from replay.report import amend
-from tests.check.test_quick import OLD, _age, _records, _replay, _slow
-from tests.helpers import corpus_root, examples
+from tests.check.test_quick import OLD, _records, _replay, _slow, _tree
+from tests.helpers import examples
 
 _ARGS = ["audit", "--format", "json", "--cache-dir", "cache", "logs"]
 
 
 def _archive(root: Path, count: int = 6) -> list[Path]:
     """``count`` real harness logs in folders of their own below ``root/logs``, aged."""
-    sources = sorted((corpus_root() / "sessions-2026-08-20").rglob("session.jsonl"))[:count]
-    if len(sources) < count:
-        pytest.skip("the shared corpus is absent (set REPLAY_CORPUS to the shared corpus folder)")
-    logs = []
-    for i, source in enumerate(sources):
-        target = root / "logs" / f"s{i}" / "session.jsonl"
-        target.parent.mkdir(parents=True)
-        target.write_bytes(source.read_bytes())
-        logs.append(target)
-    _age(root)
-    return logs
+    return _tree(root, count)
 
 
 def _change(log: Path, op: str, at: int) -> None:
