@@ -436,15 +436,24 @@ class AuditJson(AuditReporter):
 
     writes_json = True
 
+    HELD = 1 << 16
+    """The entries held before they are written (one write, and one look for a pending
+    signal, per this many bytes rather than per log)."""
+
     def __init__(self, stream: TextIO, style: Style = PLAIN, view: AuditView | None = None) -> None:
         super().__init__(stream, style, view)
         self.spans: list[tuple[int, int]] = []
         """Where each log's entry lies in the report written."""
         self._written = 0
+        self._held = bytearray()
 
     def _out(self, data: bytes) -> None:
-        self.write_utf8(data)
+        held = self._held
+        held += data
         self._written += len(data)
+        if len(held) >= self.HELD:
+            self.write_utf8(bytes(held))
+            held.clear()
 
     def unit(self, unit: LogReport) -> None:
         self._out(FILES_SEPARATOR if self.spans else _FILES_START)
@@ -459,6 +468,9 @@ class AuditJson(AuditReporter):
             head, self.spans = json_head(result.reports, result.passed_over)
             self._out(head)
         self._out(self.closing(result))
+        if self._held:
+            self.write_utf8(bytes(self._held))
+            self._held.clear()
 
     def closing(self, result: AuditResult) -> bytes:
         return json_closing(result.summary, result.cached)
