@@ -1,0 +1,175 @@
+"""Adversarial review of the run record's amendment (``replay.report.amend``): each
+case changes the tree a JSON audit searched, then asks that the amended run (when a
+record answers) writes what the audit in full writes with a copy of the cache taken
+just before, exit status and standard output byte for byte."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from replay.check import quick
+from replay.log.source import at_or_below
+from tests.check.test_quick import OLD, _records, _replay, _slow, _tree
+
+Op = Callable[[Path, list[Path]], list[Path]]
+
+
+def _at(paths: list[Path], step: int = 1) -> None:
+    at = OLD + step * 10**9
+    for path in paths:
+        os.utime(path, ns=(at, at), follow_symlinks=False)
+
+
+def _args(roots: list[str], cache: str = "cache") -> list[str]:
+    return ["audit", "--format", "json", "--cache-dir", cache, *roots]
+
+
+def _check(root: Path, roots: list[str], op: Op) -> bool:
+    """The tree made, audited (a record kept), changed by ``op``, audited again: the
+    amended run's answer is the full audit's with the cache as it was; whether a
+    record answered."""
+    logs = _tree(root, 3)
+    assert not _replay(_args(roots))[0]
+    _at(op(root, logs))
+    shutil.copytree(root / "cache", root / "before")
+    answered, code, out = _replay(_args(roots))
+    full = _slow(_args(roots, "before"))
+    assert (code, out) == full, answered
+    return answered
+
+
+def _twin(root: Path, logs: list[Path]) -> list[Path]:
+    twin = logs[0].with_name("session.jsonl.zstd")
+    twin.write_bytes(zstandard.ZstdCompressor().compress(logs[0].read_bytes()))
+    return [twin, twin.parent]
+
+
+def _twin_only(root: Path, logs: list[Path]) -> list[Path]:
+    twin = logs[0].with_name("session.jsonl.zstd")
+    twin.write_bytes(zstandard.ZstdCompressor().compress(logs[0].read_bytes()))
+    logs[0].unlink()
+    return [twin, twin.parent]
+
+
+def _file_to_folder(root: Path, logs: list[Path]) -> list[Path]:
+    data = logs[0].read_bytes()
+    logs[0].unlink()
+    logs[0].mkdir()
+    (logs[0] / "x.jsonl").write_bytes(data)
+    return [logs[0] / "x.jsonl", logs[0], logs[0].parent]
+
+
+def _folder_to_file(root: Path, logs: list[Path]) -> list[Path]:
+    folder = logs[1].parent
+    data = logs[1].read_bytes()
+    shutil.rmtree(folder)
+    folder.with_name(folder.name + ".jsonl").write_bytes(data)
+    return [folder.with_name(folder.name + ".jsonl"), folder.parent]
+
+
+def _odd_names(root: Path, logs: list[Path]) -> list[Path]:
+    made = []
+    for name in ("s0.jsonl", "s0-a/session.jsonl", "s0 b/session.jsonl", "s0/a.jsonl", "s0.x/session.jsonl",
+                 "s0/session.jsonl.zst"):
+        target = root / "logs" / name
+        target.parent.mkdir(exist_ok=True)
+        if name.endswith(".zst"):
+            target.write_bytes(zstandard.ZstdCompressor().compress(logs[2].read_bytes()))
+        else:
+            target.write_bytes(logs[2].read_bytes())
+        made += [target, target.parent]
+    return made
+
+
+def _rename_over(root: Path, logs: list[Path]) -> list[Path]:
+    shutil.rmtree(logs[0].parent)
+    logs[1].parent.rename(logs[0].parent)
+    return [logs[0].parent, root / "logs"]
+
+
+def _moved(root: Path, logs: list[Path]) -> list[Path]:
+    logs[0].rename(logs[1].with_name("moved.jsonl"))
+    return [logs[0].parent, logs[1].parent]
+
+
+def _into_other(root: Path, logs: list[Path]) -> list[Path]:
+    logs[0].parent.rename(logs[1].parent / "inner")
+    return [root / "logs", logs[1].parent, logs[1].parent / "inner"]
+
+
+def _linked_folder(root: Path, logs: list[Path]) -> list[Path]:
+    folder = logs[2].parent
+    shutil.rmtree(folder)
+    folder.symlink_to(logs[0].parent.name)
+    return [folder, folder.parent]
+
+
+def _empty(root: Path, logs: list[Path]) -> list[Path]:
+    (root / "logs" / "empty" / "deeper").mkdir(parents=True)
+    return [root / "logs" / "empty" / "deeper", root / "logs" / "empty", root / "logs"]
+
+
+def _new(root: Path, logs: list[Path]) -> list[Path]:
+    target = root / "logs" / "a" / "session.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(logs[1].read_bytes())
+    return [target, target.parent, root / "logs"]
+
+
+_OPS: dict[str, Op] = {"twin": _twin, "twin only": _twin_only, "file to folder": _file_to_folder,
+                       "folder to file": _folder_to_file, "odd names": _odd_names, "rename over": _rename_over,
+                       "moved": _moved, "into other": _into_other, "linked folder": _linked_folder, "empty": _empty,
+                       "new": _new}
+_ROOTS = {"logs": ["logs"], "slash": ["logs/"], "dot": ["./logs"], "twice": ["logs", "./logs"],
+          "dotdot": ["logs/../logs"], "double slash": ["logs//"], "split": ["logs/s1", "logs/s0", "logs/s2"]}
+
+
+@pytest.mark.parametrize("roots", list(_ROOTS.values()), ids=list(_ROOTS))
+@pytest.mark.parametrize("op", list(_OPS.values()), ids=list(_OPS))
+def test_structural_change_amended_as_the_full_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    roots: list[str], op: Op) -> None:
+    monkeypatch.chdir(tmp_path)
+    _check(tmp_path, roots, op)
+
+
+def _rewrite(record: Path, rows_of: Callable[[list[quick.Seen]], list[quick.Seen]]) -> None:
+    """The record rewritten as anyone who may write the cache's folder can (its digest made again)."""
+    code, seen, plan, report = quick._parts(record.read_bytes())
+    rows = quick.seen_bytes(rows_of(quick.seen_rows(seen)))
+    record.write_bytes(quick.record_bytes(rows, code, bytes(report), plan))
+
+
+@pytest.mark.parametrize("changed", [False, True], ids=["unchanged", "amended"])
+def test_a_hostile_cache_row_lists_no_folder_the_command_does_not_search(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: bool) -> None:
+    """A record's row of kind ``CACHE`` names any folder: the run record's check lists
+    it, and every folder below it (up to ``MAX_CACHE_NAMES`` names per row, each row
+    again: many rows of a large folder are a hang), though neither the command's search
+    nor its cache is there."""
+    logs = _tree(tmp_path, 2)
+    private = tmp_path / "private" / "inner"
+    private.mkdir(parents=True)
+    (private / "notes.txt").write_bytes(b"secret\n")
+    monkeypatch.chdir(tmp_path)
+    _replay(_args(["logs"]))
+    [record] = _records(tmp_path / "cache")
+    _rewrite(record, lambda rows: [*rows, *[(str(tmp_path / "private"), False, quick.CACHE, None)] * 3])
+    if changed:
+        _at([*logs, logs[0].parent], 5)
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def spy(path: object = ".") -> object:
+        listed.append(os.path.abspath(os.fsdecode(path)))  # type: ignore[arg-type]
+        return scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", spy)
+    _replay(_args(["logs"]))
+    outside = [path for path in listed if at_or_below(path, str(tmp_path / "private"))]
+    assert not outside
