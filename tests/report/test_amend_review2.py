@@ -173,3 +173,18 @@ def test_a_hostile_cache_row_lists_no_folder_the_command_does_not_search(
     _replay(_args(["logs"]))
     outside = [path for path in listed if at_or_below(path, str(tmp_path / "private"))]
     assert not outside
+
+
+@pytest.mark.parametrize("args", [["audit", "--format", "json", "."], ["audit", "--format", "json", "--cache-dir",
+                                                                       "logs/../cache", "."]])
+def test_a_record_of_a_search_through_the_cache_s_folder_still_answers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
+    logs = _tree(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(quick.CACHE_ENV, raising=False)
+    assert not _replay(args)[0]
+    _at([p for p in (tmp_path, tmp_path / ".replay") if p.exists()], 3)  # where the cache was made: long ago
+    assert not _replay(args)[0]
+    assert _replay(args)[0]
+    _at([logs[0]], 5)
+    assert _replay(args)[0]
