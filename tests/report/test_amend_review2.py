@@ -188,3 +188,31 @@ def test_a_record_of_a_search_through_the_cache_s_folder_still_answers(
     assert _replay(args)[0]
     _at([logs[0]], 5)
     assert _replay(args)[0]
+
+
+@pytest.mark.parametrize("where", ["urls", "entries"])
+def test_a_shard_nested_too_deep_is_a_shard_ignored_not_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """The cache's folder is anyone's who may write it: a shard whose JSON nests past the
+    recursion limit (its entries are ``msgspec.Raw``, yet the shard's decoding walks
+    them) is one this version did not write, as a shard of any other wrong shape is;
+    the audit in full and the amended run report, they raise nothing."""
+    logs = _tree(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+    _replay(_args(["logs"]))
+    deep = b"[" * 100_000 + b"]" * 100_000
+    for shard in (tmp_path / "cache").glob("a1-*/*.json"):
+        data = shard.read_bytes()
+        data = data.replace(b'"urls":{}', b'"urls":{"x":%s}' % deep) if where == "urls" else \
+            data.replace(b'"entries":{', b'"entries":{"x":%s,' % deep)
+        shard.write_bytes(data)
+    _at([logs[0]], 5)
+    shutil.copytree(tmp_path / "cache", tmp_path / "before")
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    result = CliRunner().invoke(main, _args(["logs"], "before"))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    answered, code, out = _replay(_args(["logs"]))
+    assert (code, out) == (result.exit_code, result.stdout_bytes)
