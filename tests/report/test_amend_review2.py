@@ -218,3 +218,22 @@ def test_a_shard_nested_too_deep_is_a_shard_ignored_not_a_traceback(
         patch.setattr(quick, "command_line", None)  # the run the amendment falls back to, on the damaged cache
         again = CliRunner().invoke(main, _args(["logs"]))
     assert again.exception is None or isinstance(again.exception, SystemExit), repr(again.exception)
+
+
+def test_an_amendment_given_up_leaves_the_full_run_the_cache_it_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shard that is not one this version wrote (cut short: a disk's damage, anyone's
+    write): the amendment audits the log that changed, meets the shard, which is a note
+    (it gives up: the full run says it), but it has written the cache by then (the shard
+    anew): the full run it leaves says nothing of the shard and counts its log as
+    cached, where the full run on the cache as it was says the note and reads it again."""
+    logs = _tree(tmp_path, 3)
+    monkeypatch.chdir(tmp_path)
+    _replay(_args(["logs"]))
+    for shard in (tmp_path / "cache").glob("a1-*/*.json"):
+        shard.write_bytes(shard.read_bytes()[:-5])
+    _at([logs[0]], 5)
+    shutil.copytree(tmp_path / "cache", tmp_path / "before")
+    answered, code, out = _replay(_args(["logs"]))
+    assert not answered
+    assert (code, out) == _slow(_args(["logs"], "before"))
