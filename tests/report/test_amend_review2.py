@@ -237,3 +237,47 @@ def test_an_amendment_given_up_leaves_the_full_run_the_cache_it_found(
     answered, code, out = _replay(_args(["logs"]))
     assert not answered
     assert (code, out) == _slow(_args(["logs"], "before"))
+
+
+def _production(root: Path, logs: list[Path]) -> list[Path]:
+    """The logs moved into a production session root (rule A10 judges them there)."""
+    project = root / "logs" / "--home-dev-proj--"
+    project.mkdir()
+    moved = []
+    for log in logs:
+        log.parent.rename(project / log.parent.name)
+        moved.append(project / log.parent.name / log.name)
+    return moved
+
+
+@pytest.mark.parametrize("op", ["twin", "twin gone", "twin only", "project renamed", "twin folder"])
+def test_rule_a10_s_twin_in_a_production_root_amended_as_the_full_audit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, op: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    logs = _production(tmp_path, _tree(tmp_path, 3))
+    twin = logs[0].with_name("session.jsonl.zstd")
+    if op == "twin gone":
+        twin.write_bytes(zstandard.ZstdCompressor().compress(logs[0].read_bytes()))
+    from tests.check.test_quick import _age
+
+    _age(tmp_path)
+    assert not _replay(_args(["logs"]))[0]
+    touched = [twin.parent]
+    if op in ("twin", "twin only"):
+        twin.write_bytes(zstandard.ZstdCompressor().compress(logs[0].read_bytes()))
+        touched.append(twin)
+        if op == "twin only":
+            logs[0].unlink()
+    elif op == "twin gone":
+        twin.unlink()
+    elif op == "twin folder":
+        twin.mkdir()
+        touched.append(twin)
+    else:
+        project = twin.parent.parent
+        project.rename(project.with_name("--home-dev-other--"))
+        touched = [project.parent, project.with_name("--home-dev-other--")]
+    _at(touched, 5)
+    shutil.copytree(tmp_path / "cache", tmp_path / "before")
+    answered, code, out = _replay(_args(["logs"]))
+    assert (code, out) == _slow(_args(["logs"], "before")), answered
