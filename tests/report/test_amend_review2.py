@@ -127,7 +127,9 @@ _OPS: dict[str, Op] = {"twin": _twin, "twin only": _twin_only, "file to folder":
                        "moved": _moved, "into other": _into_other, "linked folder": _linked_folder, "empty": _empty,
                        "new": _new}
 _ROOTS = {"logs": ["logs"], "slash": ["logs/"], "dot": ["./logs"], "twice": ["logs", "./logs"],
-          "dotdot": ["logs/../logs"], "double slash": ["logs//"], "split": ["logs/s1", "logs/s0", "logs/s2"]}
+          "dotdot": ["logs/../logs"], "double slash": ["logs//"], "split": ["logs/s1", "logs/s0", "logs/s2"],
+          "nested": ["logs", "logs/s0"], "linked": ["logs", "link"], "absolute": ["ABS/logs"],
+          "file beside": ["logs/s1/session.jsonl", "logs/s0", "logs"]}
 
 
 @pytest.mark.parametrize("roots", list(_ROOTS.values()), ids=list(_ROOTS))
@@ -135,7 +137,8 @@ _ROOTS = {"logs": ["logs"], "slash": ["logs/"], "dot": ["./logs"], "twice": ["lo
 def test_structural_change_amended_as_the_full_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     roots: list[str], op: Op) -> None:
     monkeypatch.chdir(tmp_path)
-    _check(tmp_path, roots, op)
+    (tmp_path / "link").symlink_to("logs/s0")
+    _check(tmp_path, [root.replace("ABS", str(tmp_path)) for root in roots], op)
 
 
 def _rewrite(record: Path, rows_of: Callable[[list[quick.Seen]], list[quick.Seen]]) -> None:
