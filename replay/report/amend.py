@@ -380,6 +380,7 @@ def amended(request: AuditRequest | None, data: bytes, seen: bytes, report: memo
     if audit.cache is None or audit.cache.namespace != where[2]:
         return None
     audited = [path for path, _ in order if path in relisted.audited]
+    audit.saves_what_it_says = False  # given up on (a note, a log passed over): the full run finds the cache as it was
     audit.units = [_unit(path, relisted.audited[path]) for path in audited]
     try:
         result = audit.run() if audited else AuditResult([], cached=0)  # only logs gone: nothing to read
