@@ -122,7 +122,17 @@ def _new(root: Path, logs: list[Path]) -> list[Path]:
     return [target, target.parent, root / "logs"]
 
 
-_OPS: dict[str, Op] = {"twin": _twin, "twin only": _twin_only, "file to folder": _file_to_folder,
+def _strange_names(root: Path, logs: list[Path]) -> list[Path]:
+    made = []
+    for name in (os.fsdecode(b"caf\xe9.jsonl"), "\u00e9t\u00e9.jsonl", "a\nb.jsonl", 'q"uote.jsonl', "back\\slash.jsonl",
+                 "\x1b[31mred.jsonl", "\u202eevil.jsonl", "Z.jsonl", "_.jsonl", "~.jsonl"):
+        target = logs[1].parent / name
+        target.write_bytes(logs[2].read_bytes())
+        made.append(target)
+    return [*made, logs[1].parent]
+
+
+_OPS: dict[str, Op] = {"strange names": _strange_names, "twin": _twin, "twin only": _twin_only, "file to folder": _file_to_folder,
                        "folder to file": _folder_to_file, "odd names": _odd_names, "rename over": _rename_over,
                        "moved": _moved, "into other": _into_other, "linked folder": _linked_folder, "empty": _empty,
                        "new": _new}
