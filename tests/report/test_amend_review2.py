@@ -124,15 +124,16 @@ def _new(root: Path, logs: list[Path]) -> list[Path]:
 
 def _strange_names(root: Path, logs: list[Path]) -> list[Path]:
     made = []
-    for name in (os.fsdecode(b"caf\xe9.jsonl"), "\u00e9t\u00e9.jsonl", "a\nb.jsonl", 'q"uote.jsonl', "back\\slash.jsonl",
-                 "\x1b[31mred.jsonl", "\u202eevil.jsonl", "Z.jsonl", "_.jsonl", "~.jsonl"):
+    for name in (os.fsdecode(b"caf\xe9.jsonl"), "\u00e9t\u00e9.jsonl", "a\nb.jsonl", 'q"uote.jsonl',
+                 "back\\slash.jsonl", "\x1b[31mred.jsonl", "\u202eevil.jsonl", "Z.jsonl", "_.jsonl", "~.jsonl"):
         target = logs[1].parent / name
         target.write_bytes(logs[2].read_bytes())
         made.append(target)
     return [*made, logs[1].parent]
 
 
-_OPS: dict[str, Op] = {"strange names": _strange_names, "twin": _twin, "twin only": _twin_only, "file to folder": _file_to_folder,
+_OPS: dict[str, Op] = {"strange names": _strange_names,
+                       "twin": _twin, "twin only": _twin_only, "file to folder": _file_to_folder,
                        "folder to file": _folder_to_file, "odd names": _odd_names, "rename over": _rename_over,
                        "moved": _moved, "into other": _into_other, "linked folder": _linked_folder, "empty": _empty,
                        "new": _new}
@@ -294,3 +295,30 @@ def test_rule_a10_s_twin_in_a_production_root_amended_as_the_full_audit(
     shutil.copytree(tmp_path / "cache", tmp_path / "before")
     answered, code, out = _replay(_args(["logs"]))
     assert (code, out) == _slow(_args(["logs"], "before")), answered
+
+
+def test_a_log_in_a_folder_the_search_cannot_list_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder that cannot be listed (``chmod 311``: its files can be read, it cannot be
+    searched) is passed over by the command's search, its logs unread; a record whose
+    row for the folder is its status now (anyone who may write the cache can stat it)
+    and whose log changed makes the amendment read that log, which the search never
+    would (here the folder's listing refused, as for a user without its read bit)."""
+    logs = _tree(tmp_path, 3)
+    monkeypatch.chdir(tmp_path)
+    _replay(_args(["logs"]))
+    hidden = str(logs[1].parent)
+    scandir = os.scandir
+
+    def refusing(path: object = ".") -> object:
+        if os.path.abspath(os.fsdecode(path)) == hidden:  # type: ignore[arg-type]
+            raise PermissionError(13, "Permission denied", os.fsdecode(path))  # type: ignore[arg-type]
+        return scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    data = logs[1].read_bytes()
+    logs[1].write_bytes(data + data[data.rstrip(b"\n").rfind(b"\n") + 1:])
+    _at([logs[1]], 5)
+    shutil.copytree(tmp_path / "cache", tmp_path / "before")
+    answered, code, out = _replay(_args(["logs"]))
+    assert not answered
+    assert (code, out) == _slow(_args(["logs"], "before"))
