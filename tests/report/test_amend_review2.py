@@ -322,3 +322,37 @@ def test_a_log_in_a_folder_the_search_cannot_list_is_not_read(tmp_path: Path, mo
     answered, code, out = _replay(_args(["logs"]))
     assert not answered
     assert (code, out) == _slow(_args(["logs"], "before"))
+
+
+def test_a_folder_below_one_the_search_cannot_list_is_not_listed(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """As for a log: a folder the search reaches only through one it cannot list is
+    never listed by the amendment (here a new log in it: its row changed)."""
+    logs = _tree(tmp_path, 3)
+    deep = logs[1].parent / "sub"
+    deep.mkdir()
+    (deep / "session.jsonl").write_bytes(logs[2].read_bytes())
+    from tests.check.test_quick import _age
+
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    _replay(_args(["logs"]))
+    hidden = str(logs[1].parent)
+    scandir = os.scandir
+    listed: list[str] = []
+
+    def refusing(path: object = ".") -> object:
+        where = os.path.abspath(os.fsdecode(path))  # type: ignore[arg-type]
+        listed.append(where)
+        if where == hidden:
+            raise PermissionError(13, "Permission denied", os.fsdecode(path))  # type: ignore[arg-type]
+        return scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    (deep / "more.jsonl").write_bytes(logs[0].read_bytes())
+    _at([deep / "more.jsonl", deep], 5)
+    shutil.copytree(tmp_path / "cache", tmp_path / "before")
+    listed.clear()
+    answered, code, out = _replay(_args(["logs"]))
+    assert not answered
+    assert (code, out) == _slow(_args(["logs"], "before"))
