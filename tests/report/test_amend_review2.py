@@ -356,3 +356,20 @@ def test_a_folder_below_one_the_search_cannot_list_is_not_listed(tmp_path: Path,
     answered, code, out = _replay(_args(["logs"]))
     assert not answered
     assert (code, out) == _slow(_args(["logs"], "before"))
+
+
+@pytest.mark.parametrize("roots", [["other", "logs"], ["logs", "other"]])
+def test_logs_new_to_a_folder_that_had_none_amended_as_the_full_audit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, roots: list[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "other").mkdir()
+    os.utime(tmp_path / "other", ns=(OLD, OLD))
+
+    def op(root: Path, logs: list[Path]) -> list[Path]:
+        (root / "other" / "x").mkdir()
+        (root / "other" / "x" / "session.jsonl").write_bytes(logs[0].read_bytes())
+        (root / "other" / "a.jsonl").write_bytes(logs[1].read_bytes())
+        return [root / "other" / "x" / "session.jsonl", root / "other" / "x", root / "other" / "a.jsonl",
+                root / "other"]
+
+    assert _check(tmp_path, roots, op)
