@@ -187,7 +187,7 @@ class Audit:
             report = self.baseline.apply(report)
             reports.append(report)
             on_report(report)
-        if cache is not None:
+        if cache is not None and (self.saves_what_it_says or not (self.passed or cache.notes)):
             cache.save()
         if not reports:
             raise NoLogs("no session logs found in the given paths")
@@ -202,3 +202,7 @@ class Audit:
 
     baseline_written: int | None = None
     """How many findings ``run`` wrote as a baseline (``None``: it wrote none)."""
+    saves_what_it_says: bool = True
+    """Whether ``run`` writes the cache when it has something to say of it (a note, a
+    log passed over): not for a run record's amendment (``replay.report.amend``), which
+    then leaves the command to run in full with the cache as it found it."""

@@ -402,7 +402,7 @@ class AuditCache:
             return {}
         try:
             doc = _decode_shard(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):  # nested past the limit: not ours
             self._unreadable(shard, "is not a cache this version of replay wrote")
             return {}
         if doc.format != FORMAT or doc.namespace != self.namespace:
@@ -434,7 +434,7 @@ class AuditCache:
             return held
         try:
             kept: _Kept | None = _decode_url(held[1]) if held[0] else _decode_entry(held[1])
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             kept = None
         if kept is None or (isinstance(kept, _Entry) and
                             (kept.length > kept.size or len(kept.blocks) != -(-kept.size // BLOCK) * DIGEST)):

@@ -213,22 +213,28 @@ Changed = tuple[Seen, "tuple[int, Status] | None"]
 now (``None``: nothing)."""
 
 
-def changes(seen: bytes) -> list[Changed] | None:
+def changes(seen: bytes, own: str | None = None) -> list[Changed] | None:
     """What changed of the statuses a record (``record_bytes``) kept in ``seen``: an
     empty list when nothing did; ``None`` when the cache's folder below an audited one
     holds a log now (an amendment, ``replay.report.amend``, decides what else it can
-    answer)."""
+    answer). ``own``: the cache's folder (absolute), the one folder a row of kind
+    ``CACHE`` may name (a record is anyone's who may write the cache's folder: it lists
+    nothing else, and that folder once)."""
     fields = seen.split(b"\0")
     if len(fields) % 2 != 1 or fields[-1]:
         raise ValueError("not a run record")
     changed: list[Changed] = []
     lstat, stat_, kinds, other, cache = os.lstat, os.stat, _KIND_DIGITS, b"%d" % OTHER, b"%d" % CACHE
+    looked = False
     for i in range(0, len(fields) - 1, 2):
         path, numbers = fields[i], fields[i + 1]
         follow = numbers[:1]  # a row that is not one a record writes differs from every status: _row refuses it
         if numbers[2:3] == cache:
-            if not holds_no_log(os.fsdecode(path)):
+            if own is None or os.fsdecode(path) != own:
+                raise ValueError("not a run record")  # a folder that is not the cache's
+            if not looked and not holds_no_log(own):
                 return None
+            looked = True
             continue
         try:  # the path as the record keeps it (bytes): no decoding for the rows that did not change
             st = stat_(path) if follow == b"1" else lstat(path)
@@ -296,7 +302,7 @@ def answered(argv: list[str], amend: Amender | None = None) -> int | None:
                     continue
                 try:
                     code, seen, plan, report = _parts(data)
-                    changed = changes(seen)
+                    changed = changes(seen, os.path.abspath(where[0]))
                 except (ValueError, OSError):
                     continue
                 if changed is None or (changed and (not plan or amend is None)):

@@ -112,7 +112,8 @@ class _Search:
 
     def finds(self, path: str, log: bool) -> bool:
         """Whether a search of one of its folders reaches ``path`` (a log named like one
-        when ``log``): below the folder, by real folders (no link, no ``..``)."""
+        when ``log``): below the folder, by real folders (no link, no ``..``), each of
+        which it can list (a folder it cannot is passed over, its logs unread)."""
         if log and not path.endswith(LOG_SUFFIXES):
             return False
         for root, searched in zip(self.roots, self.searched, strict=True):
@@ -122,11 +123,11 @@ class _Search:
             parts = [part for part in path[len(top):].split("/")] if path != root else []
             if any(part in ("", ".", "..") for part in parts):
                 continue
-            at, real = root, True
+            at, real = root, _listable(root)
             for part in parts[:-1] if log else parts:
                 at = os.path.join(at, part)
                 try:
-                    real = stat.S_ISDIR(os.lstat(at).st_mode)
+                    real = stat.S_ISDIR(os.lstat(at).st_mode) and _listable(at)
                 except OSError:
                     real = False
                 if not real:
@@ -134,6 +135,15 @@ class _Search:
             if real:
                 return True
         return False
+
+
+def _listable(folder: str) -> bool:
+    """Whether a search could list ``folder`` (``replay.log.walk.listing`` opens it so)."""
+    try:
+        os.scandir(folder).close()
+    except OSError:
+        return False
+    return True
 
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -380,6 +390,7 @@ def amended(request: AuditRequest | None, data: bytes, seen: bytes, report: memo
     if audit.cache is None or audit.cache.namespace != where[2]:
         return None
     audited = [path for path, _ in order if path in relisted.audited]
+    audit.saves_what_it_says = False  # given up on (a note, a log passed over): the full run finds the cache as it was
     audit.units = [_unit(path, relisted.audited[path]) for path in audited]
     try:
         result = audit.run() if audited else AuditResult([], cached=0)  # only logs gone: nothing to read
