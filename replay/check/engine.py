@@ -700,25 +700,39 @@ class Summary:
     unreadable: int = 0
 
 
-def summarize(reports: Iterable[LogReport]) -> Summary:
-    files = ok = events = errors = warnings = policy = warnings_only = with_errors = unreadable = 0
-    for r in reports:
+OK, WARNINGS_ONLY, WITH_ERRORS, UNREADABLE = 0, 1, 2, 3
+"""What a log is in a ``Summary`` (its ``standing``): exactly one of these."""
+
+Tally = tuple[int, int, int, int, int]
+"""What one log adds to a ``Summary``: its standing, events, errors, warnings, policy findings."""
+
+
+def tally(report: LogReport) -> Tally:
+    """What ``report`` adds to a ``Summary``."""
+    errors = report.count(Severity.ERROR)
+    standing = UNREADABLE if report.status == "unreadable" else WITH_ERRORS if errors else \
+        WARNINGS_ONLY if report.findings else OK
+    return standing, report.events, errors, report.count(Severity.WARNING), report.count(Severity.POLICY)
+
+
+def summed(tallies: Iterable[Tally]) -> Summary:
+    """The ``Summary`` of logs that add ``tallies``."""
+    standings = [0, 0, 0, 0]
+    files = events = errors = warnings = policy = 0
+    for standing, e, err, w, p in tallies:
         files += 1
-        events += r.events
-        e = r.count(Severity.ERROR)
-        errors += e
-        warnings += r.count(Severity.WARNING)
-        policy += r.count(Severity.POLICY)
-        if r.status == "unreadable":
-            unreadable += 1
-        elif e:
-            with_errors += 1
-        elif r.findings:
-            warnings_only += 1
-        else:
-            ok += 1
+        standings[standing] += 1
+        events += e
+        errors += err
+        warnings += w
+        policy += p
+    ok, warnings_only, with_errors, unreadable = standings
     return Summary(files, ok, with_errors + unreadable, events, errors, warnings, policy, warnings_only, with_errors,
                    unreadable)
+
+
+def summarize(reports: Iterable[LogReport]) -> Summary:
+    return summed(map(tally, reports))
 
 
 def failing_severities(fail_on: Iterable[Severity] = ()) -> frozenset[Severity]:

@@ -37,7 +37,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from replay.check.audit import Audit, AuditRequest
-from replay.check.engine import AuditResult, LogReport, Summary
+from replay.check.engine import AuditResult, LogReport, Summary, summed, tally
 from replay.check.quick import (
     FILE,
     FOLDER,
@@ -61,11 +61,7 @@ from replay.report.audit import json_closing, json_file
 PLAN_FORMAT: Literal["replay-audit-plan/3"] = "replay-audit-plan/3"
 _Count = Annotated[int, msgspec.Meta(ge=0)]
 _State = Literal[0, 1, 2, 3]
-OK: _State = 0
-WARNINGS_ONLY: _State = 1
-WITH_ERRORS: _State = 2
-UNREADABLE: _State = 3
-"""What a log is in the summary (``replay.check.engine.Summary``): exactly one of these."""
+"""What a log is in the summary (``replay.check.engine.tally``'s standing)."""
 
 
 class _Log(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
@@ -105,10 +101,8 @@ class _Search:
 
     @classmethod
     def of(cls, request: AuditRequest) -> _Search | None:
-        roots = tuple(local_path(path) for path in request.paths)
-        if any(is_url(root) or root == "-" for root in roots):
-            return None
-        return cls(request, roots, tuple(os.path.isdir(root) for root in roots))
+        roots = _roots(request)
+        return None if roots is None else cls(request, roots, tuple(os.path.isdir(root) for root in roots))
 
     def finds(self, path: str, log: bool) -> bool:
         """Whether a search of one of its folders reaches ``path`` (a log named like one
@@ -120,7 +114,7 @@ class _Search:
             top = root if root.endswith("/") else root + "/"
             if not searched or not (path.startswith(top) or path == root):
                 continue
-            parts = [part for part in path[len(top):].split("/")] if path != root else []
+            parts = path[len(top):].split("/") if path != root else []
             if any(part in ("", ".", "..") for part in parts):
                 continue
             at, real = root, _listable(root)
@@ -151,11 +145,16 @@ _decode = msgspec.msgpack.Decoder(_Plan).decode
 
 
 def _log(report: LogReport, group: int, start: int, end: int, failing: frozenset[Severity], found: bool) -> _Log:
-    errors = report.count(Severity.ERROR)
-    state = UNREADABLE if report.status == "unreadable" else WITH_ERRORS if errors else \
-        WARNINGS_ONLY if report.findings else OK
-    return _Log(report.path, group, start, end, report.events, errors, report.count(Severity.WARNING),
-                report.count(Severity.POLICY), state, any(f.severity in failing for f in report.findings), found)
+    state, events, errors, warnings, policy = tally(report)
+    return _Log(report.path, group, start, end, events, errors, warnings, policy, state,  # type: ignore[arg-type]
+                any(f.severity in failing for f in report.findings), found)
+
+
+def _roots(request: AuditRequest) -> tuple[str, ...] | None:
+    """The command line's paths as searched (``file://`` taken off; ``None``: one is a
+    URL or standard input, which no plan amends)."""
+    roots = tuple(local_path(path) for path in request.paths)
+    return None if any(is_url(root) or root == "-" for root in roots) else roots
 
 
 def _group(path: str, roots: Sequence[str]) -> int | None:
@@ -169,11 +168,9 @@ def plan_bytes(request: AuditRequest, result: AuditResult, spans: Sequence[tuple
     """The plan of a JSON report whose entries lie at ``spans`` and whose closing starts
     at ``closing``; ``found``: the logs a folder's search found (empty bytes: no plan,
     for a report whose logs are not each of one command-line path, in their order)."""
-    reports = result.reports
-    if not reports or len(spans) != len(reports) or len({r.path for r in reports}) != len(reports) or \
-            any(is_url(local_path(path)) for path in request.paths):
+    reports, roots = result.reports, _roots(request)
+    if roots is None or not reports or len(spans) != len(reports) or len({r.path for r in reports}) != len(reports):
         return b""
-    roots = [local_path(path) for path in request.paths]
     logs, last = [], 0
     for report, (start, end) in zip(reports, spans, strict=True):
         group = _group(report.path, roots)
@@ -188,13 +185,7 @@ def plan_bytes(request: AuditRequest, result: AuditResult, spans: Sequence[tuple
 
 
 def _summary(logs: Sequence[_Log]) -> Summary:
-    states = [0, 0, 0, 0]
-    for log in logs:
-        states[log.state] += 1
-    ok, warnings_only, with_errors, unreadable = states
-    return Summary(len(logs), ok, with_errors + unreadable, sum(log.events for log in logs),
-                   sum(log.errors for log in logs), sum(log.warnings for log in logs),
-                   sum(log.policy for log in logs), warnings_only, with_errors, unreadable)
+    return summed((log.state, log.events, log.errors, log.warnings, log.policy) for log in logs)
 
 
 def _plan(data: bytes, report: memoryview, search: _Search) -> _Plan | None:
@@ -220,7 +211,8 @@ class _Relisted:
     """What the folders that changed hold now, against what the plan knew of them."""
 
     gone: set[str] = field(default_factory=set)
-    """Logs no longer there, and folders gone (everything below them with them)."""
+    """Logs no longer there, and folders gone (everything below them with them), as
+    ``_place`` writes them."""
     audited: dict[str, Status] = field(default_factory=dict)
     """The logs to audit (new, changed or beside a change), with their status now."""
     new: dict[str, int] = field(default_factory=dict)
@@ -291,7 +283,7 @@ def _relisted(plan: _Plan, search: _Search, seen: bytes, changed: Sequence[Chang
         if not _listed(folder, search, known, relisted, cache):
             return None
         relisted.folders.append((folder, follow, FOLDER, status))
-    gone = {_place(path) for path in relisted.gone}
+    gone = relisted.gone
     vanished = [path for path, now in files.items() if now is None or now[0] != FILE]
     vanished += [folder for folder, (_, _, _, status) in folders.items() if status is None]
     if any(not _gone(path, gone) for path in vanished):
@@ -321,9 +313,9 @@ def _listed(folder: str, search: _Search, known: _Known, relisted: _Relisted, ca
         relisted.audited[path] = identity(st)  # beside a change: the other encoding may be new (rule A10)
         if path not in known.logs:
             relisted.new[path] = group
-    relisted.gone |= here - now
-    relisted.gone |= {path for path in known.folders_in.get(_place(folder), ()) if path != folder} - set(below)
     subfolders = set(known.folders_in.get(_place(folder), ()))
+    relisted.gone |= here - now  # logs: no trailing "/"
+    relisted.gone |= {_place(path) for path in subfolders - set(below) if path != folder}
     for path in below:
         if path in subfolders:
             continue
@@ -376,7 +368,7 @@ def amended(request: AuditRequest | None, data: bytes, seen: bytes, report: memo
     relisted = _relisted(plan, search, seen, changed, os.path.abspath(where[0]))
     if relisted is None:
         return None
-    gone = {_place(path) for path in relisted.gone}
+    gone = relisted.gone
     kept = [log for log in plan.logs if not (gone and _gone(log.path, gone))]
     if any(not log.found and log.group in relisted.groups for log in kept):
         return None
@@ -423,13 +415,13 @@ def amended(request: AuditRequest | None, data: bytes, seen: bytes, report: memo
     summary = _summary(logs)
     cached = len(logs) - len(audited) + (result.cached or 0)
     code = 1 if summary.failed or any(log.fails for log in logs) else 0
-    note = _keep(audit, seen, relisted, audited, code, head, summary, lambda: _placed(plan, logs, again), key)
+    note = _keep(audit, seen, relisted, audited, code, head, summary, lambda: _placed(plan, logs), key)
     return code, head + json_closing(summary, cached), note
 
 
-def _placed(plan: _Plan, logs: Sequence[_Log], again: dict[str, LogReport]) -> _Plan:
-    """The plan of the report made of ``logs`` (those audited again, ``again``, with
-    entries of their own length), each entry where it lies in it."""
+def _placed(plan: _Plan, logs: Sequence[_Log]) -> _Plan:
+    """The plan of the report made of ``logs`` (each entry of its own length, those
+    audited again too), each entry where it lies in it."""
     placed: list[_Log] = []
     at = plan.logs[0].start
     for log in logs:
@@ -471,7 +463,7 @@ def _keep(audit: Audit, seen: bytes, relisted: _Relisted, audited: Sequence[str]
     fresh = [*relisted.folders, *cache.seen]
     if any(status is not None and recent(status, quick.started_ns) for _, _, _, status in fresh):
         return None
-    gone = {_place(path) for path in relisted.gone}
+    gone = relisted.gone
     replaced = {path for path, _, _, _ in relisted.folders} | set(audited)
     rows = seen_without(seen, lambda path: path in replaced or (bool(gone) and _gone(path, gone))) + seen_bytes(fresh)
     plan = planned()  # only now: most amended runs keep no record (a log modified just now)

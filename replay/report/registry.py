@@ -54,14 +54,7 @@ CONFORMANCE_FORMATS: Formats[ConformanceReporter] = Formats({
     "text": "replay.report.conformance:ConformanceText",
     "json": "replay.report.conformance:ConformanceJson",
 })
-RULE_FORMATS: Formats[RulesReporter] = Formats({
-    "text": "replay.report.rules:RulesText",
-    "json": "replay.report.rules:RulesJson",
-    "markdown": "replay.report.rules:RulesMarkdown",
-})
-RULE_HELP_FORMATS: Formats[RulesReporter] = Formats({
-    "text": "replay.report.rules:RuleHelpText",
-    "json": "replay.report.rules:RulesJson",
-    "markdown": "replay.report.rules:RulesMarkdown",
-})
-"""``replay rules ID...``: the named rules' whole help."""
+_RULES_AS_DATA = {"json": "replay.report.rules:RulesJson", "markdown": "replay.report.rules:RulesMarkdown"}
+RULE_FORMATS: Formats[RulesReporter] = Formats({"text": "replay.report.rules:RulesText", **_RULES_AS_DATA})
+RULE_HELP_FORMATS: Formats[RulesReporter] = Formats({"text": "replay.report.rules:RuleHelpText", **_RULES_AS_DATA})
+"""``replay rules ID...``: the named rules' whole help (as data, the same as the list's)."""

@@ -47,6 +47,7 @@ def _written(fmt: str, result: AuditResult, view: AuditView) -> tuple[bytes, byt
 def test_the_json_report_in_two_parts_is_the_document(result: AuditResult) -> None:
     head, closing = json_report(result)
     assert head + closing == json_bytes(audit_document(result), indent=True) + b"\n"
+    assert _written("json", result, AuditView())[0] == head + closing  # written as the logs come, the same bytes
 
 
 @settings(max_examples=200, deadline=None)
