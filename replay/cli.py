@@ -44,7 +44,7 @@ from replay.options import (
     tree_options,
     workers_asked,
 )
-from replay.output import json_bytes
+from replay.output import gathered, json_bytes
 from replay.render.choices import DEFAULT_LOCALE, DEFAULT_PROFILE, LOCALES, PROFILE_NAMES, SURFACES, Locale
 from replay.render.site_layout import DEFAULT_SITE, SITE_MARKER, SITE_NAMES
 from replay.report.registry import AUDIT_FORMATS, CHECK_FORMATS, CONFORMANCE_FORMATS, RULE_FORMATS, RULE_HELP_FORMATS
@@ -475,7 +475,7 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
     if to_terminal and surface != "stdio":  # stdio sanitizes its content itself, keeping its own codes
         text = (sanitize(chunk, keep_newlines=True) for chunk in text)
     out = stdout()
-    for chunk in text:
+    for chunk in text if path == "-" else gathered(text):  # a log read as it comes is written as it comes
         out.write(chunk)
     out.flush()
 

@@ -17,6 +17,15 @@ takes more than ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``:
 
 ``js_string`` is the template-literal conversion (``${value}``) used by text the
 harness builds from log values.
+
+**The short way** (``plain_bytes``): for most values a renderer writes (strings, safe
+integers, booleans, nulls, in objects whose keys are not array indices) orjson's text is
+``JSON.stringify``'s, byte for byte: it escapes exactly the same characters, the same
+way. ``plain_bytes`` checks a value is of those kinds alone (a walk over the containers,
+no string looked at) and has orjson write it, 20 times faster than the exact writer;
+any other value (a float, an integer beyond 2**53, an index key, a lone surrogate,
+which orjson refuses, a subclass of a JSON type) is left to the exact writer
+(``dump_parts``). ``tests/test_jsjson_fast.py`` holds the two equal on generated values.
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
+
+import orjson
 
 from replay.style import LONE_SURROGATE
 
@@ -103,13 +114,52 @@ def _ordered_keys(obj: dict[str, Any]) -> list[str]:
     return sorted(indices, key=int) + [k for k in keys if k not in chosen]
 
 
+def _plain(value: Any) -> bool:
+    """Whether orjson writes ``value`` as ``JSON.stringify`` does: it holds only
+    strings, integers JavaScript keeps exact, booleans and nulls, in lists, tuples and
+    dicts keyed by strings that are not array indices (each of its exact type:
+    a subclass may write itself otherwise)."""
+    kind = type(value)
+    if kind is str or value is None or kind is bool:
+        return True
+    if kind is int:
+        return bool(-_MAX_SAFE <= value <= _MAX_SAFE)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or ("0" <= key[:1] <= "9" and _INDEX_KEY.fullmatch(key)):
+                return False
+            if not _plain(item):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        return all(map(_plain, value))
+    return False
+
+
+_NEWLINE = orjson.OPT_APPEND_NEWLINE
+
+
+def plain_bytes(value: Any, newline: bool = False) -> bytes | None:
+    """``JSON.stringify(value)`` as UTF-8 (and a newline), written by orjson, when
+    ``value`` is plain (see the module's docstring); ``None`` when it is not, for the
+    exact writer to write."""
+    try:
+        if not _plain(value):
+            return None
+        return orjson.dumps(value, option=_NEWLINE) if newline else orjson.dumps(value)
+    except (orjson.JSONEncodeError, RecursionError):  # a lone surrogate; nested deeper than orjson goes
+        return None
+
+
 def dumps(value: Any) -> str:
     """``JSON.stringify(value)`` for a JSON-shaped Python value."""
-    return "".join(dump_parts(value))
+    fast = plain_bytes(value)
+    return fast.decode() if fast is not None else "".join(dump_parts(value))
 
 
 def dump_parts(value: Any) -> list[str]:
-    """``dumps(value)`` in pieces that concatenate to it (a writer need not join them)."""
+    """``dumps(value)`` in pieces that concatenate to it (a writer need not join them),
+    by the exact writer, whatever the value."""
     parts: list[str] = []
     _write(value, parts)
     return parts
@@ -206,4 +256,4 @@ def parse(raw: str) -> tuple[bool, Any]:
         return False, None
 
 
-__all__ = ["dump_parts", "dumps", "js_number", "js_string", "loads", "parse", "parse_int", "quote"]
+__all__ = ["dump_parts", "dumps", "js_number", "js_string", "loads", "parse", "parse_int", "plain_bytes", "quote"]

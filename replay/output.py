@@ -24,7 +24,7 @@ import errno
 import io
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
 import orjson
@@ -54,6 +54,26 @@ def encoded(data: str | bytes) -> Iterator[bytes]:
     else:
         for start in range(0, len(data), _SLICE):
             yield utf8(data[start:start + _SLICE])
+
+
+GATHER = 1 << 16
+"""Characters of a stream's output held and written together (one write, one check
+for Ctrl-C, where a frame or a line each would be one)."""
+
+
+def gathered(chunks: Iterable[str]) -> Iterator[str]:
+    """``chunks`` joined into pieces of at least ``GATHER`` characters (the last may be
+    shorter), in order; a chunk longer than that alone."""
+    held: list[str] = []
+    size = 0
+    for chunk in chunks:
+        held.append(chunk)
+        size += len(chunk)
+        if size >= GATHER:
+            yield "".join(held)
+            held, size = [], 0
+    if held:
+        yield "".join(held)
 
 
 _MAX_INT_BITS = 14_000

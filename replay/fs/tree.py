@@ -19,7 +19,7 @@ from typing import BinaryIO, Literal
 
 from replay.describe import kind, reason
 from replay.fs.faults import _write_fault
-from replay.output import encoded
+from replay.output import GATHER, encoded
 
 TEMP_PREFIX = ".tmp-"
 """The prefix of every temporary file replay writes (``.tmp-<pid>-<random>``)."""
@@ -34,7 +34,6 @@ Written = Literal["created", "updated", "unchanged"]
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-GATHER = 1 << 16  # bytes of a new file (``write_new``) gathered before they are written
 
 
 class FsError(Exception):

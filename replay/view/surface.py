@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from replay.hints import command
-from replay.jsjson import dump_parts
+from replay.jsjson import dump_parts, plain_bytes
 from replay.log.discover import require_paths, shown_path
 from replay.log.event import Event
 from replay.log.harness import is_scenario_folder, load_harness_scenario
@@ -166,9 +166,14 @@ def as_text(chunks: Iterable[str | bytes]) -> Iterator[str]:
         yield rest
 
 
-def json_lines(frames: Iterable[object]) -> Iterator[str]:
-    """Each frame as a ``JSON.stringify`` line; a long one in pieces, never joined."""
+def json_lines(frames: Iterable[object]) -> Iterator[str | bytes]:
+    """Each frame as a ``JSON.stringify`` line (UTF-8 when orjson wrote it: see
+    ``plain_bytes``); a long one the exact writer wrote in pieces, never joined."""
     for frame in frames:
+        line = plain_bytes(frame, newline=True)
+        if line is not None:
+            yield line
+            continue
         parts = dump_parts(frame)
         if sum(map(len, parts)) < 1 << 20:
             yield "".join(parts) + "\n"
