@@ -62,11 +62,17 @@ for Ctrl-C, where a frame or a line each would be one)."""
 
 
 def gathered(chunks: Iterable[str]) -> Iterator[str]:
-    """``chunks`` joined into pieces of at least ``GATHER`` characters (the last may be
-    shorter), in order; a chunk longer than that alone."""
+    """``chunks`` joined into pieces of about ``GATHER`` characters, in order; a chunk of
+    that size or more is passed on alone (never copied into a larger one)."""
     held: list[str] = []
     size = 0
     for chunk in chunks:
+        if len(chunk) >= GATHER:
+            if held:
+                yield "".join(held)
+                held, size = [], 0
+            yield chunk
+            continue
         held.append(chunk)
         size += len(chunk)
         if size >= GATHER:

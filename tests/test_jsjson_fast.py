@@ -91,3 +91,28 @@ def test_index_keys_and_numbers_are_still_written_as_javascript_writes_them() ->
     assert dumps({"b": 1, "2": 2.0, "a": [1e21, -0.0, 2**53 + 1, "\ud800"]}) == (
         '{"2":2,"b":1,"a":[1e+21,0,9007199254740992,"\\ud800"]}')
     assert dumps({"text": "\x00\x1f\u2028\x7f\"\\/é"}) == '{"text":"\\u0000\\u001f\u2028\x7f\\"\\\\/é"}'
+
+
+def test_a_long_frame_is_written_in_pieces_by_the_exact_writer_and_a_short_one_at_once() -> None:
+    from replay.view.surface import json_lines
+
+    short = {"a": "x"}
+    long = {"text": "é" * (1 << 20), "n": 1}
+    lines = list(json_lines([short, long, {"f": 0.5}]))
+    assert lines[0] == b'{"a":"x"}\n'
+    assert all(isinstance(piece, str) for piece in lines[1:-1]) and len(lines) > 3
+    assert "".join(lines[1:-1]) == dumps(long) + "\n"
+    assert lines[-1] == '{"f":0.5}\n'
+
+
+def test_output_is_gathered_in_blocks_and_a_long_chunk_passed_on_alone() -> None:
+    from replay.output import GATHER, gathered
+
+    small = [f"{i:05d}\n" for i in range(30_000)]
+    blocks = list(gathered(small))
+    assert "".join(blocks) == "".join(small)
+    assert all(len(b) >= GATHER for b in blocks[:-1]) and all(len(b) < GATHER + 6 for b in blocks)
+    big = "b" * (GATHER * 3)
+    out = list(gathered(["a", big, "c", "d"]))
+    assert out == ["a", big, "cd"]
+    assert out[1] is big  # never copied

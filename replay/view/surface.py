@@ -166,16 +166,22 @@ def as_text(chunks: Iterable[str | bytes]) -> Iterator[str]:
         yield rest
 
 
+_LONG_FRAME = 1 << 20
+"""Characters of a frame written in pieces."""
+
+
 def json_lines(frames: Iterable[object]) -> Iterator[str | bytes]:
     """Each frame as a ``JSON.stringify`` line (UTF-8 when orjson wrote it: see
-    ``plain_bytes``); a long one the exact writer wrote in pieces, never joined."""
+    ``plain_bytes``); a long one (a MiB or more) written again by the exact writer, in
+    pieces never joined (so that it is held once, not as bytes and as text)."""
     for frame in frames:
         line = plain_bytes(frame, newline=True)
-        if line is not None:
+        if line is not None and len(line) <= _LONG_FRAME:
             yield line
             continue
+        del line
         parts = dump_parts(frame)
-        if sum(map(len, parts)) < 1 << 20:
+        if sum(map(len, parts)) < _LONG_FRAME:
             yield "".join(parts) + "\n"
         else:
             yield from parts
