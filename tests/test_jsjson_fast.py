@@ -7,6 +7,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -85,6 +86,14 @@ def test_the_short_way_answers_for_every_plain_value(value: Any) -> None:
 ])
 def test_what_the_short_way_leaves_to_the_exact_writer(value: Any) -> None:
     assert plain_bytes(value) is None
+
+
+def test_orjson_escapes_every_character_as_javascript_does() -> None:
+    """Every code point but the surrogates, alone and all in one string: orjson's text is
+    the exact writer's (the claim the short way rests on)."""
+    every = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    assert orjson.dumps(every).decode("utf-8") == "".join(dump_parts(every))
+    assert orjson.dumps("".join(every)).decode("utf-8") == "".join(dump_parts("".join(every)))
 
 
 def test_index_keys_and_numbers_are_still_written_as_javascript_writes_them() -> None:
