@@ -4,6 +4,7 @@ every value of the kinds it claims."""
 
 from __future__ import annotations
 
+import collections
 import enum
 from typing import Any
 
@@ -81,8 +82,18 @@ def test_the_short_way_answers_for_every_plain_value(value: Any) -> None:
     assert fast.decode("utf-8") == "".join(dump_parts(value))
 
 
+class _Dict(dict[str, Any]):
+    pass
+
+
+class _Text(str):
+    pass
+
+
 @pytest.mark.parametrize("value", [
     1.0, -0.0, 1e21, [0.5], {"a": 2**53 + 1}, {"1": 1, "b": 2}, "\ud800", [_Word.WORD], [_Number.ONE], {1: "a"},
+    _Dict(a=1), [_Text("a")], {_Text("k"): 1}, collections.OrderedDict(a=1), collections.defaultdict(int, a=1),
+    {"0": 1}, {"4294967295": 1},
 ])
 def test_what_the_short_way_leaves_to_the_exact_writer(value: Any) -> None:
     assert plain_bytes(value) is None
@@ -94,6 +105,21 @@ def test_orjson_escapes_every_character_as_javascript_does() -> None:
     every = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
     assert orjson.dumps(every).decode("utf-8") == "".join(dump_parts(every))
     assert orjson.dumps("".join(every)).decode("utf-8") == "".join(dump_parts("".join(every)))
+
+
+@pytest.mark.parametrize("key", ["-0", "00", "01", "１", " 0", "0 ", "1e3", "+1", "0x1"])
+def test_keys_that_only_look_like_indices_are_plain(key: str) -> None:
+    value = {"b": 1, key: 2}
+    fast = plain_bytes(value)
+    assert fast is not None and fast.decode("utf-8") == "".join(dump_parts(value))
+
+
+@pytest.mark.parametrize("depth", [10, 254, 255, 256, 300])
+def test_deep_values_are_written_alike_past_orjsons_depth(depth: int) -> None:
+    value: Any = "x"
+    for i in range(depth):
+        value = [value] if i % 2 else {"k": value}
+    assert dumps(value) == "".join(dump_parts(value))
 
 
 def test_index_keys_and_numbers_are_still_written_as_javascript_writes_them() -> None:

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from replay.render.acp.validation import ArgumentSchema, compiled
+from replay.render.acp.validation import DEEPEST, ArgumentSchema, compiled
 from tests.helpers import corpus_root
 
 _NAMES = ["a", "b", "c"]
@@ -95,6 +95,38 @@ def test_each_keyword_decides_as_the_library_decides(schema: dict[str, Any], val
     check = compiled(schema)
     assert check is not None
     assert check(value) == Draft202012Validator(schema).is_valid(value)
+
+
+def _library_accepts(schema: dict[str, Any], value: Any) -> bool:
+    """What ``accepts`` answered before the compiled checks: the library's verdict, and
+    no when it ran out of stack."""
+    try:
+        return bool(Draft202012Validator(schema).is_valid(value))
+    except RecursionError:
+        return False
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("depth", [DEEPEST - 1, DEEPEST, DEEPEST + 1, 260, 995])
+@pytest.mark.parametrize("schema", [
+    lambda deep: {"const": deep}, lambda deep: {"enum": [deep]},
+    lambda deep: {"type": "object", "properties": {"x": {"enum": [deep]}}},
+    lambda deep: {"oneOf": [{"type": "string"}, {"type": "array"}]},
+    lambda deep: {"type": "object", "properties": {"x": {"oneOf": [{"type": "array"}, {"type": "string"}]}}},
+])
+def test_deep_arguments_are_judged_as_the_library_judged_them(depth: int, schema: Any) -> None:
+    """Where the library runs out of stack (deep ``const`` values, a failing ``oneOf``
+    branch's message), the answer is what it was: the library's."""
+    deep = _nested(depth)
+    made = schema(_nested(depth))
+    for value in (deep, {"x": deep}):
+        assert ArgumentSchema(made).accepts(value) == _library_accepts(made, value), (depth, value is deep)
 
 
 @pytest.mark.parametrize("schema", [
