@@ -475,7 +475,7 @@ def render(surface: str, path: str, output: Path | None, no_color: bool, **optio
     if to_terminal and surface != "stdio":  # stdio sanitizes its content itself, keeping its own codes
         text = (sanitize(chunk, keep_newlines=True) for chunk in text)
     out = stdout()
-    for chunk in text if path == "-" else gathered(text):  # a log read as it comes is written as it comes
+    for chunk in gathered(text):
         out.write(chunk)
     out.flush()
 
