@@ -179,7 +179,10 @@ def _compile(schema: Any) -> Check | None:
     checks: list[Check] = []
     if "type" in schema:
         names = schema["type"]
-        kinds = [_TYPES[name] for name in ([names] if isinstance(names, str) else names)]
+        names = [names] if isinstance(names, str) else names
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n in _TYPES for n in names):
+            return None  # not a schema the library accepts
+        kinds = [_TYPES[name] for name in names]
         checks.append(kinds[0] if len(kinds) == 1 else (lambda value: any(kind(value) for kind in kinds)))
     if any(key in schema for key in ("properties", "required", "additionalProperties")):
         shape = _object(schema)
@@ -207,7 +210,6 @@ def _compile(schema: Any) -> Check | None:
         return _always
     if len(checks) == 1:
         return checks[0]
-
     return lambda value: all(check(value) for check in checks)
 
 

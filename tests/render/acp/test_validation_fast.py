@@ -143,6 +143,11 @@ def test_a_schema_with_any_other_keyword_is_left_to_the_library(schema: dict[str
     assert arguments.accepts({"path": "/a"}) == Draft202012Validator(schema).is_valid({"path": "/a"})
 
 
+@pytest.mark.parametrize("schema", [{"type": "text"}, {"type": []}, {"type": 3}, {"items": 4}, {"oneOf": [5]}])
+def test_what_is_no_schema_compiles_to_nothing(schema: dict[str, Any]) -> None:
+    assert compiled(schema) is None
+
+
 def test_the_harness_schemas_of_the_corpus_are_compiled_and_judged_alike() -> None:
     """Every tool schema the harness offered in the corpus's logs compiles, and decides
     every call's arguments of those logs as the library does."""
