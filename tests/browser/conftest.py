@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +27,10 @@ if TYPE_CHECKING:
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                "--disable-sync", "--no-first-run"]
-SCREENSHOTS = Path("/tmp/replay-screenshots")
-"""Where the screenshots are copied for a human to look at."""
+SCREENSHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or
+                   Path(tempfile.gettempdir()) / f"replay-screenshots-{os.getuid() if hasattr(os, 'getuid') else 0}")
+"""Where the screenshots are copied for a human to look at (``REPLAY_SCREENSHOTS``, else a
+folder of this user's in the temporary folder: two users' suites never share one)."""
 
 
 def _missing() -> str | None:
@@ -109,8 +112,12 @@ def open_page(browser: Browser, tmp_path: Path) -> Iterator[Opener]:
 
 def keep_screenshot(path: Path) -> Path:
     """Print a screenshot's path and copy it to ``SCREENSHOTS`` for a human to look at."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     kept = SCREENSHOTS / path.name
-    shutil.copyfile(path, kept)
+    try:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, kept)
+    except OSError as exc:  # a convenience for a person: never a failed test
+        print(f"screenshot: {path} (not copied to {SCREENSHOTS}: {exc})")
+        return path
     print(f"screenshot: {path} (copy: {kept})")
     return kept
