@@ -256,12 +256,12 @@ def _run_task(work: Callable[[T], R], task: int, items: list[T]) -> list[R | Fai
     ledger[base + 1] = task
     ledger[base + 3] = 0
     ledger[base + 2] = _RUNNING
-    _held()
 
     def at(index: int) -> None:
         ledger[base + 3] = index
 
     try:
+        _held()  # inside: a Ctrl-C that stops the hold leaves the worker idle, as one that stops a log
         return run_items(work, items, at)
     finally:
         ledger[base + 2] = _IDLE
