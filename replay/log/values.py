@@ -39,9 +39,15 @@ def json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value), "value")
 
 
+_ALWAYS_HASHABLE = frozenset({str, int, bool, float, type(None)})
+"""The JSON scalars' types: a value of one of them (not of a subclass) always hashes."""
+
+
 def hashable(value: Any) -> Any:
     """``value`` itself when it can key a dict or set, else a stable text stand-in
     (a log may put a list where an id belongs)."""
+    if type(value) in _ALWAYS_HASHABLE:  # most calls: a turn, a step, an id
+        return value
     try:
         hash(value)
     except TypeError:
