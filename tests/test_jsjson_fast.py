@@ -14,6 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.jsjson import dump_parts, dumps, plain_bytes
+from replay.output import GATHER, gathered
+from replay.view.surface import json_lines
 from tests.helpers import CONTROLS, hostile_text
 
 _SAFE = 2**53
@@ -129,8 +131,6 @@ def test_index_keys_and_numbers_are_still_written_as_javascript_writes_them() ->
 
 
 def test_a_long_frame_is_written_in_pieces_by_the_exact_writer_and_a_short_one_at_once() -> None:
-    from replay.view.surface import json_lines
-
     short = {"a": "x"}
     long = {"text": "é" * (1 << 20), "n": 1}
     lines = list(json_lines([short, long, {"f": 0.5}]))
@@ -141,8 +141,6 @@ def test_a_long_frame_is_written_in_pieces_by_the_exact_writer_and_a_short_one_a
 
 
 def test_output_is_gathered_in_blocks_and_a_long_chunk_passed_on_alone() -> None:
-    from replay.output import GATHER, gathered
-
     small = [f"{i:05d}\n" for i in range(30_000)]
     blocks = list(gathered(small))
     assert "".join(blocks) == "".join(small)

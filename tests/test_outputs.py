@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from replay.report.audit import AuditJson
 from tests.helpers import REPO, TODO_WRITE, corpus_file
 
 _CAP = 256
@@ -137,3 +138,18 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(args: list[str]) -> No
     finally:
         os.close(write)
     assert (proc.returncode, proc.stderr.decode()) == (128 + signal.SIGPIPE, "")
+
+
+def test_a_json_audit_that_fails_at_its_end_writes_no_half_report(tmp_path: Path) -> None:
+    """The JSON report is made as the logs are audited but written only once whole: a
+    baseline that cannot be written (after every log was audited) leaves standard output
+    empty, for a report of the whole corpus (far more than the entries held in memory)."""
+    corpus = corpus_file("acp-2026-07-23").parent
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    proc = _replay("audit", "--format", "json", "--no-cache", "--write-baseline", str(blocker / "base.json"),
+                   str(corpus), small_disk=False)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == f"replay: {blocker / 'base.json'}: cannot write: {blocker} is a regular file, not a folder\n"
+    whole = _replay("audit", "--format", "json", "--no-cache", str(corpus), small_disk=False)
+    assert len(whole.stdout) > 4 * AuditJson.HELD  # the report that would have been cut

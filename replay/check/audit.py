@@ -60,6 +60,14 @@ class AuditRequest:
     """Where the audit cache is (``replay.check.cache``); ``None``: no cache."""
 
 
+def keeps_records(request: AuditRequest) -> bool:
+    """Whether an audit asked for with ``request`` may keep a run record: a cache used,
+    neither verified nor a baseline read or written, no scheduler."""
+    cache = request.cache
+    return cache is not None and not cache.verify and request.baseline is None and request.write_baseline is None \
+        and request.scheduler is None
+
+
 class Audit:
     """One audit, prepared: the selection and the baseline read, the logs to find."""
 
@@ -119,11 +127,8 @@ class Audit:
 
     def may_keep_record(self) -> bool:
         """Whether this audit's options leave room for a run record (``seen`` may then
-        still say no): a cache used, neither verified nor a baseline read or written,
-        no scheduler."""
-        request = self.request
-        return self.cache is not None and request.cache is not None and not request.cache.verify and \
-            request.baseline is None and request.write_baseline is None and request.scheduler is None
+        still say no): see ``keeps_records``."""
+        return self.cache is not None and keeps_records(self.request)
 
     def seen(self, result: AuditResult, started: int) -> list[Seen] | None:
         """What a run record of this audit keeps (``replay.check.quick``), for an audit

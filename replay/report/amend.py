@@ -36,7 +36,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from replay.check.audit import Audit, AuditRequest
+from replay.check.audit import Audit, AuditRequest, keeps_records
 from replay.check.engine import AuditResult, LogReport, Summary, summed, tally
 from replay.check.quick import (
     FILE,
@@ -432,12 +432,12 @@ def _placed(plan: _Plan, logs: Sequence[_Log]) -> _Plan:
 
 
 def _same_cache(request: AuditRequest, where: tuple[str, bool, str]) -> bool:
-    """Whether ``request`` is one a record may be kept of, with this cache."""
+    """Whether ``request`` is one a record may be kept of, with this cache (however its
+    folder is spelled: ``cache``, ``./cache``, ``cache/``)."""
     folder, found, _ = where
     cache = request.cache
-    return cache is not None and not cache.verify and request.scheduler is None and request.baseline is None and \
-        request.write_baseline is None and (cache.folder is None) == found and \
-        (cache.folder is None or str(cache.folder) == folder)
+    return cache is not None and keeps_records(request) and (cache.folder is None) == found and \
+        (cache.folder is None or os.path.abspath(cache.folder) == os.path.abspath(folder))
 
 
 def _in_order(kept: Sequence[_Log], relisted: _Relisted) -> list[tuple[str, int]]:

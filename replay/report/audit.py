@@ -26,16 +26,18 @@ count.
 from __future__ import annotations
 
 import io
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TextIO
+from typing import IO, Any, ClassVar, TextIO
 
 from replay.check.engine import AuditResult, LogReport, Summary
 from replay.check.registry import RULES, rule_order
+from replay.describe import reason
 from replay.findings import Finding, Severity, message_shape, one_event_message
 from replay.hints import line
 from replay.log.source import display_path
-from replay.output import json_bytes, utf8
+from replay.output import OutputError, json_bytes, utf8
 from replay.report.base import RULES_HINT, Reporter
 from replay.report.github import annotation
 from replay.report.junit import Case, Suite, junit_xml
@@ -430,30 +432,32 @@ def json_closing(summary: Summary, cached: int | None) -> bytes:
 
 
 class AuditJson(AuditReporter):
-    """One JSON document (docs/guides/audit.md documents its schema), written as the
-    logs are audited: each log's entry as its report comes (``json_file``), the rest at
-    the end. The same bytes as ``json_report`` makes of the whole result."""
+    """One JSON document (docs/guides/audit.md documents its schema), made as the logs
+    are audited: each log's entry as its report comes (``json_file``), the rest at the
+    end. The same bytes as ``json_report`` makes of the whole result. Nothing reaches
+    the stream before ``finish``: the entries wait in an unnamed temporary file, so that
+    an audit that fails or is interrupted leaves no half document, in little memory."""
 
     writes_json = True
 
     HELD = 1 << 16
-    """The entries held before they are written (one write, and one look for a pending
-    signal, per this many bytes rather than per log)."""
+    """Bytes of entries kept in memory before they wait on disk; a tenfold block is
+    written at a time at the end."""
 
     def __init__(self, stream: TextIO, style: Style = PLAIN, view: AuditView | None = None) -> None:
         super().__init__(stream, style, view)
         self.spans: list[tuple[int, int]] = []
         """Where each log's entry lies in the report written."""
         self._written = 0
-        self._held = bytearray()
+        self._held: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=self.HELD)  # noqa: SIM115 (closed in finish)
 
     def _out(self, data: bytes) -> None:
-        held = self._held
-        held += data
+        try:
+            self._held.write(data)
+        except OSError as exc:
+            raise OutputError(f"{tempfile.gettempdir()}: cannot hold the JSON report until the audit ends "
+                              f"({reason(exc)})") from None
         self._written += len(data)
-        if len(held) >= self.HELD:
-            self.write_utf8(bytes(held))
-            held.clear()
 
     def unit(self, unit: LogReport) -> None:
         self._out(FILES_SEPARATOR if self.spans else _FILES_START)
@@ -468,9 +472,11 @@ class AuditJson(AuditReporter):
             head, self.spans = json_head(result.reports, result.passed_over)
             self._out(head)
         self._out(self.closing(result))
-        if self._held:
-            self.write_utf8(bytes(self._held))
-            self._held.clear()
+        held = self._held
+        held.seek(0)
+        while block := held.read(self.HELD * 10):
+            self.write_utf8(block)
+        held.close()
 
     def closing(self, result: AuditResult) -> bytes:
         return json_closing(result.summary, result.cached)

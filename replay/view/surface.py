@@ -167,7 +167,8 @@ def as_text(chunks: Iterable[str | bytes]) -> Iterator[str]:
 
 
 _LONG_FRAME = 1 << 20
-"""Characters of a frame written in pieces."""
+"""The length of a line from which a frame is written in pieces (characters; bytes
+where orjson wrote it)."""
 
 
 def json_lines(frames: Iterable[object]) -> Iterator[str | bytes]:

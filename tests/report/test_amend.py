@@ -85,14 +85,29 @@ def test_an_amended_record_answers_the_next_run_whole(tmp_path: Path, monkeypatc
     monkeypatch.chdir(tmp_path)
     _replay(_ARGS)
     [record] = _records(tmp_path / "cache")
+    before = record.read_bytes()
     _change(logs[1], "append", OLD + 10**9)
     answered, _, out = _replay(_ARGS)
     assert answered and orjson.loads(out)["summary"]["cached"] == 2
     [amended] = _records(tmp_path / "cache")
-    assert amended == record and amended.read_bytes() != b""  # the same command's record, written anew
+    assert amended == record and amended.read_bytes() != before  # the same command's record, written anew
     _, seen, _, _ = quick._parts(amended.read_bytes())
     assert quick.changes(seen) == []  # it saw the log as it is now: the next run is answered whole
     assert _replay(_ARGS) == (True, *_slow(_ARGS))
+
+
+@pytest.mark.parametrize("spelling", ["./cache", "cache/", "{root}/cache"])
+def test_the_cache_folder_however_spelled_is_the_record_s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          spelling: str) -> None:
+    logs = _archive(tmp_path, 3)
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--format", "json", "--cache-dir", spelling.format(root=tmp_path), "logs"]
+    _replay(args)
+    _change(logs[1], "append", OLD + 10**9)
+    shutil.copytree(tmp_path / "cache", tmp_path / "before")
+    answered, code, out = _replay(args)
+    assert answered  # amended, not run in full
+    assert (code, out) == _full_with(tmp_path, tmp_path / "before")
 
 
 @pytest.mark.parametrize("fmt", ["text", "sarif", "github"])

@@ -77,7 +77,7 @@ class ArgumentSchema:
             text = json.dumps(schema, ensure_ascii=True, allow_nan=True)
         except (TypeError, ValueError, RecursionError):  # not JSON's own shapes: not cached
             return ArgumentSchema(schema)
-        return _compiled(text)
+        return _schema_of(text)
 
     def accepts(self, args: Any) -> bool:
         """The arguments validate, as the harness's soft check decides."""
@@ -250,7 +250,7 @@ def _object(schema: dict[str, Any]) -> Check | None:
 
 
 @lru_cache(maxsize=COMPILED_SCHEMAS)
-def _compiled(text: str) -> ArgumentSchema:
+def _schema_of(text: str) -> ArgumentSchema:
     return ArgumentSchema(json.loads(text))
 
 

@@ -132,7 +132,7 @@ def test_each_offered_schema_is_compiled_once_per_log(monkeypatch: pytest.Monkey
                                                                      "tools": [*tools, other]}}, 5))
     counts = []
     for events in (headers[:1], headers):
-        validation._compiled.cache_clear()
+        validation._schema_of.cache_clear()
         compiled.clear()
         updates(events)
         assert len({repr(schema) for schema in compiled}) == len(compiled)  # none compiled twice
