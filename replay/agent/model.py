@@ -20,7 +20,7 @@ from replay.agent.packed import Packed
 from replay.hints import command
 from replay.jsjson import dumps
 from replay.log.event import Event
-from replay.log.values import hashable
+from replay.log.typed import StepStart, turn_and_step
 
 Chunk = dict[str, Any]
 
@@ -136,7 +136,7 @@ class _Step:
     line: int = 0
 
 
-class _Deriver:
+class Deriver:
     """Reads a recording's events into replay entries (the harness's derivation,
     plus the two ends a recording shows without an override: a stream that threw
     — no ``finish``, then an error ``turn/end`` — and a stream the user cancelled)."""
@@ -147,12 +147,33 @@ class _Deriver:
         self._keys: list[tuple[Any, Any]] = []
         self.step: _Step | None = None
 
-    def chunk(self, ev: Event) -> None:
-        here = (hashable(ev.data.get("turn")), hashable(ev.data.get("step")))
+    def add(self, ev: Event) -> None:
+        """One event of the recording (after its seed); ``ModelError`` for a broken stream."""
+        kind = ev.type
+        if kind == "assistant/chunk":
+            data = ev.data
+            if isinstance(data, dict):
+                self.chunk(ev, data)
+        elif kind == "step/start":
+            if type(ev) is StepStart or isinstance(ev.data, dict):  # a typed one's data is an object
+                self.step_start(ev)
+        elif kind == "turn/end":
+            if isinstance(ev.data, dict):
+                self.turn_end(ev)
+        elif kind == "assistant/message":
+            data = ev.data
+            if isinstance(data, dict):
+                message = data.get("message")
+                source = message.get("source") if isinstance(message, dict) else None
+                if isinstance(source, dict):
+                    self.sources[turn_and_step(ev)] = source
+
+    def chunk(self, ev: Event, data: dict[str, Any]) -> None:
+        here = turn_and_step(ev)
         if self.step is None or self.step.key != here:
             self._unterminated(None)
             self.step = _Step(here)
-        chunk = ev.data.get("chunk")
+        chunk = data.get("chunk")
         problem = chunk_problem(chunk)
         if problem is not None:
             raise ModelError(f"the recorded chunk at line {ev.line} (seq {ev.seq}) {problem}; the recording "
@@ -168,7 +189,7 @@ class _Deriver:
 
     def step_start(self, ev: Event) -> None:
         self._unterminated(None)
-        self.step = _Step((hashable(ev.data.get("turn")), hashable(ev.data.get("step"))))
+        self.step = _Step(turn_and_step(ev))
 
     def turn_end(self, ev: Event) -> None:
         self._unterminated(ev.data.get("reason"))
@@ -222,21 +243,10 @@ class RecordedModel:
 
     @classmethod
     def from_events(cls, events: Iterable[Event], seed_length: int = 0) -> RecordedModel:
-        derive = _Deriver()
+        derive = Deriver()
         for ev in events:
-            if ev.seq < seed_length or not isinstance(ev.data, dict):
-                continue
-            if ev.type == "assistant/chunk":
-                derive.chunk(ev)
-            elif ev.type == "step/start":
-                derive.step_start(ev)
-            elif ev.type == "turn/end":
-                derive.turn_end(ev)
-            elif ev.type == "assistant/message":
-                message = ev.data.get("message")
-                source = message.get("source") if isinstance(message, dict) else None
-                if isinstance(source, dict):
-                    derive.sources[(hashable(ev.data.get("turn")), hashable(ev.data.get("step")))] = source
+            if ev.seq >= seed_length:
+                derive.add(ev)
         return cls(derive.finish())
 
     def with_override(self, doc: Any) -> RecordedModel:

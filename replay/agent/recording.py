@@ -31,6 +31,18 @@ from replay.agent.packed import Packed
 from replay.agent.tools import RecordedCall, ToolReply
 from replay.agent.writer import SessionLog
 from replay.log.event import Event
+from replay.log.typed import (
+    AssistantMessageEvent,
+    Chunk,
+    StepEnd,
+    StepStart,
+    ToolCall,
+    ToolResult,
+    TurnEnd,
+    TurnStart,
+    UserMessageEvent,
+    turn_and_step,
+)
 from replay.log.values import hashable
 
 Key = tuple[Any, ...]
@@ -48,6 +60,10 @@ def call_id_of(data: dict[str, Any]) -> Any:
     return first.get("toolCallId") if isinstance(first, dict) else None
 
 
+KEYED = frozenset({"turn/start", "turn/end", "step/start", "step/end", "user/message", "assistant/chunk",
+                   "assistant/message", "tool/call", "tool/result", "todo/write"})
+"""The types of the events the loop writes itself: an event of any other type is foreign."""
+
 class Keyer:
     """Names the events the loop writes itself, identically in a recording and in a
     run; ``None`` for an event the loop never writes (a foreign event)."""
@@ -61,8 +77,42 @@ class Keyer:
         self._counts[key] += 1
         return (*key, self._counts[key])
 
+    def event_key(self, ev: Event) -> Key | None:
+        """``key(ev.type, ev.data, ev.surface_op)``, read from a typed event's struct
+        where it holds what the key needs: most events of a recording are named without
+        decoding their data."""
+        cls = type(ev)
+        if cls is Chunk or cls is AssistantMessageEvent:
+            body = ev.body  # type: ignore[attr-defined]
+            return self._nth(ev.type, body.turn, body.step)
+        if cls is StepStart or cls is StepEnd:
+            body = ev.body  # type: ignore[attr-defined]
+            return (ev.type, body.turn, body.step)
+        if cls is ToolCall:
+            body = ev.body  # type: ignore[attr-defined]
+            return (ev.type, body.turn, body.step, body.call_id)
+        if cls is ToolResult:  # typed: it appends, and its message's source names the call
+            body = ev.body  # type: ignore[attr-defined]
+            return (ev.type, body.turn, body.step, body.message.source.call_id)
+        if cls is TurnStart or cls is TurnEnd:
+            turn = ev.body.turn  # type: ignore[attr-defined]
+            self.turn = turn if cls is TurnStart else None
+            return (ev.type, turn)
+        if cls is UserMessageEvent:
+            return self._prompt(ev.body.source.kind, "append")  # type: ignore[attr-defined]
+        if ev.type not in KEYED:
+            return None
+        return self.key(ev.type, ev.data, ev.surface_op)
+
+    def _prompt(self, kind: Any, surface_op: Any) -> Key | None:
+        """A ``user/message``: the key of its turn's prompt, or ``None`` (any other)."""
+        if self.turn is None or self.turn in self._prompted or kind != "user" or surface_op != "append":
+            return None
+        self._prompted.add(self.turn)
+        return ("user/message", self.turn)
+
     def key(self, type: str, data: Any, surface_op: Any = None) -> Key | None:
-        if not isinstance(data, dict):
+        if type not in KEYED or not isinstance(data, dict):
             return None
         turn, step = hashable(data.get("turn")), hashable(data.get("step"))
         if type == "turn/start":
@@ -75,11 +125,7 @@ class Keyer:
             return (type, turn, step)
         if type == "user/message":
             source = data.get("source")
-            kind = source.get("kind") if isinstance(source, dict) else None
-            if self.turn is None or self.turn in self._prompted or kind != "user" or surface_op != "append":
-                return None
-            self._prompted.add(self.turn)
-            return (type, self.turn)
+            return self._prompt(source.get("kind") if isinstance(source, dict) else None, surface_op)
         if type in ("assistant/chunk", "assistant/message"):
             return self._nth(type, turn, step)
         if type == "tool/call":
@@ -148,56 +194,71 @@ class Recording:
         """A recording read in one pass. ``referenced``: the seqs its events name
         (``referenced_seqs`` of a first pass), so that a long recording keeps a seq
         for those alone."""
-        rec = cls(referenced=referenced)
-        keyer = Keyer()
-        anchor: Key | None = None
-        pending_calls: dict[Any, Event] = {}
+        fold = RecordingFold(referenced)
         for ev in events:
-            if ev.seq < seed_length:
-                continue
-            key = keyer.key(ev.type, ev.data, ev.surface_op)
-            if key is None:
-                rec.foreign.append((anchor, Foreign(ev.seq, ev.type, Packed(ev.record))))
-                continue
-            if referenced is None or ev.seq in referenced:
-                rec.own[key] = ev.seq
-            anchor = key
-            data = ev.data
-            turn, step = key[1], hashable(data.get("step"))
-            shape = rec.turns.setdefault(turn, RecordedTurn())
-            if ev.type == "assistant/chunk":
-                chunk = data.get("chunk")
-                if isinstance(chunk, dict) and chunk.get("type") == "finish":
-                    rec.attempts[(turn, step)] += 1
-            elif ev.type == "user/message":
-                shape.prompt_first = not shape.steps
-            elif ev.type == "assistant/message":
-                shape.answered.add(step)
-            elif ev.type == "step/start":
-                shape.steps.add(step)
-            elif ev.type == "turn/end":
-                # As written: a legacy reason says more than its migrated form (an error
-                # with only a message is a plugin failure, and renders differently).
-                raw = ev.record.get("data")
-                reason = raw.get("reason") if isinstance(raw, dict) else None
-                shape.end = reason if isinstance(reason, dict) else {}
-            elif ev.type == "tool/call":
-                call_id = key[3]
-                pending_calls[call_id] = ev
-                rec.orders.setdefault((turn, step), []).append(("call", call_id))
-            elif ev.type == "tool/result":
-                call_id = key[3]
-                rec.orders.setdefault((turn, step), []).append(("result", call_id))
-                call = pending_calls.pop(call_id, None)
-                if call is not None and isinstance(call_id, str):
-                    name, arguments = call.data.get("name"), call.data.get("arguments")
-                    rec.calls[call_id] = RecordedCall(str(name), arguments if isinstance(arguments, str) else "",
-                                                      outcome_of(ev, call.time))
-        return rec
+            if ev.seq >= seed_length:
+                fold.add(ev)
+        return fold.recording
 
     def called_tools(self) -> list[str]:
         """The names of the tools the recording called, in first-call order."""
         return list(dict.fromkeys(c.name for c in self.calls.values()))
+
+
+class RecordingFold:
+    """``Recording.from_events`` one event at a time (a run reads its recording's
+    events once, for this and for its model: ``add`` decodes an event's data only
+    where it needs more than its struct holds)."""
+
+    def __init__(self, referenced: Container[int] | None = None) -> None:
+        self.recording = Recording(referenced=referenced)
+        self._keyer = Keyer()
+        self._anchor: Key | None = None
+        self._pending_calls: dict[Any, Event] = {}
+
+    def add(self, ev: Event) -> None:
+        rec = self.recording
+        key = self._keyer.event_key(ev)
+        if key is None:
+            rec.foreign.append((self._anchor, Foreign(ev.seq, ev.type, Packed(ev.record))))
+            return
+        referenced = rec.referenced
+        if referenced is None or ev.seq in referenced:
+            rec.own[key] = ev.seq
+        self._anchor = key
+        type = ev.type
+        turn = key[1]
+        shape = rec.turns.get(turn)
+        if shape is None:
+            shape = rec.turns[turn] = RecordedTurn()
+        if type == "assistant/chunk":
+            chunk = ev.data.get("chunk")
+            if isinstance(chunk, dict) and chunk.get("type") == "finish":
+                rec.attempts[(turn, turn_and_step(ev)[1])] += 1
+        elif type == "user/message":
+            shape.prompt_first = not shape.steps
+        elif type == "assistant/message":
+            shape.answered.add(turn_and_step(ev)[1])
+        elif type == "step/start":
+            shape.steps.add(turn_and_step(ev)[1])
+        elif type == "turn/end":
+            # As written: a legacy reason says more than its migrated form (an error
+            # with only a message is a plugin failure, and renders differently).
+            raw = ev.record.get("data")
+            reason = raw.get("reason") if isinstance(raw, dict) else None
+            shape.end = reason if isinstance(reason, dict) else {}
+        elif type == "tool/call":
+            call_id = key[3]
+            self._pending_calls[call_id] = ev
+            rec.orders.setdefault((turn, turn_and_step(ev)[1]), []).append(("call", call_id))
+        elif type == "tool/result":
+            call_id = key[3]
+            rec.orders.setdefault((turn, turn_and_step(ev)[1]), []).append(("result", call_id))
+            call = self._pending_calls.pop(call_id, None)
+            if call is not None and isinstance(call_id, str):
+                name, arguments = call.data.get("name"), call.data.get("arguments")
+                rec.calls[call_id] = RecordedCall(str(name), arguments if isinstance(arguments, str) else "",
+                                                  outcome_of(ev, call.time))
 
 
 _SEQ_LISTS = {"session/title": "messageSeqs", "session/title-llm-request": "messageSeqs"}
@@ -211,7 +272,7 @@ def referenced_seqs(events: Iterable[Event], seed_length: int = 0) -> set[int]:
     found: set[int] = set()
     keyer = Keyer()
     for ev in events:
-        if ev.seq < seed_length or keyer.key(ev.type, ev.data, ev.surface_op) is not None:
+        if ev.seq < seed_length or keyer.event_key(ev) is not None:
             continue
         record = ev.record
         lists = [record.get("sourceEventSeqs")]

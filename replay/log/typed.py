@@ -30,6 +30,7 @@ from msgspec import UNSET, Meta, Raw, Struct, UnsetType, field
 from replay.jsjson import MAX_SAFE_INTEGER
 from replay.log.event import KNOWN_TYPES, Event
 from replay.log.lines import decode_json
+from replay.log.values import hashable
 
 if TYPE_CHECKING:
     LocalInt = int
@@ -323,3 +324,19 @@ decode = msgspec.json.Decoder(_union).decode
 """One record's bytes as a typed event or row; ``DecodeError`` (``ValidationError`` is
 one) or ``RecursionError`` when it is not typed: the exact path reads it."""
 NOT_TYPED = (msgspec.DecodeError, RecursionError)
+
+_STEPPED = frozenset({Chunk, StepStart, StepEnd, ToolCall, AssistantMessageEvent, ToolResult})
+"""The typed events whose struct holds their turn and step."""
+
+
+def turn_and_step(ev: Event) -> tuple[Any, Any]:
+    """An event's ``turn`` and ``step`` as dict keys (``hashable``): a typed event's
+    from its struct (its data is not decoded), any other's from its data (``None``
+    for what it lacks)."""
+    if type(ev) in _STEPPED:
+        body = ev.body  # type: ignore[attr-defined]
+        return body.turn, body.step
+    data = ev.data
+    if not isinstance(data, dict):
+        return None, None
+    return hashable(data.get("turn")), hashable(data.get("step"))

@@ -26,8 +26,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from replay.agent.loop import Agent, RunError
-from replay.agent.model import Model, ModelError, RecordedModel, ScriptedCall, ScriptedModel, apply_override
-from replay.agent.recording import Recording, referenced_seqs
+from replay.agent.model import (
+    Deriver,
+    Model,
+    ModelError,
+    PackedCalls,
+    RecordedModel,
+    ScriptedCall,
+    ScriptedModel,
+    apply_override,
+)
+from replay.agent.recording import Recording, RecordingFold, referenced_seqs
 from replay.agent.title import TitleModel
 from replay.agent.tools import RecordedTool, SubagentTool, TodoTool, Tool, ToolReply
 from replay.agent.writer import Clock, Ids, SessionLog
@@ -435,37 +444,67 @@ def _tools(config: ToolsConfig, recording: Recording | None) -> list[Tool]:
     return tools
 
 
-def _recorded_model(folder: _Folder, override: str | None, log: str, recorded: _Recorded) -> RecordedModel:
-    """The calls derived from the recording, after the override: an override that
-    replaces them all (an array) needs no derivation — the recording may be one the
-    harness could not derive from either."""
-    doc: Any = None
-    if override is not None:
-        where = folder.at(override)
-        try:
-            raw = folder.read(override, "the override")
-        except FsError as exc:
-            raise ScenarioError(str(exc)) from None
-        if raw is None:
-            raise ScenarioError(f"{where}: cannot read the override (No such file or directory)")
-        ok, doc = parse(raw.decode("utf-8", "replace"))
-        if not ok:
-            raise ScenarioError(f"{where}: the override is not JSON")
+def _override_doc(folder: _Folder, override: str | None) -> Any:
+    """The harness override a model names, read (``None``: it names none)."""
+    if override is None:
+        return None
+    where = folder.at(override)
+    try:
+        raw = folder.read(override, "the override")
+    except FsError as exc:
+        raise ScenarioError(str(exc)) from None
+    if raw is None:
+        raise ScenarioError(f"{where}: cannot read the override (No such file or directory)")
+    ok, doc = parse(raw.decode("utf-8", "replace"))
+    if not ok:
+        raise ScenarioError(f"{where}: the override is not JSON")
+    return doc
+
+
+def _recorded_model(folder: _Folder, override: str | None, doc: Any, log: str,
+                    derived: PackedCalls | ModelError) -> RecordedModel:
+    """The calls derived from the recording, after the override (``doc``, read from
+    ``override``): an override that replaces them all (an array) needs no derivation —
+    the recording may be one the harness could not derive from either."""
     try:
         if isinstance(doc, list):
             return RecordedModel(apply_override([], doc))
     except ModelError as exc:
         raise ScenarioError(f"{folder.at(override or log)}: {exc}") from None
-    try:
-        model = RecordedModel.from_events(recorded.events(), recorded.seed)
-    except ModelError as exc:
-        raise ScenarioError(f"{folder.at(log)}: {exc}") from None
+    if isinstance(derived, ModelError):
+        raise ScenarioError(f"{folder.at(log)}: {derived}") from None
+    model = RecordedModel(derived)
     if override is None:
         return model
     try:
         return model.with_override(doc)
     except ModelError as exc:
         raise ScenarioError(f"{folder.at(override)}: {exc}") from None
+
+
+def _read_recorded(recorded: _Recorded, referenced: set[int]) -> tuple[PackedCalls | ModelError, Recording]:
+    """The model calls a recording derives (or why it cannot derive them) and the
+    recording itself, read in one pass: each event's data is decoded once, if at all."""
+    derive: Deriver | None = Deriver()
+    fold = RecordingFold(referenced)
+    failed: ModelError | None = None
+    seed = recorded.seed
+    for ev in recorded.events():
+        if ev.seq < seed:
+            continue
+        fold.add(ev)
+        if derive is not None:
+            try:
+                derive.add(ev)
+            except ModelError as exc:  # said only if a model needs the derivation
+                failed, derive = exc, None
+    if derive is not None:
+        try:
+            return derive.finish(), fold.recording
+        except ModelError as exc:
+            failed = exc
+    assert failed is not None
+    return failed, fold.recording
 
 
 def _session(tools: ToolsConfig, spec: ModelSpec, folder: _Folder, default_log: str, prefix: str) -> _Session:
@@ -477,12 +516,14 @@ def _session(tools: ToolsConfig, spec: ModelSpec, folder: _Folder, default_log: 
         return _Session(ScriptedModel(script, call_prefix=prefix), _tools(tools, None))
     log = spec.log or default_log
     recorded = _read_recording(folder, log)
-    model = _recorded_model(folder, spec.override, log, recorded)
+    doc = _override_doc(folder, spec.override)
+    derived, recording = _read_recorded(recorded, referenced_seqs(recorded.events(), recorded.seed))
+    model = _recorded_model(folder, spec.override, doc, log, derived)
     title = None
     if spec.title is not None:
-        title = TitleModel(_recorded_model(folder, spec.title.override, log, recorded), spec.title.max_title_bytes)
-    referenced = referenced_seqs(recorded.events(), recorded.seed)
-    recording = Recording.from_events(recorded.events(), recorded.seed, referenced)
+        title_doc = _override_doc(folder, spec.title.override)
+        title = TitleModel(_recorded_model(folder, spec.title.override, title_doc, log, derived),
+                           spec.title.max_title_bytes)
     provider, model_name = _names(recorded.events())
     # Today's harness persists a stream that threw as an error finish chunk; its 2026-07 generation did not.
     current = detect_profile(recorded.events()) == "2026-08"
