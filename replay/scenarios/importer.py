@@ -377,6 +377,11 @@ def _session_log(source: Source) -> LogRead:
     return log
 
 
+_SUMMARIZED = frozenset({"user/message", "prompt/blocked", "tool/call", "tool/result", "request/header",
+                         "todo/write", "assistant/message", TITLE})
+"""The types whose data ``_summarize`` reads."""
+
+
 def _summarize(source: Source, name: str) -> _Log:
     log = _session_log(source)
     if log.header is None:
@@ -390,7 +395,8 @@ def _summarize(source: Source, name: str) -> _Log:
         events += 1
         if ev.seq < found.seed:
             continue
-        data = ev.data if isinstance(ev.data, dict) else {}
+        # A stream chunk, a step's bounds: nothing read of them, their data not decoded.
+        data = ev.data if ev.type in _SUMMARIZED and isinstance(ev.data, dict) else {}
         if ev.type == "turn/start":
             turn = len(found.prompts)
             found.prompts.append("")
