@@ -44,9 +44,20 @@ class Normalizer:
         spellings = {c for c in cwds if c and c != CWD_TOKEN}
         self._cwds = sorted(spellings, key=len, reverse=True)
         self._session_id = session_id if session_id and session_id != SESSION_TOKEN else None
+        self._words = (*self._cwds, *([self._session_id] if self._session_id is not None else []))
+        """What ``text`` looks for besides a ``-`` and a ``{``."""
         self._ids: dict[str, int] = {}
 
     def text(self, value: str) -> str:
+        """``scrub(value)``, without its replacements and searches for a string that
+        holds none of what they look for: every pattern but a cwd spelling and the
+        session id holds a ``-`` or a ``{``."""
+        if "-" in value or "{" in value or any(word in value for word in self._words):
+            return self.scrub(value)
+        return value
+
+    def scrub(self, value: str) -> str:
+        """Every scrub of the module's docstring, in order."""
         for cwd in self._cwds:
             value = value.replace(cwd, CWD_TOKEN)
         value = value.replace("/private" + CWD_TOKEN, CWD_TOKEN)
